@@ -1,0 +1,42 @@
+# ascend_jax: `make demo` runs the main job, `make test` the whole suite. Both create .venv and
+# install everything from the package registries first.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: demo test test-nightly lint format wheel-check bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e ".[test,viz]"
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/ascend-jax demo
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+test: $(STAMP) lint wheel-check
+	$(PY) -m pytest -q -m "not slow"
+
+# Bigger random campaigns (hypothesis profile "nightly": 20x more cases).
+test-nightly: $(STAMP)
+	ASCEND_JAX_HYPOTHESIS=nightly $(PY) -m pytest -q
+
+# The profiles must be found from an installed wheel, not only from a source checkout.
+wheel-check: $(STAMP)
+	bash tools/wheel_check.sh $(PY)
+
+format: $(STAMP)
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+bench: $(STAMP)
+	$(PY) benchmarks/run.py --quick
+
+clean:
+	rm -rf $(VENV) build dist .pytest_cache

@@ -1,0 +1,59 @@
+"""ascend_jax: a bit-exact, JAX-accelerated semantic model of the Ascend C memory-vector API.
+
+Public surface only; see README.md for a tour and docs/MODEL.md for the execution model.
+"""
+
+from . import dtypes as _dtypes
+from .api import (
+    Adds,
+    GetCtrlSpr,
+    GetSaturationFlag,
+    Maxs,
+    Mins,
+    Muls,
+    ResetCtrlSpr,
+    ResetMask,
+    SetCtrlSpr,
+    SetMaskCount,
+    SetMaskNorm,
+    SetSaturationFlag,
+    SetVectorMask,
+)
+from .api.registers import MaskMode, SaturationMode
+from .dtypes import (
+    DType,
+    as_dtype,
+    bfloat16,
+    complex32,
+    complex64,
+    float16,
+    float32,
+    half,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+from .errors import (
+    AscendCError,
+    AscendFault,
+    Fault,
+    NotModelledError,
+    ProfileError,
+    UnsupportedError,
+    UsageError,
+    describe_faults,
+)
+from .kernel import Kernel, jit_kernel
+from .params import BinaryRepeatParams, UnaryRepeatParams
+from .profile import DEFAULT_PROFILE, HwProfile, available_profiles, load_profile
+from .registry import REGISTRY
+from .state import CoreState, batch_states, reset_state
+from .tensor import MASK_PLACEHOLDER, LocalTensor
+
+float = float32  # noqa: A001 -- the Ascend C spelling `float`
+__version__ = "0.1.0"

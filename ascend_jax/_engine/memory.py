@@ -1,0 +1,178 @@
+"""Block addressing, fault detection and program-order masked writes over UB bytes.
+
+Operands are read and written as whole 32-byte DataBlocks (aligned by construction once the start
+address is aligned), never as bytes, and an API call never touches the whole UB: it gathers the
+R*8 blocks it needs and scatters the R*8 blocks it writes.
+"""
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from ..errors import Fault
+
+I32 = jnp.int32
+U32 = jnp.uint32
+
+
+def block_index(addr, blk_stride, rep_stride, R, block_bytes=32, n_blocks=8):
+    """int32[R, 8]: DataBlock index (address // 32) of block b of repeat r of an operand."""
+    r = np.arange(R, dtype=np.int32)[:, None]
+    b = np.arange(n_blocks, dtype=np.int32)[None, :]
+    base = jnp.floor_divide(jnp.asarray(addr, I32), block_bytes)
+    return base + r * jnp.asarray(rep_stride, I32) + b * jnp.asarray(blk_stride, I32)
+
+
+def gather_blocks(ub, idx, block_bytes=32):
+    """uint8[R, 8, 32] of the blocks at ``idx``; out-of-range rows read as zero (explicitly)."""
+    nb = ub.shape[-1] // block_bytes
+    blocks = ub.reshape(nb, block_bytes)
+    ok = (idx >= 0) & (idx < nb)
+    safe = jnp.where(ok, idx, 0)
+    got = jnp.take(blocks, safe, axis=0, mode="clip")  # indices are in range by construction
+    return jnp.where(ok[..., None], got, 0)
+
+
+def scatter_blocks(ub, idx, data, write, block_bytes=32):
+    """Write ``data[R, 8, 32]`` to the blocks ``idx`` where ``write``; every written duplicate must
+    carry identical data (the caller resolves program order first)."""
+    nb = ub.shape[-1] // block_bytes
+    blocks = ub.reshape(nb, block_bytes)
+    tgt = jnp.where(write, idx, nb)  # nb = one past the end: deliberately dropped
+    out = blocks.at[tgt.reshape(-1)].set(data.reshape(-1, block_bytes), mode="drop")
+    return out.reshape(ub.shape)
+
+
+def to_lanes(blocks, np_dtype):
+    """uint8[R, 8, 32] -> T[R, L] (little endian)."""
+    R = blocks.shape[0]
+    size = np.dtype(np_dtype).itemsize
+    if size == 1:
+        return lax.bitcast_convert_type(blocks, np_dtype).reshape(R, -1)
+    x = blocks.reshape(R, 8, 32 // size, size)
+    return lax.bitcast_convert_type(x, np_dtype).reshape(R, -1)
+
+
+def from_lanes(lanes, block_bytes=32):
+    """T[R, L] -> uint8[R, 8, 32]."""
+    R = lanes.shape[0]
+    x = lax.bitcast_convert_type(lanes, jnp.uint8)
+    return x.reshape(R, 8, block_bytes)
+
+
+# -- faults --------------------------------------------------------------------------------------
+
+
+def oob_fault(idx, blk_active, limit_blocks):
+    bad = blk_active & ((idx < 0) | (idx >= limit_blocks))
+    return jnp.where(jnp.any(bad), U32(Fault.OUT_OF_UB), U32(0))
+
+
+def misaligned_fault(addrs, any_active, align):
+    bad = jnp.zeros((), bool)
+    for a in addrs:
+        bad = bad | (jnp.asarray(a, I32) % align != 0)
+    return jnp.where(bad & any_active, U32(Fault.MISALIGNED), U32(0))
+
+
+def partial_overlap_fault(src_idx, dst_idx, blk_active):
+    """Within one repeat: src block b == dst block b' with b != b' (both active)."""
+    eq = src_idx[:, :, None] == dst_idx[:, None, :]  # [R, b, b']
+    both = blk_active[:, :, None] & blk_active[:, None, :]
+    off_diag = ~np.eye(8, dtype=bool)[None]
+    bad = jnp.any(eq & both & off_diag)
+    return jnp.where(bad, U32(Fault.PARTIAL_OVERLAP), U32(0))
+
+
+def repeat_dependency_fault(dst_idx, src_idx, dst_active, src_active, src_rep_stride, src_blk_stride):
+    """An active dst block of repeat r equals an active src block of a later repeat r' > r.
+
+    Solved per (r, b, b') for the unique r' (src repeat stride != 0) or via a suffix-OR over
+    repeats (stride 0), so the cost is O(64 R), not O(R^2).
+    """
+    R = dst_idx.shape[0]
+    sr = jnp.asarray(src_rep_stride, I32)
+    # src block (r', b') index = src_idx[0, b'] + r' * sr
+    src0 = src_idx[0]  # [8] (b')
+    diff = dst_idx[:, :, None] - src0[None, None, :]  # [R, b, b'] = r' * sr
+    r = np.arange(R, dtype=np.int32)[:, None, None]
+    # sr != 0: r' = diff / sr
+    safe_sr = jnp.where(sr == 0, 1, sr)
+    rp = jnp.floor_divide(diff, safe_sr)
+    exact = (rp * safe_sr == diff) & (rp > r) & (rp < R)
+    rp_c = jnp.clip(rp, 0, R - 1)
+    b_idx = np.broadcast_to(np.arange(8, dtype=np.int32)[None, None, :], (R, 8, 8))
+    act_later = src_active[rp_c, b_idx]
+    hit_nz = exact & act_later
+    # sr == 0: src block independent of r'; need diff == 0 and some active src (r' > r, b')
+    later_any = jnp.flip(jnp.cumsum(jnp.flip(src_active, 0), 0), 0) > 0  # [R, b']: any r'' >= r
+    later_strict = jnp.concatenate([later_any[1:], jnp.zeros((1, 8), bool)], 0)  # r'' > r
+    hit_z = (diff == 0) & later_strict[:, None, :]
+    hit = jnp.where(sr == 0, hit_z, hit_nz) & dst_active[:, :, None]
+    return jnp.where(jnp.any(hit), U32(Fault.REPEAT_DEPENDENCY), U32(0))
+
+
+# -- program-order merge of colliding dst writes ------------------------------------------------
+
+
+def collisions_possible(dst_rep_stride, dst_blk_stride, R):
+    """Static check (Python ints) whether two dst blocks of different (r, b) can coincide."""
+    if not isinstance(dst_rep_stride, (int, np.integer)) or not isinstance(dst_blk_stride, (int, np.integer)):
+        return "traced"
+    dr, db = int(dst_rep_stride), int(dst_blk_stride)
+    if db == 0:
+        return "none"  # a fault: the write is suppressed anyway
+    if dr == 0:
+        return "rep0" if R > 1 else "none"
+    for db_ in range(1, 8):
+        if (db_ * db) % dr == 0 and 1 <= (db_ * db) // dr <= R - 1:
+            return "general"
+    return "none"
+
+
+def merge_program_order(new, old, act, dst_rep_stride, dst_blk_stride, kind):
+    """Resolve lanes written more than once: each dst lane ends with the value of the last active
+    writer in program order (repeat, block, lane); a lane no writer touches keeps ``old``.
+
+    new, old: T[R, 8, E]; act: bool[R, 8, E]. Returns the block contents every writer of a slot
+    stores (identical for all writers of one slot, so the scatter order cannot matter).
+    """
+    R = new.shape[0]
+    base = jnp.where(act, new, old)
+    if kind == "none":
+        return base
+    outs = []
+    if kind in ("rep0", "traced"):
+        # every repeat writes the same 8 blocks: the last active repeat wins per (b, e)
+        r = np.arange(R, dtype=np.int32)[:, None, None]
+        last = jnp.max(jnp.where(act, r, -1), axis=0)  # [8, E]
+        take = jnp.take_along_axis(new, jnp.clip(last, 0, R - 1)[None], axis=0)[0]
+        old0 = old[0]
+        rep0 = jnp.where(last >= 0, take, old0)
+        # a block that is never written by any repeat keeps its own old content
+        outs.append(jnp.broadcast_to(rep0[None], new.shape))
+    if kind in ("general", "traced"):
+        dr = jnp.asarray(dst_rep_stride, I32)
+        db = jnp.asarray(dst_blk_stride, I32)
+        safe_dr = jnp.where(dr == 0, 1, dr)
+        r = np.arange(R, dtype=np.int32)[:, None, None]
+        b = np.arange(8, dtype=np.int32)[None, :, None]
+        bp = np.arange(8, dtype=np.int32)[None, None, :]
+        num = (b - bp) * db  # [1, 8, 8]: (r' - r) * dr
+        k = jnp.floor_divide(num, safe_dr)
+        rp = r + k  # [R, 8(b), 8(b')]
+        valid = (k * safe_dr == num) & (rp >= 0) & (rp < R)
+        rp_c = jnp.clip(rp, 0, R - 1)
+        bp_b = np.broadcast_to(bp, rp.shape)
+        cand_act = act[rp_c, bp_b] & valid[..., None]  # [R, 8, 8, E]
+        key = jnp.where(cand_act, (rp_c * 8 + bp_b)[..., None], -1)
+        win = jnp.argmax(key, axis=2)  # [R, 8, E] index into b'
+        any_w = jnp.max(key, axis=2) >= 0
+        rp_w = jnp.take_along_axis(rp_c[..., None], win[:, :, None, :], axis=2)[:, :, 0, :]
+        e = np.arange(new.shape[2], dtype=np.int32)[None, None, :]
+        val = new[rp_w, win, np.broadcast_to(e, win.shape)]
+        gen = jnp.where(any_w, val, old)
+        outs.append(gen)
+    if kind == "traced":
+        return jnp.where(jnp.asarray(dst_rep_stride, I32) == 0, outs[0], outs[1])
+    return outs[0]

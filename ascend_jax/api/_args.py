@@ -1,0 +1,215 @@
+"""Argument normalisation shared by the API families: static checks on Python values (raising
+UsageError at trace time), packing of traced values, repeat buckets."""
+
+import dataclasses
+import math
+
+import jax
+import jax.numpy as jnp
+import ml_dtypes
+import numpy as np
+
+from .. import dtypes as _dt
+from ..errors import NotModelledError, UsageError
+from ..tensor import MASK_PLACEHOLDER, LocalTensor
+
+U32 = jnp.uint32
+I32 = jnp.int32
+_U64_MAX = 2**64 - 1
+
+
+def is_static(x):
+    return isinstance(x, (int, float, bool, np.integer, np.floating)) and not isinstance(x, jax.core.Tracer)
+
+
+def is_concrete_array(x):
+    return not isinstance(x, jax.core.Tracer)
+
+
+def bucket(n):
+    """Static repeat bucket for ``n`` repeats: the next power of two (at least 1)."""
+    return 1 << max(0, math.ceil(math.log2(max(int(n), 1))))
+
+
+def check_tensor(api, argname, t, profile):
+    if not isinstance(t, LocalTensor):
+        raise UsageError(api, argname, type(t).__name__, "a LocalTensor", profile)
+
+
+def check_same_dtype(api, profile, **tensors):
+    names = list(tensors)
+    d0 = tensors[names[0]].dtype
+    for n in names[1:]:
+        if tensors[n].dtype != d0:
+            raise UsageError(
+                api,
+                f"{n}.dtype",
+                tensors[n].dtype.name,
+                d0.name,
+                profile,
+                f"{names[0]} and {n} must have the same element type",
+            )
+
+
+def check_modelled(api, dtype, profile):
+    if dtype.kind == "complex" or dtype.itemsize == 8:
+        raise NotModelledError(
+            f"{api}: dtype {dtype.name} is documented on profile '{profile.name}' but not modelled yet "
+            "(64-bit and complex lanes need a 64-bit integer path)"
+        )
+
+
+def static_int(api, argname, value, lo, hi, profile, detail=""):
+    """Check a Python int is in [lo, hi]; traced values pass through (checked at run time)."""
+    if isinstance(value, bool):
+        raise UsageError(api, argname, value, f"an integer in [{lo}, {hi}]", profile)
+    if is_static(value):
+        if not isinstance(value, (int, np.integer)) or not lo <= int(value) <= hi:
+            raise UsageError(api, argname, value, f"an integer in [{lo}, {hi}]", profile, detail)
+        return int(value)
+    return value
+
+
+def traced_range_bad(value, lo, hi):
+    """bool: a traced int outside [lo, hi] (False for Python ints, already checked)."""
+    if is_static(value):
+        return jnp.zeros((), bool)
+    v = jnp.asarray(value)
+    return (v < lo) | (v > hi)
+
+
+def addr_of(t):
+    return jnp.asarray(t.addr, I32)
+
+
+# -- masks ----------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class MaskArg:
+    kind: str  # "continuous" | "bitwise" | "register"
+    cont: object = None  # uint32[2] (lo, hi) of the continuous value
+    words: object = None  # uint32[8] bitwise words
+    static_zero: bool = False  # statically known all-zero
+    traced_bad: object = None  # bool: traced words violate the dtype's rules
+
+
+def parse_mask(api, mask, dtype, profile, is_set_mask):
+    """Normalise the C++ ``mask`` / ``mask[]`` argument (see docs/MODEL.md)."""
+    n_words64 = profile.vector_mask_bits // 64
+    if not is_set_mask:
+        if mask is not MASK_PLACEHOLDER and mask is not None:
+            raise UsageError(
+                api,
+                "mask",
+                mask,
+                "MASK_PLACEHOLDER",
+                profile,
+                "with isSetMask=False the mask comes from SetVectorMask",
+            )
+        return MaskArg("register")
+    if mask is MASK_PLACEHOLDER or mask is None:
+        raise UsageError(
+            api, "mask", mask, "an int (continuous) or a list of uint64 words (bitwise)", profile
+        )
+    if isinstance(mask, (list, tuple)) or (hasattr(mask, "ndim") and getattr(mask, "ndim", 0) == 1):
+        return _parse_bitwise(api, mask, dtype, profile, n_words64)
+    # continuous
+    if is_static(mask):
+        if isinstance(mask, bool) or not isinstance(mask, (int, np.integer)) or not 0 <= int(mask) <= _U64_MAX:
+            raise UsageError(
+                api,
+                "mask",
+                mask,
+                "an integer in [0, 2**64-1] (values above the lane count are clamped)",
+                profile,
+            )
+        m = int(mask)
+        cont = jnp.asarray([m & 0xFFFFFFFF, m >> 32], U32)
+        return MaskArg("continuous", cont=cont, static_zero=(m == 0))
+    v = jnp.asarray(mask)
+    if jnp.issubdtype(v.dtype, jnp.signedinteger):
+        bad = v < 0
+        v = jnp.maximum(v, 0)
+    else:
+        bad = jnp.zeros((), bool)
+    cont = jnp.stack([v.astype(U32), jnp.zeros((), U32)])
+    return MaskArg("continuous", cont=cont, traced_bad=bad)
+
+
+def _parse_bitwise(api, mask, dtype, profile, n_words64):
+    size = dtype.itemsize
+    need = max(1, min(n_words64, (profile.repeat_bytes // size + 63) // 64))
+    if isinstance(mask, (list, tuple)) and all(is_static(w) for w in mask):
+        words = [int(w) for w in mask]
+        if not 1 <= len(words) <= n_words64:
+            raise UsageError(api, "mask[]", list(mask), f"1 to {n_words64} uint64 words (low word first)", profile)
+        for i, w in enumerate(words):
+            if not 0 <= w <= _U64_MAX:
+                raise UsageError(api, f"mask[{i}]", w, "[0, 2**64-1]", profile)
+        words = words + [0] * (n_words64 - len(words))
+        # SPEC: 掩码/通用说明: 32-bit T "maskHigh 必须为0"; 64-bit T maskLow in [0, 2^32-1], maskHigh 0.
+        for i in range(need, n_words64):
+            if words[i]:
+                raise UsageError(
+                    api,
+                    f"mask[{i}]",
+                    hex(words[i]),
+                    "0",
+                    profile,
+                    f"a {dtype.name} repeat has {profile.repeat_bytes // size} lanes, so only mask[0..{need - 1}] exist",
+                )
+        if size == 8 and words[0] > 0xFFFFFFFF:
+            raise UsageError(
+                api, "mask[0]", hex(words[0]), "[0, 2**32-1]", profile, "64-bit types use 32 mask bits"
+            )
+        w32 = []
+        for w in words:
+            w32 += [w & 0xFFFFFFFF, w >> 32]
+        w32 += [0] * (8 - len(w32))
+        return MaskArg("bitwise", words=jnp.asarray(w32, U32), static_zero=not any(words))
+    # traced: uint32 words (2 per uint64), low word first, padded to 8
+    if isinstance(mask, (list, tuple)):
+        raise UsageError(
+            api,
+            "mask[]",
+            "a list with traced items",
+            "Python ints, or one uint32 array (2 words per uint64, low first)",
+            profile,
+        )
+    v = jnp.asarray(mask)
+    if v.dtype != jnp.uint32:
+        raise UsageError(api, "mask[]", f"array of {v.dtype}", "a uint32 array (2 words per uint64)", profile)
+    if v.shape[-1] > 8:
+        raise UsageError(api, "mask[]", f"{v.shape[-1]} uint32 words", "at most 8", profile)
+    v = jnp.concatenate([v, jnp.zeros((8 - v.shape[-1],), U32)])
+    lanes = profile.repeat_bytes // size
+    limit = min(lanes, profile.vector_mask_bits)
+    bad = jnp.any(v[(limit + 31) // 32 :] != 0) if limit < 256 else jnp.zeros((), bool)
+    return MaskArg("bitwise", words=v, traced_bad=bad)
+
+
+# -- scalars --------------------------------------------------------------------------------------
+
+
+def scalar_bits(api, value, dtype, profile):
+    """The scalar converted to T (C++ ``const T&``), as its bit pattern in a uint32."""
+    if is_static(value):
+        if dtype.is_float:
+            if dtype.name == "bfloat16":
+                b = int(np.asarray(ml_dtypes.bfloat16(float(value))).view(np.uint16))
+            else:
+                b = int(np.asarray(dtype.np_dtype.type(float(value))).view(dtype.bits_dtype))
+        else:
+            if isinstance(value, float) and not float(value).is_integer():
+                raise UsageError(api, "scalarValue", value, f"an integer ({dtype.cpp})", profile)
+            b = int(value) & ((1 << dtype.bits) - 1)
+        return jnp.asarray(b, U32)
+    v = jnp.asarray(value)
+    if dtype.is_float:
+        if v.dtype == dtype.np_dtype:
+            return jax.lax.bitcast_convert_type(v, jnp.dtype(dtype.bits_dtype)).astype(U32)
+        x = v.astype(dtype.np_dtype)
+        return jax.lax.bitcast_convert_type(x, jnp.dtype(dtype.bits_dtype)).astype(U32)
+    x = v.astype(jnp.int32).astype(U32)
+    return x & np.uint32((1 << dtype.bits) - 1) if dtype.bits < 32 else x

@@ -1,0 +1,138 @@
+"""The one dtype table shared by the fast path and the reference.
+
+Ascend C spells element types as C++ types (``half``, ``bfloat16_t``, ``float``, ``int16_t`` ...).
+Profiles and error messages use the short canonical names below; users may pass any alias, a
+NumPy dtype, or one of the ``ascend_jax`` dtype constants (``aj.half``, ``aj.float32`` ...).
+"""
+
+import dataclasses
+
+import ml_dtypes
+import numpy as np
+
+
+@dataclasses.dataclass(frozen=True)
+class DType:
+    """One Ascend element type.
+
+    name: canonical name used in profiles ("half", "bfloat16", "float32", "int16", ...).
+    cpp: the Ascend C spelling ("half", "bfloat16_t", "float", "int16_t", ...).
+    np_dtype: the NumPy dtype holding the same bits.
+    bits_dtype: the unsigned integer NumPy dtype of the same width (bit-pattern view).
+    """
+
+    name: str
+    cpp: str
+    np_dtype: np.dtype
+    bits_dtype: np.dtype
+    kind: str  # "float" | "int" | "uint" | "complex"
+
+    @property
+    def itemsize(self) -> int:
+        return self.np_dtype.itemsize
+
+    @property
+    def bits(self) -> int:
+        return 8 * self.itemsize
+
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "float"
+
+    @property
+    def is_signed_int(self) -> bool:
+        return self.kind == "int"
+
+    @property
+    def is_int(self) -> bool:
+        return self.kind in ("int", "uint")
+
+    def __repr__(self) -> str:
+        return f"aj.{self.name}"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def _d(name, cpp, np_dtype, kind):
+    np_dtype = np.dtype(np_dtype)
+    bits = np.dtype(f"uint{8 * np_dtype.itemsize}") if np_dtype.itemsize <= 8 else None
+    return DType(name, cpp, np_dtype, bits, kind)
+
+
+half = _d("half", "half", np.float16, "float")
+bfloat16 = _d("bfloat16", "bfloat16_t", ml_dtypes.bfloat16, "float")
+float32 = _d("float32", "float", np.float32, "float")
+float64 = _d("float64", "double", np.float64, "float")
+int8 = _d("int8", "int8_t", np.int8, "int")
+uint8 = _d("uint8", "uint8_t", np.uint8, "uint")
+int16 = _d("int16", "int16_t", np.int16, "int")
+uint16 = _d("uint16", "uint16_t", np.uint16, "uint")
+int32 = _d("int32", "int32_t", np.int32, "int")
+uint32 = _d("uint32", "uint32_t", np.uint32, "uint")
+int64 = _d("int64", "int64_t", np.int64, "int")
+uint64 = _d("uint64", "uint64_t", np.uint64, "uint")
+complex32 = DType(
+    "complex32", "complex32", np.dtype(np.uint32), np.dtype(np.uint32), "complex"
+)
+complex64 = DType(
+    "complex64", "complex64", np.dtype(np.complex64), np.dtype(np.uint64), "complex"
+)
+float16 = half
+
+ALL = (
+    half,
+    bfloat16,
+    float32,
+    float64,
+    int8,
+    uint8,
+    int16,
+    uint16,
+    int32,
+    uint32,
+    int64,
+    uint64,
+    complex32,
+    complex64,
+)
+BY_NAME = {d.name: d for d in ALL}
+
+_ALIASES = {
+    "float16": "half",
+    "fp16": "half",
+    "bfloat16_t": "bfloat16",
+    "bf16": "bfloat16",
+    "float": "float32",
+    "fp32": "float32",
+    "double": "float64",
+    "int8_t": "int8",
+    "uint8_t": "uint8",
+    "int16_t": "int16",
+    "uint16_t": "uint16",
+    "int32_t": "int32",
+    "uint32_t": "uint32",
+    "int64_t": "int64",
+    "uint64_t": "uint64",
+}
+
+
+def as_dtype(x) -> DType:
+    """Normalise a dtype given as DType, name/alias string, NumPy/JAX dtype or scalar type."""
+    if isinstance(x, DType):
+        return x
+    if isinstance(x, str):
+        key = _ALIASES.get(x, x)
+        if key in BY_NAME:
+            return BY_NAME[key]
+        raise TypeError(f"unknown Ascend dtype {x!r}; known: {', '.join(BY_NAME)}")
+    try:
+        npd = np.dtype(x)
+    except TypeError:
+        raise TypeError(f"cannot interpret {x!r} as an Ascend dtype") from None
+    for d in ALL:
+        if d.kind != "complex" and d.np_dtype == npd:
+            return d
+    raise TypeError(
+        f"NumPy dtype {npd} has no Ascend counterpart; known: {', '.join(BY_NAME)}"
+    )

@@ -1,0 +1,486 @@
+"""Hardware profiles: one TOML file per product in ``hw_profiles/``, loaded into a frozen,
+hashable ``HwProfile`` that every API takes as a static argument.
+
+Code branches on named profile *fields*, never on a product name. The schema below is the single
+list of keys a profile may hold; ``hw_profiles/README.md`` documents each key and its source.
+Unknown keys, missing APIs and bad values are rejected with file, key and value in the message.
+"""
+
+import dataclasses
+import functools
+import importlib.resources
+import os
+import pathlib
+import tomllib
+
+from . import dtypes as _dt
+from .errors import ProfileError, UnsupportedError
+
+DEFAULT_PROFILE = "ascend910b"
+
+# Every API a profile must describe (``supported = false`` where the product lacks it).
+KNOWN_APIS = (
+    # issue: foundation -- scalar arithmetic, mask and special-register APIs
+    "Adds",
+    "Muls",
+    "Maxs",
+    "Mins",
+    "SetVectorMask",
+    "SetMaskCount",
+    "SetMaskNorm",
+    "ResetMask",
+    "SetCtrlSpr",
+    "GetCtrlSpr",
+    "ResetCtrlSpr",
+    "SetSaturationFlag",
+    "GetSaturationFlag",
+    # compare / select family
+    "Compare",
+    "Compares",
+    "CompareScalar",
+    "CompareCmpMask",
+    "SetCmpMask",
+    "GetCmpMask",
+    "Select",
+    "SelectFlexible",
+    # gather-mask and shifts
+    "GatherMask",
+    "GetGatherMaskRemainCount",
+    "ShiftLeft",
+    "ShiftRight",
+    "ShiftLeftTensor",
+    "ShiftRightTensor",
+)
+
+# Allowed keys: name -> (type or tuple of allowed values, required?)
+_STR, _INT, _BOOL, _LIST = str, int, bool, list
+
+_TOP = {
+    "name": (_STR, True),
+    "product": (_STR, True),
+    "doc_tag": (_STR, True),
+    "soc": (_STR, True),
+    "npu_arch": (_INT, True),
+    "core": (("ai_core", "vector_core"), True),
+    "description": (_STR, False),
+    "memory": (dict, True),
+    "registers": (dict, True),
+    "numerics": (dict, True),
+    "behavior": (dict, True),
+    "apis": (dict, True),
+}
+_MEMORY = {
+    "ub_physical_bytes": (_INT, True),
+    "ub_usable_bytes": (_INT, True),
+    "block_bytes": (_INT, True),
+    "repeat_bytes": (_INT, True),
+    "max_repeat_times": (_INT, True),
+    "operand_alignment_bytes": (_INT, True),
+    "reserved": (_LIST, False),
+}
+_RESERVED = {
+    "name": (_STR, True),
+    "offset_bytes": (_INT, True),
+    "size_bytes": (_INT, True),
+    "used_by": (_LIST, True),
+    "source": (_STR, False),
+}
+_REGISTERS = {
+    "vector_mask_bits": ((128, 256), True),
+    "cmpmask_bits": ((0, 128), True),
+    "ctrl_reset_value": (_INT, True),
+    "float_saturation_ctrl_bit": (_INT, True),  # -1: no such control
+    "float_saturation_when_bit_is": ((0, 1), True),
+    "float_saturation_dtypes": (_LIST, True),
+    "int_saturation_ctrl_bit": (_INT, True),  # -1: no such control
+    "int_saturation_when_bit_is": ((0, 1), True),
+}
+_NUMERICS = {
+    "float_subnormals": (("preserve", "flush_to_zero"), True),
+    "nan_result": (("canonical",), True),
+    "max_min_nan": (("propagate",), True),
+    "max_min_signed_zero": (("negative_zero_is_smaller",), True),
+    "int_overflow": (("wrap", "saturate"), True),
+}
+_BEHAVIOR = {
+    "zero_repeat": (("nop", "fault"), True),
+    "zero_count": (("nop", "fault"), True),
+    "zero_mask": (("nop", "error"), True),
+    "level2_lowering": (("counter_mode", "repeat_loop", "vf_loop"), True),
+    "level2_is_set_mask": (("honoured", "ignored"), True),
+    "level0_writes_mask_register": (_BOOL, True),
+    "counter_mode": (("hardware", "software", "unsupported"), True),
+}
+_API_COMMON = {
+    "supported": (_BOOL, True),
+    "dtypes": (_LIST, True),
+    "count_only_dtypes": (_LIST, False),
+    "source": (_STR, False),
+    "notes": (_STR, False),
+}
+# Extra keys per API (added by the issue that models the API).
+_API_EXTRA = {
+    "Compare": {
+        "modes": (_LIST, False),
+        "dst_dtypes": (_LIST, False),
+        "mask_honoured": (_BOOL, False),
+        "count_tail": (("dropped", "computed"), False),
+        "count_alignment_bytes": (_INT, False),
+        "int32_modes": (_LIST, False),
+        "int32_other_modes": (("error", "silent_eq"), False),
+        "dst_strides": (("ignored", "honoured"), False),
+    },
+    "Select": {
+        "modes": (_LIST, False),
+        "sel_mask_dtypes": (_LIST, False),
+    },
+    "GatherMask": {
+        "patterns": (_LIST, False),
+        "pattern_dtypes": (_LIST, False),
+        "counter_config": ((1, 2), False),
+    },
+    "ShiftLeft": {
+        "shift_range": (("bitwidth_inclusive", "saturating"), False),
+        "signed_left_shift": (("keep_sign", "conventional"), False),
+    },
+    "ShiftRight": {
+        "shift_range": (("bitwidth_inclusive", "saturating"), False),
+        "round_en": (_BOOL, False),
+    },
+    "SetCtrlSpr": {"bits": (_LIST, False)},
+}
+for _n in ("Compares", "CompareScalar", "CompareCmpMask"):
+    _API_EXTRA[_n] = _API_EXTRA["Compare"]
+_API_EXTRA["SelectFlexible"] = _API_EXTRA["Select"]
+
+
+def _fmt_allowed(spec):
+    t = spec[0]
+    if isinstance(t, tuple):
+        return " | ".join(repr(v) for v in t)
+    return t.__name__
+
+
+def _check_table(where, table, schema):
+    """Validate one TOML table against a schema; returns it unchanged."""
+    if not isinstance(table, dict):
+        raise ProfileError(f"{where}: expected a table, got {table!r}")
+    for key, value in table.items():
+        if key not in schema:
+            raise ProfileError(
+                f"{where}: unknown key '{key}' (value {value!r}); allowed keys: {', '.join(schema)}"
+            )
+        t = schema[key][0]
+        ok = (
+            (value in t and type(value) is type(t[0]))
+            if isinstance(t, tuple)
+            else (isinstance(value, t) and not (t is int and isinstance(value, bool)))
+        )
+        if not ok:
+            raise ProfileError(
+                f"{where}.{key}: bad value {value!r}; allowed: {_fmt_allowed(schema[key])}"
+            )
+    for key, spec in schema.items():
+        if spec[1] and key not in table:
+            raise ProfileError(f"{where}: missing required key '{key}'")
+    return table
+
+
+def _check_dtype_list(where, names):
+    out = []
+    for n in names:
+        if not isinstance(n, str) or n not in _dt.BY_NAME:
+            raise ProfileError(
+                f"{where}: bad dtype {n!r}; allowed: {', '.join(_dt.BY_NAME)}"
+            )
+        out.append(n)
+    return tuple(out)
+
+
+@dataclasses.dataclass(frozen=True)
+class ApiSupport:
+    """What one product supports of one API."""
+
+    name: str
+    supported: bool
+    dtypes: tuple  # canonical dtype names, every prototype
+    count_only_dtypes: (
+        tuple  # extra dtypes accepted only by the count (level-2) prototype
+    )
+    extra: tuple  # sorted (key, value) pairs of API-specific choices
+    source: str = ""
+
+    def get(self, key, default=None):
+        for k, v in self.extra:
+            if k == key:
+                return v
+        return default
+
+    def all_dtypes(self):
+        return self.dtypes + self.count_only_dtypes
+
+
+@dataclasses.dataclass(frozen=True)
+class Reserved:
+    name: str
+    offset_bytes: int
+    size_bytes: int
+    used_by: tuple
+
+
+def _freeze(v):
+    return tuple(v) if isinstance(v, list) else v
+
+
+@dataclasses.dataclass(frozen=True)
+class HwProfile:
+    """A product as the model sees it. Frozen and hashable: pass it as a static argument."""
+
+    name: str
+    product: str
+    doc_tag: str
+    soc: str
+    npu_arch: int
+    core: str
+    # memory
+    ub_physical_bytes: int
+    ub_usable_bytes: int
+    block_bytes: int
+    repeat_bytes: int
+    max_repeat_times: int
+    operand_alignment_bytes: int
+    reserved: tuple
+    # registers
+    vector_mask_bits: int
+    cmpmask_bits: int
+    ctrl_reset_value: int
+    float_saturation_ctrl_bit: int
+    float_saturation_when_bit_is: int
+    float_saturation_dtypes: tuple
+    int_saturation_ctrl_bit: int
+    int_saturation_when_bit_is: int
+    # numerics
+    float_subnormals: str
+    nan_result: str
+    max_min_nan: str
+    max_min_signed_zero: str
+    int_overflow: str
+    # behaviour choices
+    zero_repeat: str
+    zero_count: str
+    zero_mask: str
+    level2_lowering: str
+    level2_is_set_mask: str
+    level0_writes_mask_register: bool
+    counter_mode: str
+    apis: tuple  # of ApiSupport, in KNOWN_APIS order
+    path: str = dataclasses.field(default="", compare=False)
+
+    # -- queries -------------------------------------------------------------------------
+    def api(self, name) -> ApiSupport:
+        for a in self.apis:
+            if a.name == name:
+                return a
+        raise KeyError(name)
+
+    @property
+    def mask_words32(self) -> int:
+        """Width of the vector-mask register in 32-bit words."""
+        return self.vector_mask_bits // 32
+
+    def lanes(self, dtype) -> int:
+        """Elements per repeat for ``dtype`` (256 B / sizeof(T))."""
+        return self.repeat_bytes // _dt.as_dtype(dtype).itemsize
+
+    def require_api(self, api, dtype=None, *, count_form=False):
+        """Raise ``UnsupportedError`` unless ``api`` (with ``dtype``) exists on this product."""
+        a = self.api(api)
+        if not a.supported:
+            supported_on = "see `ascend-jax apis`"
+            raise UnsupportedError(
+                api,
+                "api",
+                api,
+                "none (the product does not have this API)",
+                self,
+                supported_on,
+            )
+        if dtype is not None:
+            d = _dt.as_dtype(dtype)
+            allowed = a.all_dtypes() if count_form else a.dtypes
+            if d.name not in allowed:
+                detail = ""
+                if d.name in a.count_only_dtypes:
+                    detail = f"{d.name} is accepted only by the count (tensor前n个数据) prototype"
+                raise UnsupportedError(
+                    api, "dtype", d.name, ", ".join(allowed), self, detail
+                )
+        return a
+
+    def __repr__(self):
+        return f"HwProfile({self.name!r}, arch={self.npu_arch})"
+
+
+def _profiles_dir() -> pathlib.Path:
+    env = os.environ.get("ASCEND_JAX_PROFILES")
+    if env:
+        return pathlib.Path(env)
+    # installed wheel: hw_profiles is shipped inside the package as ascend_jax/hw_profiles
+    try:
+        p = importlib.resources.files("ascend_jax") / "hw_profiles"
+        if p.is_dir():
+            return pathlib.Path(str(p))
+    except (ModuleNotFoundError, TypeError):
+        pass
+    # source checkout: <repo>/hw_profiles next to the package
+    return pathlib.Path(__file__).resolve().parent.parent / "hw_profiles"
+
+
+def available_profiles() -> tuple:
+    d = _profiles_dir()
+    return tuple(sorted(p.stem for p in d.glob("*.toml") if not p.stem.startswith("_")))
+
+
+def parse_profile(path, data=None) -> HwProfile:
+    """Validate one profile file (or already-parsed ``data``) and build the HwProfile."""
+    path = pathlib.Path(path)
+    where = path.name
+    if data is None:
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as e:
+            raise ProfileError(f"{where}: not valid TOML: {e}") from None
+    _check_table(where, data, _TOP)
+    if data["name"] != path.stem:
+        raise ProfileError(
+            f"{where}: name={data['name']!r} must equal the file stem {path.stem!r}"
+        )
+    mem = _check_table(f"{where}: memory", data["memory"], _MEMORY)
+    reg = _check_table(f"{where}: registers", data["registers"], _REGISTERS)
+    num = _check_table(f"{where}: numerics", data["numerics"], _NUMERICS)
+    beh = _check_table(f"{where}: behavior", data["behavior"], _BEHAVIOR)
+    reserved = []
+    for i, r in enumerate(mem.get("reserved", [])):
+        _check_table(f"{where}: memory.reserved[{i}]", r, _RESERVED)
+        if (
+            r["offset_bytes"] < 0
+            or r["offset_bytes"] + r["size_bytes"] > mem["ub_physical_bytes"]
+        ):
+            raise ProfileError(
+                f"{where}: memory.reserved[{i}] ({r['name']}) offset_bytes={r['offset_bytes']} "
+                f"size_bytes={r['size_bytes']} does not fit in ub_physical_bytes={mem['ub_physical_bytes']}"
+            )
+        reserved.append(
+            Reserved(r["name"], r["offset_bytes"], r["size_bytes"], tuple(r["used_by"]))
+        )
+    if mem["ub_usable_bytes"] > mem["ub_physical_bytes"]:
+        raise ProfileError(
+            f"{where}: memory.ub_usable_bytes={mem['ub_usable_bytes']} exceeds "
+            f"ub_physical_bytes={mem['ub_physical_bytes']}"
+        )
+    for k in ("ub_usable_bytes", "ub_physical_bytes"):
+        if mem[k] % mem["block_bytes"]:
+            raise ProfileError(
+                f"{where}: memory.{k}={mem[k]} is not a multiple of block_bytes"
+            )
+    if mem["repeat_bytes"] % mem["block_bytes"]:
+        raise ProfileError(
+            f"{where}: memory.repeat_bytes={mem['repeat_bytes']} is not a multiple of "
+            f"block_bytes={mem['block_bytes']}"
+        )
+    if not 1 <= mem["max_repeat_times"] <= 255:
+        raise ProfileError(
+            f"{where}: memory.max_repeat_times={mem['max_repeat_times']} not in [1, 255]"
+        )
+    fsd = _check_dtype_list(
+        f"{where}: registers.float_saturation_dtypes", reg["float_saturation_dtypes"]
+    )
+    apis_tbl = data["apis"]
+    for name in apis_tbl:
+        if name not in KNOWN_APIS:
+            raise ProfileError(
+                f"{where}: unknown API '{name}' in [apis]; known: {', '.join(KNOWN_APIS)}"
+            )
+    apis = []
+    for name in KNOWN_APIS:
+        if name not in apis_tbl:
+            raise ProfileError(
+                f"{where}: missing API '{name}' in [apis] (every profile lists every API; "
+                "write supported = false, dtypes = [] where the product lacks it)"
+            )
+        schema = dict(_API_COMMON, **_API_EXTRA.get(name, {}))
+        t = _check_table(f"{where}: apis.{name}", apis_tbl[name], schema)
+        dts = _check_dtype_list(f"{where}: apis.{name}.dtypes", t["dtypes"])
+        cod = _check_dtype_list(
+            f"{where}: apis.{name}.count_only_dtypes", t.get("count_only_dtypes", [])
+        )
+        if not t["supported"] and (dts or cod):
+            raise ProfileError(
+                f"{where}: apis.{name}: supported = false but dtypes are listed"
+            )
+        for k in ("dst_dtypes", "sel_mask_dtypes", "pattern_dtypes"):
+            if k in t:
+                _check_dtype_list(f"{where}: apis.{name}.{k}", t[k])
+        extra = tuple(
+            sorted((k, _freeze(v)) for k, v in t.items() if k not in _API_COMMON)
+        )
+        apis.append(
+            ApiSupport(name, t["supported"], dts, cod, extra, t.get("source", ""))
+        )
+    return HwProfile(
+        name=data["name"],
+        product=data["product"],
+        doc_tag=data["doc_tag"],
+        soc=data["soc"],
+        npu_arch=data["npu_arch"],
+        core=data["core"],
+        ub_physical_bytes=mem["ub_physical_bytes"],
+        ub_usable_bytes=mem["ub_usable_bytes"],
+        block_bytes=mem["block_bytes"],
+        repeat_bytes=mem["repeat_bytes"],
+        max_repeat_times=mem["max_repeat_times"],
+        operand_alignment_bytes=mem["operand_alignment_bytes"],
+        reserved=tuple(reserved),
+        vector_mask_bits=reg["vector_mask_bits"],
+        cmpmask_bits=reg["cmpmask_bits"],
+        ctrl_reset_value=reg["ctrl_reset_value"],
+        float_saturation_ctrl_bit=reg["float_saturation_ctrl_bit"],
+        float_saturation_when_bit_is=reg["float_saturation_when_bit_is"],
+        float_saturation_dtypes=fsd,
+        int_saturation_ctrl_bit=reg["int_saturation_ctrl_bit"],
+        int_saturation_when_bit_is=reg["int_saturation_when_bit_is"],
+        float_subnormals=num["float_subnormals"],
+        nan_result=num["nan_result"],
+        max_min_nan=num["max_min_nan"],
+        max_min_signed_zero=num["max_min_signed_zero"],
+        int_overflow=num["int_overflow"],
+        zero_repeat=beh["zero_repeat"],
+        zero_count=beh["zero_count"],
+        zero_mask=beh["zero_mask"],
+        level2_lowering=beh["level2_lowering"],
+        level2_is_set_mask=beh["level2_is_set_mask"],
+        level0_writes_mask_register=beh["level0_writes_mask_register"],
+        counter_mode=beh["counter_mode"],
+        apis=tuple(apis),
+        path=str(path),
+    )
+
+
+@functools.lru_cache(maxsize=None)
+def load_profile(name=DEFAULT_PROFILE) -> HwProfile:
+    """Load ``hw_profiles/<name>.toml``; ``name`` may also be an HwProfile (returned as is)."""
+    if isinstance(name, HwProfile):
+        return name
+    d = _profiles_dir()
+    path = d / f"{name}.toml"
+    if not path.is_file():
+        raise ProfileError(
+            f"unknown profile {name!r}; available: {', '.join(available_profiles()) or '(none found in ' + str(d) + ')'}"
+        )
+    return parse_profile(path)
+
+
+def as_profile(p) -> HwProfile:
+    if p is None:
+        return load_profile(DEFAULT_PROFILE)
+    return p if isinstance(p, HwProfile) else load_profile(p)

@@ -1,0 +1,163 @@
+"""``RefState``: the machine state of the reference model, as plain NumPy values.
+
+Field for field the State table of docs/MODEL.md. Every reference API takes a state and returns a
+*new* one; the input is never mutated (``copy_state`` below).
+
+Also here: the small helpers that read the state as Python integers (the vector mask as one
+256-bit int, CTRL as one 64-bit int) and read / write UB bytes. They are deliberately literal.
+"""
+
+import dataclasses
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..profile import as_profile
+
+MASK_REG_WORDS32 = 8  # vmask storage: 8 x 32 bits = 256 bits (only vector_mask_bits are real)
+CMPMASK_WORDS32 = 4  # 128 bits
+CTRL_WORDS32 = 2  # 64 bits
+
+
+@dataclasses.dataclass
+class RefState:
+    """The reference machine state (MODEL.md "State")."""
+
+    ub: np.ndarray  # uint8[N]: Unified Buffer bytes
+    vmask: np.ndarray  # uint32[8]: vector-mask register, low word first
+    mask_mode: int  # 0 = Normal, 1 = Counter
+    cmpmask: np.ndarray  # uint32[4]: CMPMASK register, low word first
+    ctrl: np.ndarray  # uint32[2]: CTRL special register, low word first
+    rsvd_cnt: int  # gather-mask remaining count register
+    fault: int  # OR of errors.Fault bits recorded so far
+
+
+def copy_state(state: RefState) -> RefState:
+    """A deep copy: the arrays are copied, so the caller's state is never touched."""
+    return RefState(
+        ub=np.array(state.ub, dtype=np.uint8, copy=True),
+        vmask=np.array(state.vmask, dtype=np.uint32, copy=True),
+        mask_mode=int(state.mask_mode),
+        cmpmask=np.array(state.cmpmask, dtype=np.uint32, copy=True),
+        ctrl=np.array(state.ctrl, dtype=np.uint32, copy=True),
+        rsvd_cnt=int(state.rsvd_cnt),
+        fault=int(state.fault),
+    )
+
+
+def with_fault(state: RefState, bits: int) -> RefState:
+    """The input state with only ``fault`` ORed (a faulting call is suppressed)."""
+    out = copy_state(state)
+    out.fault = int(out.fault) | int(bits)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Registers as Python ints
+
+
+def words_to_int(words) -> int:
+    """Little-endian list of 32-bit words -> one Python int."""
+    value = 0
+    for i, w in enumerate(words):
+        value |= int(w) << (32 * i)
+    return value
+
+
+def int_to_words(value: int, n_words: int) -> np.ndarray:
+    out = np.zeros(n_words, dtype=np.uint32)
+    for i in range(n_words):
+        out[i] = (value >> (32 * i)) & 0xFFFFFFFF
+    return out
+
+
+def all_ones_mask(profile) -> int:
+    """The ResetMask value: every real bit of the vector-mask register set."""
+    # SPEC: "恢复mask的值为默认值（全1）" (掩码操作/ResetMask.md)
+    return (1 << profile.vector_mask_bits) - 1
+
+
+def get_vmask(state: RefState) -> int:
+    return words_to_int(state.vmask)
+
+
+def set_vmask(state: RefState, value: int, profile) -> None:
+    """Write the vector mask in place (only on a state this module already copied)."""
+    value &= (1 << profile.vector_mask_bits) - 1  # bits above vector_mask_bits do not exist
+    state.vmask = int_to_words(value, MASK_REG_WORDS32)
+
+
+def get_ctrl(state: RefState) -> int:
+    return words_to_int(state.ctrl)
+
+
+def set_ctrl(state: RefState, value: int) -> None:
+    state.ctrl = int_to_words(value & ((1 << 64) - 1), CTRL_WORDS32)
+
+
+def ctrl_bit(state: RefState, bit: int) -> int:
+    return (get_ctrl(state) >> bit) & 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Reset
+
+
+def reset_state(profile, ub_bytes=None) -> RefState:
+    """The reset state of MODEL.md: UB zero, vmask all ones (ResetMask), Normal mode, CMPMASK 0,
+    CTRL = ctrl_reset_value, rsvd_cnt 0, no faults."""
+    profile = as_profile(profile)
+    n = profile.ub_physical_bytes if ub_bytes is None else int(ub_bytes)
+    if n < 0:
+        raise ValueError(f"ub_bytes must be >= 0, got {n}")
+    st = RefState(
+        ub=np.zeros(n, dtype=np.uint8),
+        vmask=np.zeros(MASK_REG_WORDS32, dtype=np.uint32),
+        mask_mode=0,
+        cmpmask=np.zeros(CMPMASK_WORDS32, dtype=np.uint32),
+        ctrl=np.zeros(CTRL_WORDS32, dtype=np.uint32),
+        rsvd_cnt=0,
+        fault=0,
+    )
+    set_vmask(st, all_ones_mask(profile), profile)
+    set_ctrl(st, profile.ctrl_reset_value)
+    return st
+
+
+# ---------------------------------------------------------------------------------------------
+# UB access (little-endian element bit patterns)
+
+
+def read_bits(ub: np.ndarray, addr: int, nbytes: int) -> int:
+    """The unsigned bit pattern of ``nbytes`` bytes at ``addr`` (little-endian)."""
+    value = 0
+    for i in range(nbytes):
+        value |= int(ub[addr + i]) << (8 * i)
+    return value
+
+
+def write_bits(ub: np.ndarray, addr: int, nbytes: int, bits: int) -> None:
+    for i in range(nbytes):
+        ub[addr + i] = (bits >> (8 * i)) & 0xFF
+
+
+def ub_write(state: RefState, addr: int, dtype, values) -> RefState:
+    """Test helper: a copy of ``state`` with ``values`` (an array-like of ``dtype``) stored
+    contiguously at byte address ``addr``."""
+    d = _dt.as_dtype(dtype)
+    arr = np.ascontiguousarray(np.asarray(values, dtype=d.np_dtype))
+    raw = arr.view(np.uint8).reshape(-1)
+    out = copy_state(state)
+    if addr < 0 or addr + raw.size > out.ub.size:
+        raise IndexError(f"ub_write of {raw.size} bytes at {addr} outside UB of {out.ub.size} bytes")
+    out.ub[addr : addr + raw.size] = raw
+    return out
+
+
+def ub_read(state: RefState, addr: int, dtype, n: int) -> np.ndarray:
+    """Test helper: ``n`` elements of ``dtype`` stored contiguously at byte address ``addr``."""
+    d = _dt.as_dtype(dtype)
+    nbytes = n * d.itemsize
+    if addr < 0 or addr + nbytes > state.ub.size:
+        raise IndexError(f"ub_read of {nbytes} bytes at {addr} outside UB of {state.ub.size} bytes")
+    return state.ub[addr : addr + nbytes].copy().view(d.np_dtype)

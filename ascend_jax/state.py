@@ -1,0 +1,95 @@
+"""``CoreState``: everything an API call can read or write, as one immutable pytree.
+
+Fields (see docs/MODEL.md): ``ub`` (uint8 bytes of the Unified Buffer, or of the case's arena),
+``vmask`` (vector-mask register, 8 x uint32, low word first), ``mask_mode`` (0 Normal, 1 Counter),
+``cmpmask`` (CMPMASK, 4 x uint32), ``ctrl`` (CTRL special register, 2 x uint32), ``rsvd_cnt``
+(gather-mask remaining count) and ``fault`` (OR of ``errors.Fault`` bits). Batched states carry a
+leading batch axis on every field.
+"""
+
+import dataclasses
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .errors import describe_faults
+from .profile import as_profile
+
+_FIELDS = ("ub", "vmask", "mask_mode", "cmpmask", "ctrl", "rsvd_cnt", "fault")
+
+
+@dataclasses.dataclass(frozen=True)
+class CoreState:
+    ub: jax.Array
+    vmask: jax.Array
+    mask_mode: jax.Array
+    cmpmask: jax.Array
+    ctrl: jax.Array
+    rsvd_cnt: jax.Array
+    fault: jax.Array
+
+    def replace(self, **kw):
+        return dataclasses.replace(self, **kw)
+
+    @property
+    def ub_bytes(self) -> int:
+        return self.ub.shape[-1]
+
+    @property
+    def batch_shape(self):
+        return self.fault.shape
+
+    def _repr_html_(self):
+        fault = np.asarray(self.fault)
+        vm = np.asarray(self.vmask)
+        rows = [
+            ("UB bytes", f"{self.ub_bytes}" + (f" x batch {self.batch_shape}" if self.batch_shape else "")),
+            ("mask mode", "Counter" if int(np.ravel(self.mask_mode)[0]) else "Normal"),
+            ("vector mask", " ".join(f"{int(w):08x}" for w in np.ravel(vm)[:8][::-1])),
+            ("CMPMASK", " ".join(f"{int(w):08x}" for w in np.ravel(np.asarray(self.cmpmask))[:4][::-1])),
+            ("CTRL", " ".join(f"{int(w):08x}" for w in np.ravel(np.asarray(self.ctrl))[:2][::-1])),
+            ("faults", describe_faults(int(np.bitwise_or.reduce(np.ravel(fault))) if fault.size else 0)),
+        ]
+        body = "".join(f"<tr><th style='text-align:left'>{k}</th><td><code>{v}</code></td></tr>" for k, v in rows)
+        return f"<table><caption>CoreState</caption>{body}</table>"
+
+
+jax.tree_util.register_pytree_node(
+    CoreState,
+    lambda s: (tuple(getattr(s, f) for f in _FIELDS), None),
+    lambda _, ch: CoreState(*ch),
+)
+
+
+def _all_ones_words(bits):
+    w = np.zeros(8, np.uint32)
+    w[: bits // 32] = 0xFFFFFFFF
+    return w
+
+
+def reset_state(profile=None, ub_bytes=None, ub=None) -> CoreState:
+    """The state after reset: UB zero (or ``ub``), mask all ones, Normal mode, CTRL at its reset value."""
+    p = as_profile(profile)
+    if ub is None:
+        n = p.ub_physical_bytes if ub_bytes is None else int(ub_bytes)
+        if n % p.block_bytes:
+            raise ValueError(f"ub_bytes={n} must be a multiple of {p.block_bytes}")
+        ub = jnp.zeros((n,), jnp.uint8)
+    else:
+        ub = jnp.asarray(ub, jnp.uint8)
+    ctrl = np.array([p.ctrl_reset_value & 0xFFFFFFFF, (p.ctrl_reset_value >> 32) & 0xFFFFFFFF], np.uint32)
+    return CoreState(
+        ub=ub,
+        vmask=jnp.asarray(_all_ones_words(p.vector_mask_bits)),
+        mask_mode=jnp.zeros((), jnp.int32),
+        cmpmask=jnp.zeros((4,), jnp.uint32),
+        ctrl=jnp.asarray(ctrl),
+        rsvd_cnt=jnp.zeros((), jnp.int32),
+        fault=jnp.zeros((), jnp.uint32),
+    )
+
+
+def batch_states(state: CoreState, n: int) -> CoreState:
+    """Broadcast one state to a batch of ``n`` identical states (leading axis)."""
+    return jax.tree_util.tree_map(lambda x: jnp.broadcast_to(x, (n,) + x.shape), state)

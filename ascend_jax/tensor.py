@@ -1,0 +1,75 @@
+"""``LocalTensor``: a typed view of UB bytes (dtype, byte address, length in elements).
+
+The address may be a Python int or a traced JAX integer; dtype and length are static.
+"""
+
+import dataclasses
+
+import jax
+
+from . import dtypes as _dt
+
+
+@dataclasses.dataclass(frozen=True)
+class LocalTensor:
+    dtype: _dt.DType
+    addr: object  # byte address in UB (int or traced int32)
+    length: int  # elements
+    name: str = ""
+
+    def __post_init__(self):
+        object.__setattr__(self, "dtype", _dt.as_dtype(self.dtype))
+
+    def __getitem__(self, offset):
+        """Ascend C ``operator[]``: the tensor starting ``offset`` elements later."""
+        if isinstance(offset, slice):
+            raise TypeError("LocalTensor[...] takes an element offset (as C++ operator[]), not a slice")
+        if isinstance(offset, int):
+            if offset < 0 or offset > self.length:
+                raise IndexError(f"offset {offset} outside LocalTensor of length {self.length}")
+            length = self.length - offset
+        else:
+            length = self.length
+        return LocalTensor(self.dtype, self.addr + offset * self.dtype.itemsize, length, self.name)
+
+    def ReinterpretCast(self, dtype):
+        d = _dt.as_dtype(dtype)
+        return LocalTensor(d, self.addr, self.length * self.dtype.itemsize // d.itemsize, self.name)
+
+    def GetSize(self):
+        return self.length
+
+    def GetLength(self):
+        return self.length * self.dtype.itemsize
+
+    def GetPhyAddr(self):
+        return self.addr
+
+    @property
+    def nbytes(self):
+        return self.length * self.dtype.itemsize
+
+    def __repr__(self):
+        a = self.addr if isinstance(self.addr, int) else "<traced>"
+        n = f"{self.name}: " if self.name else ""
+        return f"LocalTensor({n}{self.dtype.cpp}[{self.length}] @ UB+{a})"
+
+    def _repr_html_(self):
+        return f"<code>{self!r}</code>"
+
+
+jax.tree_util.register_pytree_node(
+    LocalTensor,
+    lambda t: ((t.addr,), (t.dtype, t.length, t.name)),
+    lambda aux, ch: LocalTensor(aux[0], ch[0], aux[1], aux[2]),
+)
+
+
+class _MaskPlaceholder:
+    """``MASK_PLACEHOLDER``: the mask argument of a high-dim call with ``isSetMask=False``."""
+
+    def __repr__(self):
+        return "MASK_PLACEHOLDER"
+
+
+MASK_PLACEHOLDER = _MaskPlaceholder()
