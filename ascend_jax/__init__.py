@@ -55,5 +55,4 @@ from .registry import REGISTRY
 from .state import CoreState, batch_states, reset_state
 from .tensor import MASK_PLACEHOLDER, LocalTensor
 
-float = float32  # noqa: A001 -- the Ascend C spelling `float`
 __version__ = "0.1.0"

@@ -72,12 +72,8 @@ int32 = _d("int32", "int32_t", np.int32, "int")
 uint32 = _d("uint32", "uint32_t", np.uint32, "uint")
 int64 = _d("int64", "int64_t", np.int64, "int")
 uint64 = _d("uint64", "uint64_t", np.uint64, "uint")
-complex32 = DType(
-    "complex32", "complex32", np.dtype(np.uint32), np.dtype(np.uint32), "complex"
-)
-complex64 = DType(
-    "complex64", "complex64", np.dtype(np.complex64), np.dtype(np.uint64), "complex"
-)
+complex32 = DType("complex32", "complex32", np.dtype(np.uint32), np.dtype(np.uint32), "complex")
+complex64 = DType("complex64", "complex64", np.dtype(np.complex64), np.dtype(np.uint64), "complex")
 float16 = half
 
 ALL = (
@@ -133,6 +129,4 @@ def as_dtype(x) -> DType:
     for d in ALL:
         if d.kind != "complex" and d.np_dtype == npd:
             return d
-    raise TypeError(
-        f"NumPy dtype {npd} has no Ascend counterpart; known: {', '.join(BY_NAME)}"
-    )
+    raise TypeError(f"NumPy dtype {npd} has no Ascend counterpart; known: {', '.join(BY_NAME)}")

@@ -75,6 +75,4 @@ class AscendFault(AscendCError, RuntimeError):
 
     def __init__(self, word, where=""):
         self.word = int(word)
-        super().__init__(
-            f"hardware fault{(' in ' + where) if where else ''}: {describe_faults(word)}"
-        )
+        super().__init__(f"hardware fault{(' in ' + where) if where else ''}: {describe_faults(word)}")

@@ -133,11 +133,19 @@ _API_EXTRA = {
     "Select": {
         "modes": (_LIST, False),
         "sel_mask_dtypes": (_LIST, False),
+        # which Select forms use the API scratch ("mode0"/"mode1"/"mode2": count and mask-argument
+        # forms of that mode; "nomask": the mask-less forms); absent = ["mode1", "mode2"]
+        "scratch_forms": (_LIST, False),
+        # Select with a selMask tensor overwrites CMPMASK (and the scratch slot); absent = false
+        "cmpmask_side_effect": (_BOOL, False),
     },
     "GatherMask": {
         "patterns": (_LIST, False),
         "pattern_dtypes": (_LIST, False),
         "counter_config": ((1, 2), False),
+        # register side effects of a GatherMask call (issue 4; docs/MODEL.md "GatherMask and shifts")
+        "mode_after": (("normal", "unchanged"), False),
+        "vmask_after": (("count", "pattern", "unchanged"), False),
     },
     "ShiftLeft": {
         "shift_range": (("bitwidth_inclusive", "saturating"), False),
@@ -177,9 +185,7 @@ def _check_table(where, table, schema):
             else (isinstance(value, t) and not (t is int and isinstance(value, bool)))
         )
         if not ok:
-            raise ProfileError(
-                f"{where}.{key}: bad value {value!r}; allowed: {_fmt_allowed(schema[key])}"
-            )
+            raise ProfileError(f"{where}.{key}: bad value {value!r}; allowed: {_fmt_allowed(schema[key])}")
     for key, spec in schema.items():
         if spec[1] and key not in table:
             raise ProfileError(f"{where}: missing required key '{key}'")
@@ -190,9 +196,7 @@ def _check_dtype_list(where, names):
     out = []
     for n in names:
         if not isinstance(n, str) or n not in _dt.BY_NAME:
-            raise ProfileError(
-                f"{where}: bad dtype {n!r}; allowed: {', '.join(_dt.BY_NAME)}"
-            )
+            raise ProfileError(f"{where}: bad dtype {n!r}; allowed: {', '.join(_dt.BY_NAME)}")
         out.append(n)
     return tuple(out)
 
@@ -204,9 +208,7 @@ class ApiSupport:
     name: str
     supported: bool
     dtypes: tuple  # canonical dtype names, every prototype
-    count_only_dtypes: (
-        tuple  # extra dtypes accepted only by the count (level-2) prototype
-    )
+    count_only_dtypes: tuple  # extra dtypes accepted only by the count (level-2) prototype
     extra: tuple  # sorted (key, value) pairs of API-specific choices
     source: str = ""
 
@@ -312,9 +314,7 @@ class HwProfile:
                 detail = ""
                 if d.name in a.count_only_dtypes:
                     detail = f"{d.name} is accepted only by the count (tensor前n个数据) prototype"
-                raise UnsupportedError(
-                    api, "dtype", d.name, ", ".join(allowed), self, detail
-                )
+                raise UnsupportedError(api, "dtype", d.name, ", ".join(allowed), self, detail)
         return a
 
     def __repr__(self):
@@ -352,9 +352,7 @@ def parse_profile(path, data=None) -> HwProfile:
             raise ProfileError(f"{where}: not valid TOML: {e}") from None
     _check_table(where, data, _TOP)
     if data["name"] != path.stem:
-        raise ProfileError(
-            f"{where}: name={data['name']!r} must equal the file stem {path.stem!r}"
-        )
+        raise ProfileError(f"{where}: name={data['name']!r} must equal the file stem {path.stem!r}")
     mem = _check_table(f"{where}: memory", data["memory"], _MEMORY)
     reg = _check_table(f"{where}: registers", data["registers"], _REGISTERS)
     num = _check_table(f"{where}: numerics", data["numerics"], _NUMERICS)
@@ -362,17 +360,12 @@ def parse_profile(path, data=None) -> HwProfile:
     reserved = []
     for i, r in enumerate(mem.get("reserved", [])):
         _check_table(f"{where}: memory.reserved[{i}]", r, _RESERVED)
-        if (
-            r["offset_bytes"] < 0
-            or r["offset_bytes"] + r["size_bytes"] > mem["ub_physical_bytes"]
-        ):
+        if r["offset_bytes"] < 0 or r["offset_bytes"] + r["size_bytes"] > mem["ub_physical_bytes"]:
             raise ProfileError(
                 f"{where}: memory.reserved[{i}] ({r['name']}) offset_bytes={r['offset_bytes']} "
                 f"size_bytes={r['size_bytes']} does not fit in ub_physical_bytes={mem['ub_physical_bytes']}"
             )
-        reserved.append(
-            Reserved(r["name"], r["offset_bytes"], r["size_bytes"], tuple(r["used_by"]))
-        )
+        reserved.append(Reserved(r["name"], r["offset_bytes"], r["size_bytes"], tuple(r["used_by"])))
     if mem["ub_usable_bytes"] > mem["ub_physical_bytes"]:
         raise ProfileError(
             f"{where}: memory.ub_usable_bytes={mem['ub_usable_bytes']} exceeds "
@@ -380,27 +373,19 @@ def parse_profile(path, data=None) -> HwProfile:
         )
     for k in ("ub_usable_bytes", "ub_physical_bytes"):
         if mem[k] % mem["block_bytes"]:
-            raise ProfileError(
-                f"{where}: memory.{k}={mem[k]} is not a multiple of block_bytes"
-            )
+            raise ProfileError(f"{where}: memory.{k}={mem[k]} is not a multiple of block_bytes")
     if mem["repeat_bytes"] % mem["block_bytes"]:
         raise ProfileError(
             f"{where}: memory.repeat_bytes={mem['repeat_bytes']} is not a multiple of "
             f"block_bytes={mem['block_bytes']}"
         )
     if not 1 <= mem["max_repeat_times"] <= 255:
-        raise ProfileError(
-            f"{where}: memory.max_repeat_times={mem['max_repeat_times']} not in [1, 255]"
-        )
-    fsd = _check_dtype_list(
-        f"{where}: registers.float_saturation_dtypes", reg["float_saturation_dtypes"]
-    )
+        raise ProfileError(f"{where}: memory.max_repeat_times={mem['max_repeat_times']} not in [1, 255]")
+    fsd = _check_dtype_list(f"{where}: registers.float_saturation_dtypes", reg["float_saturation_dtypes"])
     apis_tbl = data["apis"]
     for name in apis_tbl:
         if name not in KNOWN_APIS:
-            raise ProfileError(
-                f"{where}: unknown API '{name}' in [apis]; known: {', '.join(KNOWN_APIS)}"
-            )
+            raise ProfileError(f"{where}: unknown API '{name}' in [apis]; known: {', '.join(KNOWN_APIS)}")
     apis = []
     for name in KNOWN_APIS:
         if name not in apis_tbl:
@@ -411,22 +396,14 @@ def parse_profile(path, data=None) -> HwProfile:
         schema = dict(_API_COMMON, **_API_EXTRA.get(name, {}))
         t = _check_table(f"{where}: apis.{name}", apis_tbl[name], schema)
         dts = _check_dtype_list(f"{where}: apis.{name}.dtypes", t["dtypes"])
-        cod = _check_dtype_list(
-            f"{where}: apis.{name}.count_only_dtypes", t.get("count_only_dtypes", [])
-        )
+        cod = _check_dtype_list(f"{where}: apis.{name}.count_only_dtypes", t.get("count_only_dtypes", []))
         if not t["supported"] and (dts or cod):
-            raise ProfileError(
-                f"{where}: apis.{name}: supported = false but dtypes are listed"
-            )
+            raise ProfileError(f"{where}: apis.{name}: supported = false but dtypes are listed")
         for k in ("dst_dtypes", "sel_mask_dtypes", "pattern_dtypes"):
             if k in t:
                 _check_dtype_list(f"{where}: apis.{name}.{k}", t[k])
-        extra = tuple(
-            sorted((k, _freeze(v)) for k, v in t.items() if k not in _API_COMMON)
-        )
-        apis.append(
-            ApiSupport(name, t["supported"], dts, cod, extra, t.get("source", ""))
-        )
+        extra = tuple(sorted((k, _freeze(v)) for k, v in t.items() if k not in _API_COMMON))
+        apis.append(ApiSupport(name, t["supported"], dts, cod, extra, t.get("source", "")))
     return HwProfile(
         name=data["name"],
         product=data["product"],
@@ -466,7 +443,7 @@ def parse_profile(path, data=None) -> HwProfile:
     )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load_profile(name=DEFAULT_PROFILE) -> HwProfile:
     """Load ``hw_profiles/<name>.toml``; ``name`` may also be an HwProfile (returned as is)."""
     if isinstance(name, HwProfile):

@@ -51,7 +51,9 @@ class CoreState:
             ("CTRL", " ".join(f"{int(w):08x}" for w in np.ravel(np.asarray(self.ctrl))[:2][::-1])),
             ("faults", describe_faults(int(np.bitwise_or.reduce(np.ravel(fault))) if fault.size else 0)),
         ]
-        body = "".join(f"<tr><th style='text-align:left'>{k}</th><td><code>{v}</code></td></tr>" for k, v in rows)
+        body = "".join(
+            f"<tr><th style='text-align:left'>{k}</th><td><code>{v}</code></td></tr>" for k, v in rows
+        )
         return f"<table><caption>CoreState</caption>{body}</table>"
 
 

@@ -63,7 +63,9 @@ def int_op(op, x, s, dtype, profile, ctrl):
     signed = dtype.is_signed_int
     sat = jnp.asarray(profile.int_overflow == "saturate")
     if profile.int_saturation_ctrl_bit >= 0:
-        sat = sat | (ctrl_bit(ctrl, profile.int_saturation_ctrl_bit) == bool(profile.int_saturation_when_bit_is))
+        sat = sat | (
+            ctrl_bit(ctrl, profile.int_saturation_ctrl_bit) == bool(profile.int_saturation_when_bit_is)
+        )
     mask = np.uint32((1 << bits) - 1) if bits < 32 else np.uint32(0xFFFFFFFF)
 
     def to_i32(v):

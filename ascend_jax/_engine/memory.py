@@ -15,12 +15,18 @@ I32 = jnp.int32
 U32 = jnp.uint32
 
 
-def block_index(addr, blk_stride, rep_stride, R, block_bytes=32, n_blocks=8):
-    """int32[R, 8]: DataBlock index (address // 32) of block b of repeat r of an operand."""
+def block_addr(addr, blk_stride, rep_stride, R, block_bytes=32, n_blocks=8):
+    """int32[R, 8]: byte address of block b of repeat r of an operand (fault checks use these)."""
     r = np.arange(R, dtype=np.int32)[:, None]
     b = np.arange(n_blocks, dtype=np.int32)[None, :]
-    base = jnp.floor_divide(jnp.asarray(addr, I32), block_bytes)
-    return base + r * jnp.asarray(rep_stride, I32) + b * jnp.asarray(blk_stride, I32)
+    step = (r * jnp.asarray(rep_stride, I32) + b * jnp.asarray(blk_stride, I32)) * block_bytes
+    return jnp.asarray(addr, I32) + step
+
+
+def block_index(byte_addr, block_bytes=32):
+    """DataBlock index of a block byte address (exact once the start address is aligned; a
+    misaligned call is a fault and is never written)."""
+    return jnp.floor_divide(byte_addr, block_bytes)
 
 
 def gather_blocks(ub, idx, block_bytes=32):
@@ -63,8 +69,8 @@ def from_lanes(lanes, block_bytes=32):
 # -- faults --------------------------------------------------------------------------------------
 
 
-def oob_fault(idx, blk_active, limit_blocks):
-    bad = blk_active & ((idx < 0) | (idx >= limit_blocks))
+def oob_fault(baddr, blk_active, limit_bytes, block_bytes=32):
+    bad = blk_active & ((baddr < 0) | (baddr > limit_bytes - block_bytes))
     return jnp.where(jnp.any(bad), U32(Fault.OUT_OF_UB), U32(0))
 
 
@@ -84,15 +90,15 @@ def partial_overlap_fault(src_idx, dst_idx, blk_active):
     return jnp.where(bad, U32(Fault.PARTIAL_OVERLAP), U32(0))
 
 
-def repeat_dependency_fault(dst_idx, src_idx, dst_active, src_active, src_rep_stride, src_blk_stride):
+def repeat_dependency_fault(dst_idx, src_idx, dst_active, src_active, src_rep_stride, block_bytes=32):
     """An active dst block of repeat r equals an active src block of a later repeat r' > r.
 
     Solved per (r, b, b') for the unique r' (src repeat stride != 0) or via a suffix-OR over
     repeats (stride 0), so the cost is O(64 R), not O(R^2).
     """
     R = dst_idx.shape[0]
-    sr = jnp.asarray(src_rep_stride, I32)
-    # src block (r', b') index = src_idx[0, b'] + r' * sr
+    sr = jnp.asarray(src_rep_stride, I32) * block_bytes  # byte step between repeats
+    # src block (r', b') address = src_idx[0, b'] + r' * sr
     src0 = src_idx[0]  # [8] (b')
     diff = dst_idx[:, :, None] - src0[None, None, :]  # [R, b, b'] = r' * sr
     r = np.arange(R, dtype=np.int32)[:, None, None]

@@ -96,7 +96,9 @@ def f32_add_bits(a, b):
     native = _f32_to_bits(_bits_to_f32(a) + _bits_to_f32(b))
     # a subnormal operand read as 0 by DAZ: the other operand is the exact rounded result, but keep
     # IEEE's signed-zero rules out of it (the big operand is never zero here).
-    scaled = _scale_down_64(_scale_up_64(jnp.where(both_tiny, a, 0)) + _scale_up_64(jnp.where(both_tiny, b, 0)))
+    scaled = _scale_down_64(
+        _scale_up_64(jnp.where(both_tiny, a, 0)) + _scale_up_64(jnp.where(both_tiny, b, 0))
+    )
     return jnp.where(both_tiny, scaled, native)
 
 
@@ -133,7 +135,9 @@ def _shr64_rne(hi, lo, d):
     q = jnp.where(d < 32, q_small, q_big)
     # the bit just below the kept part (half) and the sticky bits under it
     hb = d - 1  # position of the half bit, 0..62
-    half_bit = jnp.where(hb < 32, (lo >> jnp.minimum(hb, 31)) & 1, (hi >> jnp.where(hb >= 32, hb - 32, 0)) & 1)
+    half_bit = jnp.where(
+        hb < 32, (lo >> jnp.minimum(hb, 31)) & 1, (hi >> jnp.where(hb >= 32, hb - 32, 0)) & 1
+    )
     # sticky: any bit below hb
     lo_mask = jnp.where(hb >= 32, _u32(np.uint32(0xFFFFFFFF)), (_u32(1) << jnp.minimum(hb, 31)) - 1)
     hi_mask = jnp.where(hb > 32, (_u32(1) << jnp.where(hb > 32, hb - 32, 0)) - 1, _u32(0))
@@ -202,11 +206,11 @@ def f32_mul_bits(a, b):
 
 def order_key(bits, nbits):
     """Integer key with the float total order of non-NaN values (-0 < +0), as int32."""
-    b = bits.astype(I32)
-    sign_bit = 1 << (nbits - 1)
-    mag_mask = sign_bit - 1
+    b = _u32(bits)
+    sign_bit = np.uint32(1 << (nbits - 1))
+    mag = (b & (sign_bit - np.uint32(1))).astype(I32)
     neg = (b & sign_bit) != 0
-    return jnp.where(neg, -(b & mag_mask) - 1, b & mag_mask)
+    return jnp.where(neg, -mag - 1, mag)
 
 
 # -- generic float formats -----------------------------------------------------------------------
@@ -214,11 +218,14 @@ def order_key(bits, nbits):
 
 class Fmt:
     def __init__(self, nbits, man_bits, qnan, max_finite):
-        self.nbits, self.man_bits, self.qnan, self.max_finite = nbits, man_bits, qnan, max_finite
-        self.sign = 1 << (nbits - 1)
-        self.abs = self.sign - 1
-        self.exp = self.abs & ~((1 << man_bits) - 1)
-        self.man = (1 << man_bits) - 1
+        u = np.uint32
+        self.nbits, self.man_bits = nbits, man_bits
+        self.qnan, self.max_finite = u(qnan), u(max_finite)
+        sign = 1 << (nbits - 1)
+        self.sign = u(sign)
+        self.abs = u(sign - 1)
+        self.exp = u((sign - 1) & ~((1 << man_bits) - 1))
+        self.man = u((1 << man_bits) - 1)
 
 
 HALF = Fmt(16, 10, 0x7E00, 0x7BFF)

@@ -21,18 +21,32 @@ U32 = jnp.uint32
 I32 = jnp.int32
 
 
+# Mask kinds are traced data (an int32 selector), so one compilation serves every call form of an
+# API and dtype: the count form, its isSetMask=false register form, and the high-dim continuous,
+# bitwise and register (MASK_PLACEHOLDER) forms.
+KIND_COUNT, KIND_COUNT_REGISTER, KIND_CONTINUOUS, KIND_BITWISE, KIND_REGISTER = range(5)
+
+
 @dataclasses.dataclass(frozen=True)
 class UnaryStatic:
     api: str
     dtype: object  # DType
-    form: str  # "count" | "highdim"
-    mask_kind: str  # "count" | "count_register" | "continuous" | "bitwise" | "register"
     R: int  # repeat bucket
     merge: str  # "none" | "rep0" | "general" | "traced"
     profile: object  # HwProfile
-    elem: object  # callable(x_bits, s_bits, dtype, profile, ctrl) -> bits
-    lowering: str  # level-2 register epilogue: "counter_mode" | "repeat_loop" | "vf_loop" | "none"
-    static_zero: str  # "" | "nop" | "fault" : statically known zero count/mask/repeat outcome
+    elem: object  # callable(x_bits, s_bits, dtype, profile, ctrl, dyn) -> bits
+    api_codes: tuple = ()  # with api == "*": the API names the traced dyn["op"] code selects
+
+    def uses_region(self, reg, dyn):
+        """Whether this call uses a reserved UB region: a Python bool, or a traced bool when the
+        API itself is traced data (api == "*")."""
+        if self.api != "*":
+            return self.api in reg.used_by
+        hit = jnp.zeros((), bool)
+        for code, name in enumerate(self.api_codes):
+            if name in reg.used_by:
+                hit = hit | (dyn["op"] == code)
+        return hit
 
 
 def _u64_pair_is_zero(pair):
@@ -40,80 +54,88 @@ def _u64_pair_is_zero(pair):
 
 
 def active_lanes(st, state, dyn):
-    """(active bool[R, L], nop bool, undefined bool, bad bool, overflow bool, new_vmask, mode_after)."""
+    """Active lanes and register effects of one call (docs/MODEL.md "Which lanes are active").
+
+    Returns (active bool[R, L], nop, undefined, bad_mask, bucket_overflow, new_vmask, new_mode).
+    """
     p = st.profile
     R, L = st.R, p.lanes(st.dtype)
+    kind = dyn["kind"]
+    is_count, is_count_reg = kind == KIND_COUNT, kind == KIND_COUNT_REGISTER
+    is_cont, is_bits, is_reg = kind == KIND_CONTINUOUS, kind == KIND_BITWISE, kind == KIND_REGISTER
     counter = state.mask_mode == 1
-    reg_count = (state.vmask[0], state.vmask[1])
-    zero = jnp.zeros((), bool)
-    nop, undef, bad = zero, zero, zero
-    new_vmask, new_mode = state.vmask, state.mask_mode
+    reg_lo, reg_hi = state.vmask[0], state.vmask[1]
+    reg_lanes = M.bits_of_words(state.vmask, L)
+    ones = jnp.asarray(_ones(p.vector_mask_bits))
 
-    def zpol(policy, cond):
-        nonlocal nop, undef, bad
+    # -- count form (level 2, isSetMask effective): first `count` elements
+    cnt = dyn["count"]
+    count_act = M.lanes_below(cnt[0], cnt[1], R, L)
+    count_ovf = (cnt[1] != 0) | (cnt[0] > R * L)
+    if p.level2_lowering == "counter_mode":
+        count_vmask, count_mode = ones, jnp.zeros((), I32)
+    elif p.level2_lowering == "repeat_loop":
+        tail = cnt[0] % np.uint32(L)
+        count_vmask = jnp.where(tail == 0, ones, M.continuous_words(tail, L))
+        count_mode = state.mask_mode
+    else:
+        count_vmask, count_mode = state.vmask, state.mask_mode
+
+    # -- count form with isSetMask=false: one repeat under the registers
+    rc_act = jnp.where(
+        counter, M.lanes_below(reg_lo, reg_hi, R, L), reg_lanes[None, :] & (np.arange(R) == 0)[:, None]
+    )
+    rc_ovf = counter & ((reg_hi != 0) | (reg_lo > R * L))
+
+    # -- high-dim forms: the mask value (or the register) per repeat, or a count in Counter mode
+    rep = dyn["repeat"]
+    n = dyn["cont"]
+    w = dyn["words"]
+    n_clamped = jnp.where(n[1] != 0, np.uint32(L), jnp.minimum(n[0], np.uint32(L)))
+    cont_lanes = np.arange(L) < n_clamped
+    bit_lanes = M.bits_of_words(w, L)
+    lanes = jnp.where(is_cont, cont_lanes, jnp.where(is_bits, bit_lanes, reg_lanes))
+    c_lo = jnp.where(is_cont, n[0], jnp.where(is_bits, w[0], reg_lo))
+    c_hi = jnp.where(is_cont, n[1], jnp.where(is_bits, w[1], reg_hi))
+    hd_act = jnp.where(counter, M.lanes_below(c_lo, c_hi, R, L), M.repeat_below(rep, R, L) & lanes[None, :])
+    hd_ovf = jnp.where(counter, (c_hi != 0) | (c_lo > R * L), rep > R)
+    hd_vmask = state.vmask
+    if p.level0_writes_mask_register:
+        img_n = M.continuous_words(jnp.where(n[1] != 0, np.uint32(0xFFFFFFFF), n[0]), L)
+        img = jnp.where(counter, M.counter_words(c_lo, c_hi), jnp.where(is_cont, img_n, w))
+        hd_vmask = jnp.where(is_reg, state.vmask, _limit_bits(img, p.vector_mask_bits))
+
+    is_hd = is_cont | is_bits | is_reg
+    act = jnp.where(is_count, count_act, jnp.where(is_count_reg, rc_act, hd_act))
+    ovf = jnp.where(is_count, count_ovf, jnp.where(is_count_reg, rc_ovf, hd_ovf))
+    new_vmask = jnp.where(is_count, count_vmask, jnp.where(is_hd, hd_vmask, state.vmask))
+    new_mode = jnp.where(is_count, count_mode, state.mask_mode)
+
+    # zero count / mask / repeat follow the profile's choice ("nop" | "fault" | "error"); checked in
+    # the order repeatTime, then mask (Normal mode); Counter mode: count > 2**32-1 is a bad mask.
+    hd_bad = counter & ((c_hi != 0) | (is_bits & jnp.any(w[2:] != 0)))
+    hd_zero_count = counter & ~hd_bad & (c_lo == 0)
+    hd_zero_rep = ~counter & (rep == 0)
+    hd_zero_mask = ~counter & (rep != 0) & ~jnp.any(lanes)
+    rc_bad = counter & (reg_hi != 0)
+    rc_zero_count = counter & ~rc_bad & (reg_lo == 0)
+    rc_zero_mask = ~counter & ~jnp.any(reg_lanes)
+    zero_count = jnp.where(
+        is_count, _u64_pair_is_zero(cnt), jnp.where(is_count_reg, rc_zero_count, hd_zero_count)
+    )
+    zero_mask = jnp.where(is_count, False, jnp.where(is_count_reg, rc_zero_mask, hd_zero_mask))
+    zero_rep = is_hd & hd_zero_rep
+    zero = jnp.zeros((), bool)
+    nop, undef = zero, zero
+    bad = jnp.where(is_count, False, jnp.where(is_count_reg, rc_bad, hd_bad))
+    for policy, cond in ((p.zero_count, zero_count), (p.zero_mask, zero_mask), (p.zero_repeat, zero_rep)):
         if policy == "nop":
             nop = nop | cond
         elif policy == "fault":
             undef = undef | cond
-        else:  # "error" on a traced/register value
+        else:  # "error" on a traced or register value: a bad mask
             bad = bad | cond
-
-    def count_active(lo, hi):
-        act = M.lanes_below(lo, hi, R, L)
-        ovf = (hi != 0) | (lo > R * L)
-        return act, ovf
-
-    if st.mask_kind == "count":
-        cnt = dyn["count"]
-        act, ovf = count_active(cnt[0], cnt[1])
-        zpol(p.zero_count, _u64_pair_is_zero(cnt))
-        if st.lowering == "counter_mode":
-            new_vmask = jnp.asarray(_ones(p.vector_mask_bits))
-            new_mode = jnp.zeros((), I32)
-        elif st.lowering == "repeat_loop":
-            tail = (cnt[0] % np.uint32(L)).astype(U32)
-            new_vmask = jnp.where(tail == 0, jnp.asarray(_ones(p.vector_mask_bits)), M.continuous_words(tail, L))
-        return act, nop, undef, bad, ovf, new_vmask, new_mode
-    if st.mask_kind == "count_register":
-        # isSetMask=false count form: one repeat under the current registers
-        c_act, c_ovf = count_active(*reg_count)
-        n_act = M.bits_of_words(state.vmask, L)[None, :] & (np.arange(R) == 0)[:, None]
-        act = jnp.where(counter, c_act, n_act)
-        zpol(p.zero_count, counter & (reg_count[0] == 0) & (reg_count[1] == 0))
-        zpol(p.zero_mask, ~counter & ~jnp.any(M.bits_of_words(state.vmask, L)))
-        return act, nop, undef, bad, counter & c_ovf, new_vmask, new_mode
-
-    rep = dyn["repeat"]
-    rep_ok = M.repeat_below(rep, R, L)
-    n_ovf = rep > R
-    if st.mask_kind == "register":
-        lanes = M.bits_of_words(state.vmask, L)
-        c_lo, c_hi = reg_count
-        m_zero = ~jnp.any(lanes)
-    elif st.mask_kind == "continuous":
-        n = dyn["cont"]
-        lanes = np.arange(L)[None, :] < jnp.where(n[1] != 0, np.uint32(L), jnp.minimum(n[0], np.uint32(L)))
-        lanes = lanes[0]
-        c_lo, c_hi = n[0], n[1]
-        m_zero = _u64_pair_is_zero(n)
-        if st.profile.level0_writes_mask_register:
-            img_n = M.continuous_words(jnp.where(n[1] != 0, np.uint32(0xFFFFFFFF), n[0]), L)
-            img_c = M.counter_words(n[0], n[1])
-            new_vmask = _limit_bits(jnp.where(counter, img_c, img_n), p.vector_mask_bits)
-    else:  # bitwise
-        w = dyn["words"]
-        lanes = M.bits_of_words(w, L)
-        c_lo, c_hi = w[0], w[1]
-        m_zero = ~jnp.any(w != 0)
-        if st.profile.level0_writes_mask_register:
-            new_vmask = _limit_bits(jnp.where(counter, M.counter_words(w[0], w[1]), w), p.vector_mask_bits)
-    n_act = rep_ok & lanes[None, :]
-    c_act, c_ovf = count_active(c_lo, c_hi)
-    act = jnp.where(counter, c_act, n_act)
-    ovf = jnp.where(counter, c_ovf, n_ovf)
-    zpol(p.zero_repeat, ~counter & (rep == 0))
-    zpol(p.zero_mask, ~counter & m_zero)
-    zpol(p.zero_count, counter & (c_lo == 0) & (c_hi == 0))
+    ovf = ovf & ~bad
     return act, nop, undef, bad, ovf, new_vmask, new_mode
 
 
@@ -135,29 +157,36 @@ def run_unary(st: UnaryStatic, state, dyn):
     R, L = st.R, p.lanes(dt)
     E = p.block_bytes // dt.itemsize
     act, nop, undef, bad, ovf, new_vmask, new_mode = active_lanes(st, state, dyn)
-    bad = bad | dyn["bad"]
+    bad = bad | dyn["bad_mask"]
     act = act & ~nop
     act3 = act.reshape(R, 8, E)
     blk_act = jnp.any(act3, axis=-1)
     any_act = jnp.any(blk_act)
     s_db, s_sb, s_dr, s_sr = (dyn["strides"][i] for i in range(4))
-    d_idx = MEM.block_index(dyn["dst"], s_db, s_dr, R)
-    s_idx = MEM.block_index(dyn["src"], s_sb, s_sr, R)
-    limit = min(state.ub.shape[-1], p.ub_usable_bytes) // p.block_bytes
+    d_addr = MEM.block_addr(dyn["dst"], s_db, s_dr, R)
+    s_addr = MEM.block_addr(dyn["src"], s_sb, s_sr, R)
+    d_idx, s_idx = MEM.block_index(d_addr), MEM.block_index(s_addr)
+    limit = min(state.ub.shape[-1], p.ub_usable_bytes)
     fault = jnp.zeros((), U32)
-    fault |= MEM.oob_fault(d_idx, blk_act, limit) | MEM.oob_fault(s_idx, blk_act, limit)
+    fault |= MEM.oob_fault(d_addr, blk_act, limit) | MEM.oob_fault(s_addr, blk_act, limit)
     fault |= MEM.misaligned_fault((dyn["dst"], dyn["src"]), any_act, p.operand_alignment_bytes)
     fault |= jnp.where(any_act & (s_db == 0), U32(Fault.DST_BLK_STRIDE_ZERO), U32(0))
-    fault |= MEM.partial_overlap_fault(s_idx, d_idx, blk_act)
-    fault |= MEM.repeat_dependency_fault(d_idx, s_idx, blk_act, blk_act, s_sr, s_sb)
+    fault |= MEM.partial_overlap_fault(s_addr, d_addr, blk_act)
+    fault |= MEM.repeat_dependency_fault(d_addr, s_addr, blk_act, blk_act, s_sr)
     for reg in p.reserved:
-        if st.api in reg.used_by:
-            lo = reg.offset_bytes // p.block_bytes
-            hi = (reg.offset_bytes + reg.size_bytes) // p.block_bytes
-            hit = blk_act & (((d_idx >= lo) & (d_idx < hi)) | ((s_idx >= lo) & (s_idx < hi)))
+        in_use = st.uses_region(reg, dyn)
+        if in_use is not False:
+            lo, hi = reg.offset_bytes, reg.offset_bytes + reg.size_bytes
+            bb = p.block_bytes
+
+            def touches(a, lo=lo, hi=hi, bb=bb):
+                return (a < hi) & (a + bb > lo)
+
+            hit = blk_act & (touches(d_addr) | touches(s_addr)) & in_use
             fault |= jnp.where(jnp.any(hit), U32(Fault.SCRATCH_COLLISION), U32(0))
     fault |= jnp.where(undef, U32(Fault.UNDEFINED), U32(0))
-    fault |= jnp.where(bad, U32(Fault.BAD_PARAM), U32(0))
+    fault |= jnp.where(bad, U32(Fault.BAD_MASK), U32(0))
+    fault |= jnp.where(dyn["bad_param"], U32(Fault.BAD_PARAM), U32(0))
     fault |= jnp.where(ovf & ~nop, U32(Fault.BUCKET_OVERFLOW), U32(0))
     ok = fault == 0
     # gather, compute, merge, scatter
@@ -165,7 +194,7 @@ def run_unary(st: UnaryStatic, state, dyn):
     bits_dt = jnp.dtype(dt.bits_dtype)
     src_lanes = MEM.to_lanes(MEM.gather_blocks(state.ub, s_idx), bits_dt).astype(U32)
     old_lanes = MEM.to_lanes(MEM.gather_blocks(state.ub, d_idx), bits_dt)
-    new_lanes = st.elem(src_lanes, dyn["scalar"], dt, p, state.ctrl).astype(bits_dt)
+    new_lanes = st.elem(src_lanes, dyn["scalar"], dt, p, state.ctrl, dyn).astype(bits_dt)
     merged = MEM.merge_program_order(
         new_lanes.reshape(R, 8, E), old_lanes.reshape(R, 8, E), act3, s_dr, s_db, st.merge
     )

@@ -9,7 +9,6 @@ import jax.numpy as jnp
 import ml_dtypes
 import numpy as np
 
-from .. import dtypes as _dt
 from ..errors import NotModelledError, UsageError
 from ..tensor import MASK_PLACEHOLDER, LocalTensor
 
@@ -116,7 +115,11 @@ def parse_mask(api, mask, dtype, profile, is_set_mask):
         return _parse_bitwise(api, mask, dtype, profile, n_words64)
     # continuous
     if is_static(mask):
-        if isinstance(mask, bool) or not isinstance(mask, (int, np.integer)) or not 0 <= int(mask) <= _U64_MAX:
+        if (
+            isinstance(mask, bool)
+            or not isinstance(mask, (int, np.integer))
+            or not 0 <= int(mask) <= _U64_MAX
+        ):
             raise UsageError(
                 api,
                 "mask",
@@ -143,7 +146,9 @@ def _parse_bitwise(api, mask, dtype, profile, n_words64):
     if isinstance(mask, (list, tuple)) and all(is_static(w) for w in mask):
         words = [int(w) for w in mask]
         if not 1 <= len(words) <= n_words64:
-            raise UsageError(api, "mask[]", list(mask), f"1 to {n_words64} uint64 words (low word first)", profile)
+            raise UsageError(
+                api, "mask[]", list(mask), f"1 to {n_words64} uint64 words (low word first)", profile
+            )
         for i, w in enumerate(words):
             if not 0 <= w <= _U64_MAX:
                 raise UsageError(api, f"mask[{i}]", w, "[0, 2**64-1]", profile)

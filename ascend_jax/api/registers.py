@@ -60,9 +60,7 @@ def SetVectorMask(state, dtype, *args, mode=None, profile=None):
         if mode == MaskMode.COUNTER and isinstance(hi, int) and hi != 0:
             raise UsageError(api, "maskHigh", hi, "0", p, "Counter mode: maskHigh must be 0")
         if all(isinstance(v, int) for v in (hi, lo)):
-            words = jnp.asarray(
-                [lo & 0xFFFFFFFF, lo >> 32, hi & 0xFFFFFFFF, hi >> 32, 0, 0, 0, 0], U32
-            )
+            words = jnp.asarray([lo & 0xFFFFFFFF, lo >> 32, hi & 0xFFFFFFFF, hi >> 32, 0, 0, 0, 0], U32)
         else:
             lo_a, hi_a = jnp.asarray(lo, U32), jnp.asarray(hi, U32)
             z = jnp.zeros((), U32)
@@ -148,7 +146,9 @@ def SetCtrlSpr(state, startBit, endBit, value, profile=None):
         if startBit // 32 != endBit // 32:
             raise UsageError("SetCtrlSpr", "value", "traced", "a Python int for fields crossing bit 32", p)
         sh = np.uint32(startBit % 32)
-        word = (jnp.asarray(value).astype(U32) << sh) & np.uint32(_field_mask_words(startBit, endBit)[startBit // 32])
+        word = (jnp.asarray(value).astype(U32) << sh) & np.uint32(
+            _field_mask_words(startBit, endBit)[startBit // 32]
+        )
         vw = jnp.zeros((2,), U32).at[startBit // 32].set(word)
     fm = jnp.asarray(_field_mask_words(startBit, endBit))
     return state.replace(ctrl=(state.ctrl & ~fm) | (vw & fm))

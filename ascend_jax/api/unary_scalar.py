@@ -16,6 +16,7 @@ import numpy as np
 
 from .._engine import elementwise as EW
 from .._engine import memory as MEM
+from .._engine import pipeline as PL
 from .._engine.pipeline import UnaryStatic, run_unary
 from ..errors import UsageError
 from ..params import UnaryRepeatParams, as_unary_params
@@ -67,6 +68,7 @@ def unary_scalar_call(api, op, state, dst, src, scalar, args, profile, isSetMask
     A.check_modelled(api, dt, p)
     L = p.lanes(dt)
     bad = jnp.zeros((), bool)
+    bad_mask = jnp.zeros((), bool)
     dyn = {
         "dst": A.addr_of(dst),
         "src": A.addr_of(src),
@@ -81,7 +83,7 @@ def unary_scalar_call(api, op, state, dst, src, scalar, args, profile, isSetMask
         bad = bad | A.traced_range_bad(count, 0, max_count)
         use_reg = (not isSetMask) and p.level2_is_set_mask == "honoured"
         if use_reg:
-            kind = "count_register"
+            kind = PL.KIND_COUNT_REGISTER
             if max_repeats is not None:
                 R = A.bucket(max_repeats)
             elif concrete:
@@ -90,7 +92,7 @@ def unary_scalar_call(api, op, state, dst, src, scalar, args, profile, isSetMask
                 R = _default_big_bucket(p)
             dyn["count"] = jnp.zeros((2,), U32)
         else:
-            kind = "count"
+            kind = PL.KIND_COUNT
             if isinstance(count, int):
                 R = A.bucket(max_repeats if max_repeats is not None else math.ceil(count / L))
             else:
@@ -99,7 +101,6 @@ def unary_scalar_call(api, op, state, dst, src, scalar, args, profile, isSetMask
             dyn["count"] = jnp.stack([jnp.maximum(c, 0).astype(U32), jnp.zeros((), U32)])
         params = UnaryRepeatParams()
         dyn["repeat"] = jnp.ones((), I32)
-        lowering = "none" if use_reg else p.level2_lowering
     else:
         mask, repeat, params = args
         params = as_unary_params(params)
@@ -111,8 +112,10 @@ def unary_scalar_call(api, op, state, dst, src, scalar, args, profile, isSetMask
                 api, "mask", mask, "a non-zero mask", p, "this product rejects a zero mask in Normal mode"
             )
         if m.traced_bad is not None:
-            bad = bad | m.traced_bad
-        kind = m.kind
+            bad_mask = bad_mask | m.traced_bad
+        kind = {"continuous": PL.KIND_CONTINUOUS, "bitwise": PL.KIND_BITWISE, "register": PL.KIND_REGISTER}[
+            m.kind
+        ]
         dyn["repeat"] = jnp.asarray(repeat, I32)
         if m.cont is not None:
             dyn["cont"] = m.cont
@@ -121,7 +124,7 @@ def unary_scalar_call(api, op, state, dst, src, scalar, args, profile, isSetMask
         if max_repeats is not None:
             R = A.bucket(max_repeats)
         elif static_counter:
-            if kind == "register":
+            if kind == PL.KIND_REGISTER:
                 R = A.bucket(_reg_count_repeats(state, L))
             elif isinstance(mask, (list, tuple)) and all(A.is_static(x) for x in mask):
                 R = A.bucket(math.ceil(int(mask[0]) / L))
@@ -131,33 +134,58 @@ def unary_scalar_call(api, op, state, dst, src, scalar, args, profile, isSetMask
                 R = _default_big_bucket(p)
         else:
             R = A.bucket(repeat) if isinstance(repeat, int) else A.bucket(p.max_repeat_times)
-        lowering = "none"
     for f, hi in UnaryRepeatParams._RANGES.items():
         v = getattr(params, f)
         A.static_int(api, f"repeatParams.{f}", v, 0, hi, p)
         bad = bad | A.traced_range_bad(v, 0, hi)
     dyn["strides"] = jnp.stack(
-        [jnp.asarray(getattr(params, f), I32) for f in ("dstBlkStride", "srcBlkStride", "dstRepStride", "srcRepStride")]
+        [
+            jnp.asarray(getattr(params, f), I32)
+            for f in ("dstBlkStride", "srcBlkStride", "dstRepStride", "srcRepStride")
+        ]
     )
-    dyn["bad"] = bad
-    merge = MEM.collisions_possible(params.dstRepStride, params.dstBlkStride, R) if form == "highdim" else "none"
-    st = UnaryStatic(
-        api=api,
-        dtype=dt,
-        form=form,
-        mask_kind=kind,
-        R=R,
-        merge=merge,
-        profile=p,
-        elem=_ELEM[op],
-        lowering=lowering,
-        static_zero="",
+    dyn["kind"] = jnp.asarray(kind, I32)
+    dyn.setdefault("count", jnp.zeros((2,), U32))
+    dyn.setdefault("cont", jnp.zeros((2,), U32))
+    dyn.setdefault("words", jnp.zeros((8,), U32))
+    dyn["bad_param"] = bad
+    dyn["bad_mask"] = bad_mask
+    merge = (
+        MEM.collisions_possible(params.dstRepStride, params.dstBlkStride, R) if form == "highdim" else "none"
     )
+    st = UnaryStatic(api=api, dtype=dt, R=R, merge=merge, profile=p, elem=_ELEM[op])
     return run_unary(st, state, dyn)
 
 
+def run_traced(api, state, dyn, dtype, profile, R):
+    """The batched/fuzzing entry: ``dyn`` already holds every parameter as traced data in the
+    pipeline's format (kind, dst, src, scalar bits, count, cont, words, repeat, strides,
+    bad_param, bad_mask); one compilation per (api, dtype, R)."""
+    p = as_profile(profile)
+    if api == "*":  # the API itself is traced: dyn["op"] indexes API_CODES
+        st = UnaryStatic(
+            api="*", dtype=dtype, R=R, merge="traced", profile=p, elem=_any_elem, api_codes=API_CODES
+        )
+    else:
+        st = UnaryStatic(api=api, dtype=dtype, R=R, merge="traced", profile=p, elem=_ELEM[_OPS[api]])
+    return run_unary(st, state, dyn)
+
+
+_OPS = {"Adds": "add", "Muls": "mul", "Maxs": "max", "Mins": "min"}
+API_CODES = tuple(_OPS)  # op code i <-> API_CODES[i]
+
+
+def _any_elem(x, s, dtype, profile, ctrl, dyn):
+    outs = [EW.scalar_op(_OPS[a], x, s, dtype, profile, ctrl) for a in API_CODES]
+    op = dyn["op"]
+    r = outs[-1]
+    for i in range(len(outs) - 2, -1, -1):
+        r = jnp.where(op == i, outs[i], r)
+    return r
+
+
 def _elem(op):
-    def f(x, s, dtype, profile, ctrl):
+    def f(x, s, dtype, profile, ctrl, dyn=None):
         return EW.scalar_op(op, x, s, dtype, profile, ctrl)
 
     f.__name__ = f"elem_{op}"
@@ -169,7 +197,9 @@ _ELEM = {op: _elem(op) for op in ("add", "mul", "max", "min")}
 
 def _make(name, op, formula, doc):
     def api(state, dst, src, scalarValue, *args, profile=None, isSetMask=True, max_repeats=None):
-        return unary_scalar_call(name, op, state, dst, src, scalarValue, args, profile, isSetMask, max_repeats)
+        return unary_scalar_call(
+            name, op, state, dst, src, scalarValue, args, profile, isSetMask, max_repeats
+        )
 
     api.__name__ = api.__qualname__ = name
     api.__doc__ = f"""``{formula}`` over the active lanes (Ascend C ``AscendC::{name}``).

@@ -1,0 +1,53 @@
+"""The literal NumPy reference of ascend_jax: the slow, independent oracle the fast JAX path is
+tested against.
+
+Written from the vendor doc text and docs/MODEL.md with plain loops (repeat, block, lane). It
+shares nothing with the fast path except ``dtypes``, ``profile``, ``errors``, ``tensor`` and
+``params``, and never imports jax itself.
+
+Modules: ``state`` (RefState), ``masks`` (active lanes of the three call forms), ``faults``
+(addressing and fault rules), ``numerics`` (rounding, flush, NaN, saturation, wrap),
+``unary_scalar`` (Adds/Muls/Maxs/Mins), ``registers`` (mask and CTRL APIs).
+"""
+
+from ..tensor import MASK_PLACEHOLDER, LocalTensor
+from ..params import UnaryRepeatParams
+from .masks import MAX_REFERENCE_LANES
+from .registers import (
+    GetCtrlSpr,
+    GetSaturationFlag,
+    ResetCtrlSpr,
+    ResetMask,
+    SetCtrlSpr,
+    SetMaskCount,
+    SetMaskNorm,
+    SetSaturationFlag,
+    SetVectorMask,
+)
+from .state import RefState, copy_state, reset_state, ub_read, ub_write
+from .unary_scalar import Adds, Maxs, Mins, Muls
+
+__all__ = [
+    "RefState",
+    "reset_state",
+    "copy_state",
+    "ub_read",
+    "ub_write",
+    "Adds",
+    "Muls",
+    "Maxs",
+    "Mins",
+    "SetVectorMask",
+    "SetMaskCount",
+    "SetMaskNorm",
+    "ResetMask",
+    "SetCtrlSpr",
+    "GetCtrlSpr",
+    "ResetCtrlSpr",
+    "SetSaturationFlag",
+    "GetSaturationFlag",
+    "LocalTensor",
+    "UnaryRepeatParams",
+    "MASK_PLACEHOLDER",
+    "MAX_REFERENCE_LANES",
+]

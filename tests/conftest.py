@@ -1,0 +1,24 @@
+import os
+import pathlib
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+# Hypothesis profiles: "ci" (default, derandomized so CI is reproducible), "dev", "nightly" (20x).
+_common = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.register_profile("ci", derandomize=True, print_blob=True, **_common)
+settings.register_profile("dev", **_common)
+settings.register_profile("nightly", **_common)
+settings.load_profile(os.environ.get("ASCEND_JAX_HYPOTHESIS", "ci"))
+
+# how many random cases each differential test runs per (API, dtype); nightly: 20x
+SCALE = 20 if os.environ.get("ASCEND_JAX_HYPOTHESIS") == "nightly" else 1
+
+SHARED = pathlib.Path(__file__).resolve().parents[2] / "shared"
+
+
+@pytest.fixture
+def shared_dir():
+    if not SHARED.is_dir():
+        pytest.skip("../shared (spec and seed cases) is not next to the checkout")
+    return SHARED
