@@ -5,19 +5,38 @@ Public surface only; see README.md for a tour and docs/MODEL.md for the executio
 
 from . import dtypes as _dtypes
 from .api import (
+    CMPMODE,
+    DEFAULT_BINARY_CONFIG,
+    SELMODE,
     Adds,
+    BinaryConfig,
+    Compare,
+    CompareCmpMask,
+    Compares,
+    CompareScalar,
+    GatherMask,
+    GatherMaskParams,
+    GetCmpMask,
     GetCtrlSpr,
+    GetGatherMaskRemainCount,
     GetSaturationFlag,
     Maxs,
     Mins,
     Muls,
     ResetCtrlSpr,
     ResetMask,
+    Select,
+    SelectFlexible,
+    SetCmpMask,
     SetCtrlSpr,
     SetMaskCount,
     SetMaskNorm,
     SetSaturationFlag,
     SetVectorMask,
+    ShiftLeft,
+    ShiftLeftTensor,
+    ShiftRight,
+    ShiftRightTensor,
 )
 from .api.registers import MaskMode, SaturationMode
 from .dtypes import (

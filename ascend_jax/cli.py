@@ -17,7 +17,8 @@ def _apis_json():
         per = {}
         for p in profiles:
             a = p.api(name)
-            per[p.name] = list(a.all_dtypes()) if a.supported else []
+            # APIs without a dtype template (SetMaskCount, SetCtrlSpr, ...): ["untyped"] where supported
+            per[p.name] = (list(a.all_dtypes()) or ["untyped"]) if a.supported else []
         supported_on = [p.name for p in profiles if p.api(name).supported]
         out.append(
             {
@@ -108,6 +109,8 @@ def cmd_apis(args):
 
 
 def _short(d):
+    if d == "untyped":
+        return "yes"
     return {"half": "f16", "bfloat16": "bf16", "float32": "f32"}.get(
         d, d.replace("int", "i").replace("ui", "u")
     )
@@ -154,9 +157,9 @@ def main(argv=None):
     p.set_defaults(fn=cmd_profiles)
     d = sub.add_parser("demo", help="a differential campaign: fast JAX path vs the NumPy reference")
     d.add_argument("--profile", default=DEFAULT_PROFILE)
-    d.add_argument("--cases", type=int, default=4000)
+    d.add_argument("--cases", type=int, default=20000)
     d.add_argument("--seed", type=int, default=0)
-    d.add_argument("--batch", type=int, default=256)
+    d.add_argument("--batch", type=int, default=512)
     d.set_defaults(fn=cmd_demo)
     args = ap.parse_args(argv)
     return args.fn(args)

@@ -17,7 +17,6 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from ascend_jax import errors
 from ascend_jax.errors import Fault, NotModelledError, UnsupportedError, UsageError
 from ascend_jax.profile import Reserved, available_profiles, load_profile
 from ascend_jax.reference import (
@@ -778,6 +777,12 @@ def test_static_errors(p):
         Adds(st, d, s, 1.0, 128, 1, rp, profile=p, isSetMask=False)  # must be the placeholder
     with pytest.raises(TypeError):
         Adds(st, d, s, 1.0, 128, 1, profile=p)
+    with pytest.raises(UsageError):  # the ignored level-2 count is still range-checked
+        Adds(st, d, s, 1.0, -5, profile=p, isSetMask=False)
+    with pytest.raises(UsageError):  # no conversion of a fractional value into an integer T
+        Adds(st, T("int16", 4096), T("int16", 0), 2.5, 16, profile=p)
+    out = Adds(st, T("int16", 4096), T("int16", 0), 2.0, 16, profile=p)  # integral float is fine
+    assert list(ub_read(out, 4096, "int16", 16)) == [2] * 16
 
 
 def test_count_only_and_not_modelled_dtypes_950():
@@ -900,6 +905,15 @@ def test_ctrl_spr_multi_bit_field_950():
     assert GetCtrlSpr(st, 6, 8, profile=p950) == 0b101
     with pytest.raises(UnsupportedError):
         SetCtrlSpr(st, 11, 11, 1, profile=p950)
+
+
+def test_saturation_flag_mode_first_spelling(p):
+    st = reset_state(p)
+    off = SetSaturationFlag(st, "FLOAT", False, profile=p)
+    assert GetCtrlSpr(off, 48, 48, profile=p) == 1
+    assert GetSaturationFlag(off, "FLOAT", profile=p) is False
+    assert GetSaturationFlag(off, 0, profile=p) is False  # SaturationMode::FLOAT == 0
+    assert np.array_equal(SetSaturationFlag(off, 0, True, profile=p).ctrl, st.ctrl)
 
 
 def test_saturation_flag_cast_mode_not_modelled(p):

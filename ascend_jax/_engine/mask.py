@@ -19,14 +19,13 @@ def bits_of_words(words, n_lanes):
 
 
 def continuous_words(n, n_lanes):
-    """Register image of a continuous mask ``n`` (uint32): all ones if n >= L or n >= 128, else the
-    low n bits (SetMask(len) lowering)."""
+    """Register image of a continuous mask ``n`` (uint32 scalar): all ones if n >= L or n >= 128,
+    else the low n bits (the SetMask(len) lowering). uint32[8], low word first."""
     n = jnp.asarray(n, U32)
-    bit = np.arange(256, dtype=np.uint32)
     full = (n >= n_lanes) | (n >= 128)
-    on = (bit[None, :] < n[..., None]) if n.ndim else (bit < n)
-    on = on | full[..., None] if n.ndim else on | full
-    return pack_bits(on)
+    k = jnp.clip(n.astype(jnp.int32) - 32 * np.arange(8, dtype=np.int32), 0, 32).astype(U32)
+    part = jnp.where(k >= 32, ALL_ONES, (np.uint32(1) << jnp.minimum(k, 31)) - np.uint32(1))
+    return jnp.where(full, ALL_ONES, part)
 
 
 def pack_bits(on):

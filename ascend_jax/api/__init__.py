@@ -1,5 +1,15 @@
 """Pure functional API: ``new_state = X(state, ...)``, one module per API family."""
 
+from .compare import (
+    CMPMODE,
+    Compare,
+    CompareCmpMask,
+    Compares,
+    CompareScalar,
+    GetCmpMask,
+    SetCmpMask,
+)
+from .gather_mask import GatherMask, GatherMaskParams, GetGatherMaskRemainCount
 from .registers import (
     GetCtrlSpr,
     GetSaturationFlag,
@@ -11,4 +21,6 @@ from .registers import (
     SetSaturationFlag,
     SetVectorMask,
 )
+from .select import DEFAULT_BINARY_CONFIG, SELMODE, BinaryConfig, Select, SelectFlexible
+from .shift import ShiftLeft, ShiftLeftTensor, ShiftRight, ShiftRightTensor
 from .unary_scalar import Adds, Maxs, Mins, Muls

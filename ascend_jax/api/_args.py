@@ -26,8 +26,12 @@ def is_concrete_array(x):
 
 
 def bucket(n):
-    """Static repeat bucket for ``n`` repeats: the next power of two (at least 1)."""
-    return 1 << max(0, math.ceil(math.log2(max(int(n), 1))))
+    """Static repeat bucket for ``n`` repeats: 1, 4, 16, 64, 256, 1024, ... (powers of four).
+
+    Coarse on purpose: a compilation costs about a second on CPU while padding a few repeats costs
+    microseconds, so fewer buckets means fewer compilations across a kernel or a sweep."""
+    n = max(int(n), 1)
+    return 1 << (2 * math.ceil(math.log2(n) / 2)) if n > 1 else 1
 
 
 def check_tensor(api, argname, t, profile):

@@ -153,7 +153,10 @@ def unary_scalar_call(api, op, state, dst, src, scalar, args, profile, isSetMask
     merge = (
         MEM.collisions_possible(params.dstRepStride, params.dstBlkStride, R) if form == "highdim" else "none"
     )
-    st = UnaryStatic(api=api, dtype=dt, R=R, merge=merge, profile=p, elem=_ELEM[op])
+    # One program serves all four APIs of a dtype (the API is traced data, dyn["op"]): a compile
+    # costs ~1 s on CPU, computing the three unused element functions a few microseconds.
+    dyn["op"] = jnp.asarray(API_CODES.index(api), I32)
+    st = UnaryStatic(api="*", dtype=dt, R=R, merge=merge, profile=p, elem=_any_elem, api_codes=API_CODES)
     return run_unary(st, state, dyn)
 
 

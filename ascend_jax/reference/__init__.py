@@ -10,8 +10,8 @@ Modules: ``state`` (RefState), ``masks`` (active lanes of the three call forms),
 ``unary_scalar`` (Adds/Muls/Maxs/Mins), ``registers`` (mask and CTRL APIs).
 """
 
-from ..tensor import MASK_PLACEHOLDER, LocalTensor
 from ..params import UnaryRepeatParams
+from ..tensor import MASK_PLACEHOLDER, LocalTensor
 from .masks import MAX_REFERENCE_LANES
 from .registers import (
     GetCtrlSpr,

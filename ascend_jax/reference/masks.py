@@ -232,8 +232,8 @@ def plan_count_form(api, state, dtype, count, is_set_mask, profile):
     if use_registers:
         # SPEC: "针对tensor前n个数据计算接口，接口入参中的count不生效，建议设置成1" (基础算术/Muls.md).
         # MODEL.md: the count argument is ignored; one repeat, default strides, current registers.
-        # (Interpretation: an ignored count is only type-checked, not range-checked.)
-        as_int(api, "count", count, profile)
+        # Its static range check still applies (MODEL.md states it for every count-form call).
+        check_count(api, count, dtype, profile)
         if state.mask_mode == 1:
             n, early = _register_count(state, api, profile)
             if early is not None:

@@ -357,7 +357,8 @@ def scalar_to_bits(api, scalar, dtype, profile) -> int:
                 api, "scalarValue", scalar, f"a finite number for {d.name}", profile,
                 "a non-finite value has no integer conversion",
             )
-        scalar = math.trunc(scalar)  # C++ floating -> integral conversion truncates toward 0
-    elif isinstance(scalar, Fraction):
-        scalar = math.trunc(scalar)
+    if isinstance(scalar, (float, Fraction)) and scalar != math.trunc(scalar):
+        # MODEL.md defines the wrap of an integer into T only; a fractional value for an
+        # integer T is rejected (C++ would silently truncate a double argument to const T&).
+        raise UsageError(api, "scalarValue", scalar, f"an integer value for {d.name}", profile)
     return int_to_bits(wrap_int(int(scalar), d), d)

@@ -230,12 +230,21 @@ def _saturation_bit(api, mode, profile):
     return bit
 
 
-def SetSaturationFlag(state, flag, *, profile, mode="FLOAT"):
+def SetSaturationFlag(state, *args, profile, mode=None):
     """``SetSaturationFlag<SaturationMode::FLOAT>(enableSat)``.
 
-    Writes the float-saturation CTRL bit: ``enableSat=True`` puts it at the saturating value
-    (``float_saturation_when_bit_is``), False at the other one. (CAST mode: NotModelledError.)
+    Called as ``SetSaturationFlag(state, enableSat, profile=..., mode="FLOAT")`` or, with the
+    template argument first as the fast path spells it, ``SetSaturationFlag(state, mode, enableSat,
+    profile=...)``. Writes the float-saturation CTRL bit: ``enableSat=True`` puts it at the
+    saturating value (``float_saturation_when_bit_is``), False at the other one. (CAST mode:
+    NotModelledError.)
     """
+    if len(args) == 1:
+        flag = args[0]
+    elif len(args) == 2 and mode is None:
+        mode, flag = args
+    else:
+        raise TypeError("SetSaturationFlag: expected (enableSat,) or (mode, enableSat)")
     # SPEC: "当mode配置为FLOAT时，开启饱和模式，inf输出会被饱和为±MAX，NaN输出会被饱和为0；关闭饱和模式，
     #       inf/NaN保持原输出" (SetSaturationFlag(ISASI).md); "推荐使用SetSaturationFlag和
     #       GetSaturationFlag来设置和获取CTRL[48]以控制饱和模式" (SetCtrlSpr(ISASI).md, A2/A3)
@@ -256,8 +265,15 @@ def SetSaturationFlag(state, flag, *, profile, mode="FLOAT"):
     return out
 
 
-def GetSaturationFlag(state, *, profile, mode="FLOAT") -> bool:
-    """True iff the float-saturation CTRL bit is at its saturating value."""
+def GetSaturationFlag(state, *args, profile, mode=None) -> bool:
+    """True iff the float-saturation CTRL bit is at its saturating value.
+
+    ``GetSaturationFlag(state, profile=..., mode="FLOAT")`` or ``GetSaturationFlag(state, mode,
+    profile=...)``."""
+    if len(args) == 1 and mode is None:
+        mode = args[0]
+    elif args:
+        raise TypeError("GetSaturationFlag: expected () or (mode,)")
     # SPEC: "返回true表示开启饱和模式，false表示未开启饱和模式" (GetSaturationFlag(ISASI).md)
     api = "GetSaturationFlag"
     profile = as_profile(profile)

@@ -10,7 +10,6 @@ call only ORs its fault bits) -> read every active src lane -> compute -> write 
 program order (repeat, block, lane; the later write wins) -> register side effects.
 """
 
-from .. import dtypes as _dt
 from ..errors import NotModelledError, UsageError
 from ..profile import as_profile
 from ..tensor import LocalTensor
@@ -47,8 +46,7 @@ def _check_static(api, dst, src, args, profile, is_set_mask):
     if dst.dtype.kind == "complex":
         raise NotModelledError(f"{api}: {dst.dtype.name} is not modelled by the reference")
     for t, name in ((dst, "dst"), (src, "src")):
-        if isinstance(t.addr, bool) or not isinstance(t.addr, int):
-            raise UsageError(api, f"{name}.addr", t.addr, "a Python int byte address", profile)
+        _masks.as_int(api, f"{name}.addr", t.addr, profile)  # concrete integer byte address
     return count_form
 
 
@@ -56,6 +54,8 @@ def _binary_scalar(api, state, dst, src, scalar_value, args, profile, is_set_mas
     profile = as_profile(profile)
     count_form = _check_static(api, dst, src, args, profile, is_set_mask)
     d = dst.dtype
+    dst = LocalTensor(d, int(dst.addr), dst.length)
+    src = LocalTensor(d, int(src.addr), src.length)
     scalar_bits = _num.scalar_to_bits(api, scalar_value, d, profile)
 
     # -- which lanes -----------------------------------------------------------------------

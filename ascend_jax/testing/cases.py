@@ -160,6 +160,8 @@ def random_case(rng, profile, api=None, dtype=None, ub_bytes=8192, fault_rate=0.
     address/stride that must be flagged as a fault)."""
     p = as_profile(profile)
     apis = [a for a in UNARY_SCALAR if p.api(a).supported]
+    if api is None and not apis:
+        raise ValueError(f"profile {p.name} supports none of {', '.join(UNARY_SCALAR)}")
     api = api or apis[rng.integers(len(apis))]
     a = p.api(api)
     d = _dt.as_dtype(dtype or a.dtypes[rng.integers(len(a.dtypes))])
@@ -345,34 +347,35 @@ def _reps_needed(case, L):
 
 
 def coarse_bucket(n, buckets=(256,)):
-    """Few static repeat buckets (default: one, 256): fewer compilations at the price of padding."""
+    """Few static repeat buckets: fewer compilations at the price of some padding."""
     for b in buckets:
         if n <= b:
             return b
     return A.bucket(n)
 
 
-def run_fast_batch(cases, profile, coarse=(256,)):
-    """Run cases through the fast path, grouped by static signature; each group is one vmapped
-    call with every parameter traced. Returns a list of per-case CoreState (NumPy leaves)."""
+def run_fast_batch(cases, profile, buckets=(256,), chunk=64):
+    """Run cases through the fast path, grouped by (dtype, repeat bucket); each group is one vmapped
+    call with every parameter (API, call form, mask, strides, addresses, scalar) traced. Returns a
+    list of per-case CoreState (NumPy leaves)."""
     p = as_profile(profile)
     groups = {}
     for i, c in enumerate(cases):
-        groups.setdefault(c.signature(), []).append(i)
+        L = p.lanes(_dt.as_dtype(c.dtype))
+        key = c.signature() + (coarse_bucket(_reps_needed(c, L), buckets),)
+        groups.setdefault(key, []).append(i)
     out = [None] * len(cases)
-    for sig, idx in groups.items():
-        (dtype,) = sig
-        cs = [cases[i] for i in idx]
-        d = _dt.as_dtype(dtype)
-        L = p.lanes(d)
-        R = coarse_bucket(max([_reps_needed(c, L) for c in cs] + [1]), coarse)
-        states = _stack_states(cs, p)
-        dyn = _stack_params(cs, p)
-        fn = _batched_fn(dtype, R, p)
-        res = fn(states, dyn)
-        res = jax.tree_util.tree_map(np.asarray, res)
-        for j, i in enumerate(idx):
-            out[i] = jax.tree_util.tree_map(lambda x, j=j: x[j], res)
+    for (dtype, R), all_idx in groups.items():
+        for k in range(0, len(all_idx), chunk):
+            idx = all_idx[k : k + chunk]
+            cs = [cases[i] for i in idx]
+            # pad to the fixed chunk size with copies of the first case: the batch size is a static
+            # shape, so one compilation serves every chunk of a (dtype, bucket)
+            cs = cs + [cs[0]] * (chunk - len(cs))
+            res = _batched_fn(dtype, R, p)(_stack_states(cs, p), _stack_params(cs, p))
+            res = jax.tree_util.tree_map(np.asarray, res)
+            for j, i in enumerate(idx):
+                out[i] = jax.tree_util.tree_map(lambda x, j=j: x[j], res)
     return out
 
 

@@ -1,0 +1,224 @@
+"""GatherMask's compaction pipeline: processed lanes -> pattern bits -> kept lanes -> packed,
+contiguous dst -> faults -> register side effects. See docs/MODEL.md "GatherMask and shifts".
+
+Shapes are static (``GatherStatic``): ``R`` repeats of ``K = KB * E`` lanes (``KB`` src0 blocks per
+repeat, ``E`` elements per block); everything else (addresses, strides, mask, repeatTimes, the
+built-in pattern number) is traced, so one compilation serves a whole bucket.
+
+Determinism: the compaction is a *gather*, never a scatter. The j-th packed element is found by a
+binary search of the inclusive prefix count of kept lanes (``searchsorted``), so no two writers ever
+target the same slot; every index used is in range by construction (no implicit clamping is relied
+on). dst is then written as whole 32-byte blocks at distinct block indices.
+"""
+
+import dataclasses
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..errors import Fault
+from . import mask as M
+from . import memory as MEM
+
+U32 = jnp.uint32
+I32 = jnp.int32
+
+
+@dataclasses.dataclass(frozen=True)
+class GatherStatic:
+    api: str
+    dtype: object  # DType of dst/src0
+    profile: object  # HwProfile
+    config: str  # "normal" | "counter1" | "counter2"
+    pattern: str  # "builtin" | "tensor"
+    R: int  # repeat bucket
+    KB: int  # src0 blocks per repeat (a multiple of 8); lanes per repeat K = KB * E
+    mode_after: str  # "normal" | "unchanged"
+    vmask_after: str  # "count" | "pattern" | "unchanged"
+
+
+def builtin_pattern_bits(pv, n):
+    """bool[n]: bit e of built-in pattern ``pv`` (1 even, 2 odd, 3..6 the 1st..4th of every four,
+    7 all; any other value selects nothing). ``pv`` may be traced."""
+    e = np.arange(n, dtype=np.int32)
+    pv = jnp.asarray(pv, I32)  # a scalar (vmap traces one case at a time)
+    sel = jnp.where(pv == 7, True, jnp.where(pv <= 2, (e % 2) == (pv - 1), (e % 4) == (pv - 3)))
+    return sel & (pv >= 1) & (pv <= 7)
+
+
+def pattern_register_image(pv, n_lanes, vector_mask_bits):
+    """uint32[8]: the vector-mask image a built-in pattern leaves behind (``vmask_after = "pattern"``):
+    bit l = pattern bit of lane l for l < min(L, vector_mask_bits), all other bits 0."""
+    on = builtin_pattern_bits(pv, 256) & (np.arange(256) < min(n_lanes, vector_mask_bits))
+    return M.pack_bits(on)
+
+
+def _limit_bits(words, bits):
+    keep = np.zeros(8, np.uint32)
+    keep[: bits // 32] = 0xFFFFFFFF
+    return words & keep
+
+
+def _lanes_of_blocks(blocks, bits_dt):
+    """uint8[R, KB, 32] (KB a multiple of 8) -> bits_dt[R, KB * E]."""
+    R, KB = blocks.shape[0], blocks.shape[1]
+    lanes = MEM.to_lanes(blocks.reshape(R * KB // 8, 8, blocks.shape[2]), bits_dt)
+    return lanes.reshape(R, -1)
+
+
+@functools.partial(jax.jit, static_argnums=0)
+def run_gather_mask(st: GatherStatic, state, dyn):
+    p = st.profile
+    dt = st.dtype
+    bb = p.block_bytes
+    size = dt.itemsize
+    E = bb // size
+    L = p.lanes(dt)
+    R, KB = st.R, st.KB
+    K = KB * E
+    N = R * K
+    bits_dt = jnp.dtype(dt.bits_dtype)
+
+    rep = jnp.asarray(dyn["repeat"], I32)
+    mask = jnp.asarray(dyn["mask"], U32)
+    r_col = np.arange(R, dtype=np.int32)[:, None]
+    e_row = np.arange(K, dtype=np.uint32)[None, :]
+    zero = jnp.zeros((), bool)
+
+    # -- which lanes are processed ---------------------------------------------------------------
+    if st.config == "normal":
+        act = (r_col < rep) & (e_row < L)
+        ovf = rep > R
+        zero_rep = rep == 0
+    elif st.config == "counter1":  # mask = elements per repeat, repeatTimes repeats
+        act = (r_col < rep) & (e_row < mask)
+        ovf = (rep > R) | (mask > np.uint32(K))
+        zero_rep = rep == 0
+    else:  # "counter2": mask = total elements, repeats derived, L lanes per repeat
+        g = (r_col * L).astype(np.uint32) + e_row
+        act = (e_row < L) & (g < mask)
+        ovf = mask > np.uint32(R * L)
+        zero_rep = zero
+    nop = zero_rep if p.zero_repeat == "nop" else zero
+    undef = zero_rep if p.zero_repeat == "fault" else zero
+    act = act & ~nop
+
+    # -- src0 blocks (fault checks on block byte addresses, data moved by block index) ----------------
+    s_bs, s_rs, p_rs = (jnp.asarray(dyn["strides"][i], I32) for i in range(3))
+    s_addr = MEM.block_addr(dyn["src0"], s_bs, s_rs, R, bb, KB)  # [R, KB]
+    s_idx = MEM.block_index(s_addr, bb)
+    s_blk = jnp.any(act.reshape(R, KB, E), axis=-1)
+    any_act = jnp.any(act)
+
+    # -- pattern bits ----------------------------------------------------------------------------
+    if st.pattern == "builtin":
+        pat = jnp.broadcast_to(builtin_pattern_bits(dyn["pattern"], K)[None, :], (R, K))
+    else:
+        bits_per_block = 8 * bb
+        PB = -(-K // bits_per_block)
+        p_addr = MEM.block_addr(dyn["src1"], 1, p_rs, R, bb, PB)  # [R, PB]
+        pbytes = MEM.gather_blocks(state.ub, MEM.block_index(p_addr, bb), bb).reshape(R, PB * bb)
+        e = np.arange(K)
+        byte = pbytes[:, e // 8].astype(U32)
+        pat = ((byte >> (e % 8).astype(np.uint32)) & 1) == 1
+        act_pad = jnp.concatenate([act, jnp.zeros((R, PB * bits_per_block - K), bool)], axis=1)
+        p_blk = jnp.any(act_pad.reshape(R, PB, bits_per_block), axis=-1)
+    keep = act & pat
+
+    # -- counts ----------------------------------------------------------------------------------
+    k_r = jnp.sum(keep, axis=1, dtype=I32)  # kept per repeat
+    c_r = jnp.cumsum(k_r) - k_r  # kept before repeat r (exclusive prefix)
+    cnt = jnp.sum(k_r)
+
+    # -- compaction (a gather: slot j takes the j-th kept lane in program order) ------------------
+    vals = _lanes_of_blocks(MEM.gather_blocks(state.ub, s_idx, bb), bits_dt).reshape(N)
+    incl = jnp.cumsum(keep.reshape(N).astype(I32))
+    j = np.arange(N, dtype=np.int32)
+    valid = j < cnt
+    src_of = jnp.searchsorted(incl, j + 1, side="left").astype(I32)
+    src_of = jnp.where(valid, src_of, 0)  # in [0, N) for every slot: valid ones are found by construction
+    packed = jnp.take(vals, src_of, axis=0, mode="clip")
+
+    # -- dst: DB contiguous blocks from dst.addr; block t holds slots [t*E, (t+1)*E) -------------
+    DB = R * KB
+    dst = jnp.asarray(dyn["dst"], I32)
+    t = np.arange(DB, dtype=np.int32)
+    d_addr = dst + t * bb
+    d_idx = MEM.block_index(d_addr, bb)
+    old = _lanes_of_blocks(MEM.gather_blocks(state.ub, d_idx, bb).reshape(R, KB, bb), bits_dt).reshape(N)
+    new = jnp.where(valid, packed, old)
+    d_write = (t * E) < cnt  # the block holds a slot j < cnt
+
+    # -- faults ----------------------------------------------------------------------------------
+    limit = min(state.ub.shape[-1], p.ub_usable_bytes)
+    fault = jnp.zeros((), U32)
+    fault |= MEM.oob_fault(s_addr, s_blk, limit, bb) | MEM.oob_fault(d_addr, d_write, limit, bb)
+    addrs = (dyn["dst"], dyn["src0"])
+    if st.pattern == "tensor":
+        fault |= MEM.oob_fault(p_addr, p_blk, limit, bb)
+        addrs = addrs + (dyn["src1"],)
+    fault |= MEM.misaligned_fault(addrs, any_act, p.operand_alignment_bytes)
+    # dst blocks written by repeat r: t in [c_r // E, (c_r + k_r - 1) // E] (k_r > 0);
+    # by all repeats before r: t in [0, (c_r - 1) // E] (c_r > 0). A src/pattern block at byte
+    # address a "is" dst block t iff a == dst + 32 t.
+    has = (k_r > 0)[:, None]
+    t_lo = (c_r // E)[:, None]
+    t_hi = ((c_r + k_r - 1) // E)[:, None]
+    before = (c_r > 0)[:, None]
+    t_prev = ((c_r - 1) // E)[:, None]
+
+    def dst_block_of(a):
+        off = a - dst
+        return jnp.floor_divide(off, bb), (off % bb) == 0
+
+    def same_repeat(a, blk_act):
+        tb, on_grid = dst_block_of(a)
+        return jnp.any(has & blk_act & on_grid & (tb >= t_lo) & (tb <= t_hi))
+
+    def earlier_repeat(a, blk_act):
+        tb, on_grid = dst_block_of(a)
+        return jnp.any(before & blk_act & on_grid & (tb >= 0) & (tb <= t_prev))
+
+    in_place = dst == jnp.asarray(dyn["src0"], I32)
+    partial = same_repeat(s_addr, s_blk) & ~in_place
+    dep = earlier_repeat(s_addr, s_blk)
+    if st.pattern == "tensor":
+        partial = partial | same_repeat(p_addr, p_blk)
+        dep = dep | earlier_repeat(p_addr, p_blk)
+    fault |= jnp.where(partial, U32(Fault.PARTIAL_OVERLAP), U32(0))
+    fault |= jnp.where(dep, U32(Fault.REPEAT_DEPENDENCY), U32(0))
+    if st.pattern == "builtin":  # SPEC: 950 "内置固定模式占用8KB ... 用户自定义模式不涉及"
+        for reg in p.reserved:
+            if st.api in reg.used_by:
+                lo, hi = reg.offset_bytes, reg.offset_bytes + reg.size_bytes
+
+                def touches(a, lo=lo, hi=hi):
+                    return (a < hi) & (a + bb > lo)
+
+                hit = jnp.any(s_blk & touches(s_addr)) | jnp.any(d_write & touches(d_addr))
+                fault |= jnp.where(hit, U32(Fault.SCRATCH_COLLISION), U32(0))
+    fault |= jnp.where(undef, U32(Fault.UNDEFINED), U32(0))
+    fault |= jnp.where(dyn["bad_param"], U32(Fault.BAD_PARAM), U32(0))
+    fault |= jnp.where(dyn["bad_mask"], U32(Fault.BAD_MASK), U32(0))
+    fault |= jnp.where(ovf & ~nop, U32(Fault.BUCKET_OVERFLOW), U32(0))
+    ok = fault == 0
+
+    # -- write and registers ---------------------------------------------------------------------
+    blocks = MEM.from_lanes(new.reshape(DB // 8, 8 * E)).reshape(DB, bb)
+    ub = MEM.scatter_blocks(state.ub, d_idx, blocks, d_write & ok, bb)
+    change = ok & ~nop
+    rsvd = jnp.where(change, cnt, state.rsvd_cnt).astype(state.rsvd_cnt.dtype)
+    mode = state.mask_mode
+    if st.mode_after == "normal":
+        mode = jnp.where(change, jnp.zeros_like(mode), mode)
+    vmask = state.vmask
+    if st.vmask_after == "count":
+        img = _limit_bits(M.counter_words(mask, jnp.zeros((), U32)), p.vector_mask_bits)
+        vmask = jnp.where(change, img, vmask)
+    elif st.vmask_after == "pattern" and st.pattern == "builtin":
+        pv = jnp.asarray(dyn["pattern"], I32)
+        img = pattern_register_image(pv, L, p.vector_mask_bits)
+        vmask = jnp.where(change & (pv >= 1) & (pv <= 6), img, vmask)
+    return state.replace(ub=ub, vmask=vmask, mask_mode=mode, rsvd_cnt=rsvd, fault=state.fault | fault)

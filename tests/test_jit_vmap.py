@@ -1,0 +1,88 @@
+"""One compilation per signature; batches equal loops; eager equals jit."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import ascend_jax as aj
+from ascend_jax.testing.cases import compare_states, random_case, run_fast_batch, run_reference
+
+P = aj.load_profile("ascend910b")
+
+
+def test_one_trace_serves_500_random_parameter_sets():
+    """Addresses, strides, masks (bitwise words), scalars and repeat counts are traced data."""
+    traces = []
+
+    def call(state, dst, src, scalar, words, repeat, strides):
+        traces.append(1)
+        params = aj.UnaryRepeatParams(*(strides[i] for i in range(4)))
+        d = aj.LocalTensor(aj.half, dst, 1)
+        s = aj.LocalTensor(aj.half, src, 1)
+        return aj.Muls(state, d, s, scalar, words, repeat, params, profile=P, max_repeats=255)
+
+    f = jax.jit(call)
+    rng = np.random.default_rng(0)
+    st = aj.reset_state(P, ub_bytes=16384)
+    faults = set()
+    for _ in range(500):
+        out = f(
+            st,
+            jnp.int32(32 * rng.integers(0, 512)),
+            jnp.int32(32 * rng.integers(0, 512)),
+            jnp.float16(rng.normal()),
+            jnp.asarray(rng.integers(0, 2**32, 4, dtype=np.uint64).astype(np.uint32)),
+            jnp.int32(rng.integers(0, 256)),
+            jnp.asarray(rng.integers(0, 9, 4).astype(np.int32)),
+        )
+        faults.add(int(out.fault))
+    assert len(traces) == 1
+    assert f._cache_size() == 1
+    assert len(faults) > 1  # the parameters really varied (some cases fault, some do not)
+
+
+def test_eager_calls_share_programs():
+    """Eager calls of different APIs, forms, masks and repeat counts in one bucket reuse one program."""
+    from ascend_jax._engine.pipeline import run_unary
+
+    k = aj.Kernel(P)
+    x, y = k.alloc(aj.float32, 1024), k.alloc(aj.float32, 1024)
+    k.Muls(y, x, 1.0, 64, 3, aj.UnaryRepeatParams())
+    before = run_unary._cache_size()
+    k.Adds(y, x, 2.0, 64, 4, aj.UnaryRepeatParams())
+    k.Maxs(y, x, 2.0, [2**63, 0], 2, aj.UnaryRepeatParams())
+    k.Mins(y, x, 2.0, 200)
+    assert run_unary._cache_size() == before
+
+
+def test_vmap_batch_equals_loop_and_reference():
+    rng = np.random.default_rng(3)
+    cases = [random_case(rng, P, api="Adds", dtype="half") for _ in range(40)]
+    batched = run_fast_batch(cases, P)
+    for c, b in zip(cases, batched, strict=True):
+        single = run_fast_batch([c], P)[0]
+        assert compare_states(b, single) is None, c
+        assert compare_states(b, run_reference(c, P)) is None, c
+
+
+def test_jit_kernel_batch_equals_loop():
+    def kern(k, a, s):
+        x = k.alloc(aj.float32, 256)
+        y = k.alloc(aj.float32, 256)
+        k.write(x, a)
+        k.Muls(y, x, s, 256)
+        k.Adds(y, y, 1.0, 64, 4, aj.UnaryRepeatParams())
+        return k.read(y)
+
+    run = aj.jit_kernel(kern, profile=P)
+    rng = np.random.default_rng(1)
+    a = rng.normal(size=(16, 256)).astype(np.float32)
+    s = rng.normal(size=16).astype(np.float32)
+    out = np.asarray(run(a, s))
+    for i in range(16):
+        k = aj.Kernel(P)
+        x, y = k.alloc(aj.float32, 256), k.alloc(aj.float32, 256)
+        k.write(x, a[i])
+        k.Muls(y, x, float(s[i]), 256)
+        k.Adds(y, y, 1.0, 64, 4, aj.UnaryRepeatParams())
+        assert np.array_equal(out[i].view(np.uint32), k.read(y).view(np.uint32))
