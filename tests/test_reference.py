@@ -849,15 +849,17 @@ def test_set_vector_mask_forms(p):
         SetVectorMask(st, "half", -1, profile=p)
     with pytest.raises(UsageError):
         SetVectorMask(st, "half", 1, profile=p, mode="SIDEWAYS")
-    # mode=None follows the state's mode
+    # mode=None is the C++ default template argument MaskMode::NORMAL, whatever the state's mode:
+    # len 300 >= 128 encodes as all ones even in Counter mode (C++ needs MaskMode::COUNTER there)
     cm = SetMaskCount(st, profile=p)
-    assert vmask_int(SetVectorMask(cm, "half", 300, profile=p)) == 300
+    assert vmask_int(SetVectorMask(cm, "half", 300, profile=p)) == (1 << 128) - 1
+    assert vmask_int(SetVectorMask(cm, "half", 300, profile=p, mode="COUNTER")) == 300
 
 
 def test_mask_mode_apis(p):
     st = SetMaskCount(reset_state(p), profile=p)
     assert st.mask_mode == 1
-    st = SetVectorMask(st, "half", 77, profile=p)
+    st = SetVectorMask(st, "half", 77, profile=p, mode="COUNTER")
     st = SetMaskNorm(st, profile=p)
     assert st.mask_mode == 0 and vmask_int(st) == 77  # SetMaskNorm does not touch the value
     st = ResetMask(st, profile=p)

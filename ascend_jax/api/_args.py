@@ -2,6 +2,7 @@
 UsageError at trace time), packing of traced values, repeat buckets."""
 
 import dataclasses
+import fractions
 import math
 
 import jax
@@ -201,14 +202,46 @@ def _parse_bitwise(api, mask, dtype, profile, n_words64):
 # -- scalars --------------------------------------------------------------------------------------
 
 
+_FLOAT_FORMATS = {"half": (10, -14, 15), "bfloat16": (7, -126, 127), "float32": (23, -126, 127)}
+
+
+def round_to_float_bits(value, dtype):
+    """Round a Python int or float to ``dtype`` exactly once (round to nearest, ties to even), as
+    its bit pattern. No intermediate float32 or float64 rounding (ml_dtypes and NumPy conversions
+    of Python ints and of doubles to bfloat16 round twice)."""
+    man, emin, emax = _FLOAT_FORMATS[dtype.name]
+    v = float(value) if isinstance(value, (float, np.floating)) else value
+    if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
+        return int(np.asarray(np.float32(v)).view(np.uint32)) >> (32 - dtype.bits) if dtype.name != "half" else int(
+            np.asarray(np.float16(v)).view(np.uint16)
+        )
+    q = fractions.Fraction(v)
+    neg = q < 0 or (q == 0 and math.copysign(1.0, float(v)) < 0)
+    q = abs(q)
+    if q == 0:
+        r = fractions.Fraction(0)
+    else:
+        e = q.numerator.bit_length() - q.denominator.bit_length()
+        if fractions.Fraction(2) ** e > q:
+            e -= 1
+        k = max(e, emin) - man  # exponent of the last kept bit
+        r = round(q / fractions.Fraction(2) ** k) * fractions.Fraction(2) ** k
+    if r >= fractions.Fraction(2) ** (emax + 1):
+        mag = ((1 << (dtype.bits - 1 - man)) - 1) << man  # infinity
+    else:
+        x = float(r)  # exact: r has at most man+1 significant bits within the format's range
+        if dtype.name == "bfloat16":
+            mag = int(np.asarray(ml_dtypes.bfloat16(x)).view(np.uint16))
+        else:
+            mag = int(np.asarray(dtype.np_dtype.type(x)).view(dtype.bits_dtype))
+    return mag | ((1 << (dtype.bits - 1)) if neg else 0)
+
+
 def scalar_bits(api, value, dtype, profile):
     """The scalar converted to T (C++ ``const T&``), as its bit pattern in a uint32."""
     if is_static(value):
         if dtype.is_float:
-            if dtype.name == "bfloat16":
-                b = int(np.asarray(ml_dtypes.bfloat16(float(value))).view(np.uint16))
-            else:
-                b = int(np.asarray(dtype.np_dtype.type(float(value))).view(dtype.bits_dtype))
+            b = round_to_float_bits(value, dtype)
         else:
             if isinstance(value, float) and not float(value).is_integer():
                 raise UsageError(api, "scalarValue", value, f"an integer ({dtype.cpp})", profile)

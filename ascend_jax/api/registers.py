@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .._engine import mask as M
-from ..errors import UsageError
+from ..errors import UnsupportedError, UsageError
 from ..profile import as_profile
 from ..registry import ApiSpec, register
 from . import _args as A
@@ -57,8 +57,19 @@ def SetVectorMask(state, dtype, *args, mode=None, profile=None):
         hi, lo = args
         hi = A.static_int(api, "maskHigh", hi, 0, 2**64 - 1, p)
         lo = A.static_int(api, "maskLow", lo, 0, 2**64 - 1, p)
-        if mode == MaskMode.COUNTER and isinstance(hi, int) and hi != 0:
-            raise UsageError(api, "maskHigh", hi, "0", p, "Counter mode: maskHigh must be 0")
+        if mode == MaskMode.COUNTER:
+            if isinstance(hi, int) and hi != 0:
+                raise UsageError(api, "maskHigh", hi, "0", p, "Counter mode: maskHigh must be 0")
+            if isinstance(lo, int) and lo > 0xFFFFFFFF:
+                raise UsageError(api, "maskLow", lo, "[0, 2**32-1] (Counter-mode count)", p)
+        else:
+            # SPEC: 掩码/通用说明: 32-bit T "maskHigh = 0"; 64-bit T "maskLow∈[0, 2^32-1]，maskHigh = 0"
+            if d.itemsize >= 4 and isinstance(hi, int) and hi != 0:
+                raise UsageError(api, "maskHigh", hi, "0", p, f"{d.name} has {L} lanes per repeat")
+            if d.itemsize == 8 and isinstance(lo, int) and lo > 0xFFFFFFFF:
+                raise UsageError(api, "maskLow", lo, "[0, 2**32-1]", p, "64-bit types use 32 mask bits")
+        if p.zero_mask == "error" and isinstance(hi, int) and isinstance(lo, int) and hi == 0 and lo == 0:
+            raise UsageError(api, "mask", 0, "a non-zero mask", p, "this product rejects a zero mask")
         if all(isinstance(v, int) for v in (hi, lo)):
             words = jnp.asarray([lo & 0xFFFFFFFF, lo >> 32, hi & 0xFFFFFFFF, hi >> 32, 0, 0, 0, 0], U32)
         else:
@@ -68,6 +79,8 @@ def SetVectorMask(state, dtype, *args, mode=None, profile=None):
     elif len(args) == 1:
         (n,) = args
         n = A.static_int(api, "len", n, 0, 2**31 - 1, p)
+        if p.zero_mask == "error" and isinstance(n, int) and n == 0:
+            raise UsageError(api, "len", 0, "a non-zero mask", p, "this product rejects a zero mask")
         nn = jnp.asarray(n, I32).astype(U32)
         if mode == MaskMode.COUNTER:
             words = M.counter_words(nn, jnp.zeros((), U32))
@@ -107,16 +120,16 @@ ResetMask = _simple(
 )
 
 
-def _check_bits(api, p, startBit, endBit):
+def _check_bits(api, p, startBit, endBit, restrict=True):
     if not (isinstance(startBit, int) and isinstance(endBit, int)):
         raise UsageError(api, "startBit/endBit", (startBit, endBit), "compile-time ints", p)
     if not 0 <= startBit <= endBit <= 63:
         raise UsageError(api, "startBit/endBit", (startBit, endBit), "0 <= startBit <= endBit <= 63", p)
     allowed = p.api("SetCtrlSpr").get("bits")
-    if allowed is not None:
+    if restrict and allowed is not None:
         for b in range(startBit, endBit + 1):
             if b not in allowed:
-                raise UsageError(api, "bit", b, f"CTRL bits {list(allowed)}", p)
+                raise UnsupportedError(api, "bit", b, f"CTRL bits {list(allowed)}", p)
 
 
 def _field_mask_words(start, end):
@@ -166,7 +179,7 @@ def GetCtrlSpr(state, startBit, endBit, profile=None):
     """CTRL[endBit:startBit] (a Python int when the state is concrete, else a uint32 [lo, hi] pair)."""
     p = as_profile(profile)
     p.require_api("GetCtrlSpr")
-    _check_bits("GetCtrlSpr", p, startBit, endBit)
+    _check_bits("GetCtrlSpr", p, startBit, endBit, restrict=False)  # its page restricts no bit
     if A.is_concrete_array(state.ctrl) and state.ctrl.ndim == 1:
         w = np.asarray(state.ctrl)
         full = int(w[0]) | (int(w[1]) << 32)

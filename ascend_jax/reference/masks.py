@@ -102,11 +102,15 @@ def parse_mask(api, mask, dtype, profile):
     L = profile.lanes(dtype)
     if isinstance(mask, (list, tuple)):
         n_words = profile.vector_mask_bits // 64
-        # SPEC (MODEL.md): "the number of words is vector_mask_bits/64 (2, or 4 on 950)"
-        if len(mask) != n_words:
+        # SPEC (MODEL.md): "the number of words is vector_mask_bits/64 (2, or 4 on 950)". A C++
+        # mask[] shorter than that is read past its end for lanes that do not exist, so the model
+        # accepts as few words as the type's lanes need (2 for 16/32/64-bit T), padded with zeros.
+        need = min(n_words, max(2, -(-L // 64)))
+        if not need <= len(mask) <= n_words:
             raise UsageError(
-                api, "mask", list(mask), f"a list of {n_words} uint64 words (low word first)", profile
+                api, "mask", list(mask), f"a list of {need} to {n_words} uint64 words (low word first)", profile
             )
+        mask = list(mask) + [0] * (n_words - len(mask))
         words = [as_int(api, f"mask[{i}]", w, profile) for i, w in enumerate(mask)]
         for i, w in enumerate(words):
             # SPEC: "maskLow∈[0, 2^64-1]， maskHigh∈[0, 2^64-1]" (SIMD计算说明/掩码/通用说明.md)

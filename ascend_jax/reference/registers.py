@@ -22,9 +22,10 @@ def _require(api, profile, dtype=None):
 
 
 def _parse_mode(api, mode, state, profile):
-    """The MaskMode template argument: "NORMAL" / "COUNTER" (or 0 / 1); None = state's mode."""
+    """The MaskMode template argument: "NORMAL" / "COUNTER" (or 0 / 1); None = NORMAL, the C++
+    default template argument (``template <typename T, MaskMode mode = MaskMode::NORMAL>``)."""
     if mode is None:
-        return int(state.mask_mode)
+        return 0
     if isinstance(mode, str):
         m = mode.upper()
         if m.startswith("MASKMODE."):
