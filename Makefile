@@ -21,7 +21,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 
 test: $(STAMP) lint wheel-check
-	$(PY) -m pytest -q -m "not slow"
+	$(PY) -m pytest -q -n 2 -m "not slow"
 
 # Bigger random campaigns (hypothesis profile "nightly": 20x more cases).
 test-nightly: $(STAMP)

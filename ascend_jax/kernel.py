@@ -16,7 +16,7 @@ from . import api as _api
 from . import dtypes as _dt
 from .errors import AscendFault, UsageError
 from .profile import as_profile
-from .state import reset_state
+from .state import CoreState, reset_state
 from .tensor import LocalTensor
 
 _POLICIES = ("raise", "record")
@@ -158,12 +158,38 @@ def _method(name, kind):
     return m
 
 
+def _generic(name):
+    """Any other registered API: the result may be a state, (state, out-parameter) or a value."""
+
+    def m(self, *args, **kw):
+        from .registry import REGISTRY
+
+        kw.setdefault("profile", self.profile)
+        res = REGISTRY[name].fn(self.state, *args, **kw)
+        if isinstance(res, CoreState):
+            self._after(name, res)
+            return None
+        if isinstance(res, tuple) and len(res) == 2 and isinstance(res[0], CoreState):
+            self._after(name, res[0])
+            return res[1]
+        return res
+
+    m.__name__ = name
+    m.__doc__ = f"Eager/traced ``{name}``: same arguments as ``ascend_jax.{name}`` without state/profile."
+    return m
+
+
 for _n in _STATE_APIS:
     setattr(Kernel, _n, _method(_n, "_call_state_api"))
 for _n in _REG_APIS:
     setattr(Kernel, _n, _method(_n, "_call_reg_api"))
 for _n in _GET_APIS:
     setattr(Kernel, _n, _method(_n, "_call_get_api"))
+from .registry import REGISTRY as _REG  # noqa: E402  (populated by the import of .api above)
+
+for _n in list(_REG):
+    if not hasattr(Kernel, _n):
+        setattr(Kernel, _n, _generic(_n))
 
 
 def jit_kernel(fn, profile=None, ub_bytes=None, batched=True, return_state=False):

@@ -22,3 +22,13 @@ def shared_dir():
     if not SHARED.is_dir():
         pytest.skip("../shared (spec and seed cases) is not next to the checkout")
     return SHARED
+
+
+def pytest_configure(config):
+    # Share compiled XLA programs between the xdist workers of one run (and later runs): the
+    # suite's cost is dominated by compilation on CPU. Only the test configuration sets jax config.
+    import jax
+
+    cache = pathlib.Path(__file__).resolve().parents[1] / ".jax_cache"
+    jax.config.update("jax_compilation_cache_dir", str(cache))
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)

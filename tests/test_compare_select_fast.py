@@ -586,8 +586,9 @@ def test_select_cmpmask_side_effects_as_placed_on_a2():
         s, aj.LocalTensor(F16, ADST, 128), sel, aj.LocalTensor(F16, A0, 128), -2.0, 1, 128, profile=p
     )
     assert np.asarray(hf.cmpmask).view(np.float16).tolist() == [-2.0] * 8
-    # without the key (the profile says nothing): no side effect
-    out = aj.Select(s, dst, sel, s0, s1, 2, 256)
+    # with the side effect switched off: CMPMASK untouched
+    off = patched("ascend910b", "Select", cmpmask_side_effect=False)
+    out = aj.Select(s, dst, sel, s0, s1, 2, 256, profile=off)
     assert np.asarray(out.cmpmask).tolist() == [0] * 4
     # a faulting call has no side effect either
     bad = aj.Select(s, dst[1], sel, s0, 1.5, 1, 256, profile=p)

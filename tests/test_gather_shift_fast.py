@@ -15,6 +15,7 @@ import pytest
 import ascend_jax as aj
 from ascend_jax._engine.compact import run_gather_mask
 from ascend_jax._engine.pipeline import run_unary
+from ascend_jax.api import _args as A
 from ascend_jax.errors import Fault, UnsupportedError, UsageError
 from ascend_jax.profile import Reserved, load_profile
 
@@ -306,7 +307,8 @@ def test_gathermask_faults_suppress():
     st3, _ = aj.GatherMask(st, T(aj.uint16, 4096), T(aj.uint16, 0), 2, True, jnp.asarray(0), gp)
     assert faults(st3) == Fault.BAD_MASK
     # bucket overflow: traced repeat above max_repeats
-    st4, _ = run(4096, 0, prm=aj.GatherMaskParams(1, jnp.asarray(3), 8, 8), max_repeats=2)
+    over = A.bucket(2) + 1  # one repeat more than the static bucket holds
+    st4, _ = run(4096, 0, prm=aj.GatherMaskParams(1, jnp.asarray(over), 8, 8), max_repeats=2)
     assert faults(st4) == Fault.BUCKET_OVERFLOW
 
 

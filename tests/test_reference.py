@@ -208,7 +208,9 @@ def test_bitwise_mask_8_2_enables_elements_3_and_65(p):
 
 def test_bitwise_mask_32bit_uses_low_word_only(p):
     st = ub_write(reset_state(p), 0, "float32", np.ones(64))
-    out = Muls(st, T("float32", 512), T("float32", 0), 3.0, [(1 << 63) | 1, 0], 1, UnaryRepeatParams(), profile=p)
+    out = Muls(
+        st, T("float32", 512), T("float32", 0), 3.0, [(1 << 63) | 1, 0], 1, UnaryRepeatParams(), profile=p
+    )
     got = ub_read(out, 512, "float32", 64).view(np.uint32)
     want = np.zeros(64, dtype=np.uint32)
     want[0] = want[63] = np.array([3.0], np.float32).view(np.uint32)[0]
@@ -243,7 +245,17 @@ def test_normal_mode_mask_from_register(p):
     st = ub_write(reset_state(p), 0, "half", np.full(256, 3.0))
     st = SetMaskNorm(st, profile=p)
     st = SetVectorMask(st, "half", 1 << 1, (1 << 63) | 0b101, profile=p, mode="NORMAL")
-    out = Muls(st, T("half", 4096), T("half", 0), 2.0, MASK_PLACEHOLDER, 2, UnaryRepeatParams(), profile=p, isSetMask=False)
+    out = Muls(
+        st,
+        T("half", 4096),
+        T("half", 0),
+        2.0,
+        MASK_PLACEHOLDER,
+        2,
+        UnaryRepeatParams(),
+        profile=p,
+        isSetMask=False,
+    )
     got = ub_read(out, 4096, "half", 256).astype(np.float64)
     on = {0, 2, 63, 65, 128, 130, 191, 193}  # lanes 0, 2, 63, 65 of repeats 0 and 1
     for i in range(256):
@@ -287,7 +299,9 @@ def test_dst_block_and_repeat_strides(p):
     # src blk 2 rep 20, dst blk 2 rep 18; 2 repeats, 32 lanes per repeat (float32 mask 32)
     st = ub_write(reset_state(p), 0, "float32", np.arange(1024, dtype=np.float32))
     st = ub_write(st, 16384, "float32", np.full(1024, -1.0, dtype=np.float32))
-    out = Adds(st, T("float32", 16384), T("float32", 0), 0.0, 32, 2, UnaryRepeatParams(2, 2, 18, 20), profile=p)
+    out = Adds(
+        st, T("float32", 16384), T("float32", 0), 0.0, 32, 2, UnaryRepeatParams(2, 2, 18, 20), profile=p
+    )
     got = ub_read(out, 16384, "float32", 1024)
     want = np.full(1024, -1.0, dtype=np.float32)
     # 8 float32 per block: repeat r, block b, element e -> src elem (r*20 + b*2)*8 + e,
@@ -330,8 +344,17 @@ def test_counter_mode_external_high_dim(p):
     st = SetVectorMask(st, "half", 130, profile=p, mode="COUNTER")
     assert vmask_int(st) == 130 and st.mask_mode == 1
     st = ub_write(st, 16384, "half", np.full(1024, -1.0))
-    out = Adds(st, T("half", 16384), T("half", 0), 1.0, MASK_PLACEHOLDER, 1, UnaryRepeatParams(2, 2, 16, 16),
-               profile=p, isSetMask=False)
+    out = Adds(
+        st,
+        T("half", 16384),
+        T("half", 0),
+        1.0,
+        MASK_PLACEHOLDER,
+        1,
+        UnaryRepeatParams(2, 2, 16, 16),
+        profile=p,
+        isSetMask=False,
+    )
     assert out.fault == 0
     got = ub_read(out, 16384, "half", 1024).astype(np.float64)
     # 16 half per block, every other block (blk stride 2); elements 0..127 -> blocks 0,2,..,14;
@@ -390,7 +413,12 @@ def test_count_form_register_side_effects_repeat_loop():
 def test_zero_count_repeat_mask_are_nops_on_910b(p):
     st = ub_write(reset_state(p), 0, "half", np.ones(128))
     st = SetVectorMask(st, "half", 0, 0b111, profile=p)
-    for args in [(0,), (128, 0, UnaryRepeatParams()), (0, 1, UnaryRepeatParams()), ([0, 0], 1, UnaryRepeatParams())]:
+    for args in [
+        (0,),
+        (128, 0, UnaryRepeatParams()),
+        (0, 1, UnaryRepeatParams()),
+        ([0, 0], 1, UnaryRepeatParams()),
+    ]:
         out = Adds(st, T("half", 4096), T("half", 0), 1.0, *args, profile=p)
         assert same_state(out, st), args  # nothing, not even the register side effects
 
@@ -418,7 +446,17 @@ def test_zero_mask_error_profile(p):
     # a zero that only the register holds is a run-time value: recorded as BAD_MASK
     st0 = SetVectorMask(st, "half", 0, 1, profile=pe)
     st0.vmask[:] = 0
-    out = Adds(st0, T("half", 4096), T("half", 0), 1.0, MASK_PLACEHOLDER, 1, UnaryRepeatParams(), profile=pe, isSetMask=False)
+    out = Adds(
+        st0,
+        T("half", 4096),
+        T("half", 0),
+        1.0,
+        MASK_PLACEHOLDER,
+        1,
+        UnaryRepeatParams(),
+        profile=pe,
+        isSetMask=False,
+    )
     assert out.fault == Fault.BAD_MASK and np.array_equal(out.ub, st0.ub)
 
 
@@ -453,31 +491,48 @@ def test_fault_out_of_ub(p):
     assert _fault_of(p, T("half", 0), T("half", 2048), 1.0, 1024, st=small) == 0
     assert _fault_of(p, T("half", 0), T("half", 2048), 1.0, 1025, st=small) == Fault.OUT_OF_UB
     # (src at 0, dst at 2048 would also be a REPEAT_DEPENDENCY: repeat 8 reads what repeat 0 wrote)
-    assert _fault_of(p, T("half", 2048), T("half", 0), 1.0, 1025, st=small) == Fault.OUT_OF_UB | Fault.REPEAT_DEPENDENCY
+    assert (
+        _fault_of(p, T("half", 2048), T("half", 0), 1.0, 1025, st=small)
+        == Fault.OUT_OF_UB | Fault.REPEAT_DEPENDENCY
+    )
     # inactive blocks do not count: mask 16 lanes = block 0 only, blocks 1..7 beyond the end
     assert _fault_of(p, T("half", usable - 32), T("half", 0), 1.0, 16, 1, UnaryRepeatParams()) == 0
 
 
 def test_fault_dst_blk_stride_zero(p):
-    assert _fault_of(p, T("half", 8192), T("half", 0), 1.0, 128, 1, UnaryRepeatParams(0, 1, 8, 8)) == Fault.DST_BLK_STRIDE_ZERO
+    assert (
+        _fault_of(p, T("half", 8192), T("half", 0), 1.0, 128, 1, UnaryRepeatParams(0, 1, 8, 8))
+        == Fault.DST_BLK_STRIDE_ZERO
+    )
 
 
 def test_fault_partial_overlap(p):
     # dst one block after src: src block 1 == dst block 0 inside repeat 0
-    assert _fault_of(p, T("half", 32), T("half", 0), 1.0, 128, 1, UnaryRepeatParams()) == Fault.PARTIAL_OVERLAP
+    assert (
+        _fault_of(p, T("half", 32), T("half", 0), 1.0, 128, 1, UnaryRepeatParams()) == Fault.PARTIAL_OVERLAP
+    )
     # 100 % overlap in place is allowed
     assert _fault_of(p, T("half", 0), T("half", 0), 1.0, 128, 4, UnaryRepeatParams()) == 0
     # srcBlkStride 0 in place: src block 1 (= addr 0) is dst block 0
-    assert _fault_of(p, T("half", 0), T("half", 0), 1.0, 128, 1, UnaryRepeatParams(1, 0, 8, 8)) == Fault.PARTIAL_OVERLAP
+    assert (
+        _fault_of(p, T("half", 0), T("half", 0), 1.0, 128, 1, UnaryRepeatParams(1, 0, 8, 8))
+        == Fault.PARTIAL_OVERLAP
+    )
 
 
 def test_fault_repeat_dependency(p):
     # dst of repeat 0 is the src of repeat 1
-    assert _fault_of(p, T("half", 256), T("half", 0), 1.0, 128, 2, UnaryRepeatParams()) == Fault.REPEAT_DEPENDENCY
+    assert (
+        _fault_of(p, T("half", 256), T("half", 0), 1.0, 128, 2, UnaryRepeatParams())
+        == Fault.REPEAT_DEPENDENCY
+    )
     # the other way round (dst behind src) is harmless
     assert _fault_of(p, T("half", 0), T("half", 256), 1.0, 128, 2, UnaryRepeatParams()) == 0
     # in place with repeat strides 0 re-reads what repeat 0 wrote
-    assert _fault_of(p, T("half", 0), T("half", 0), 1.0, 128, 2, UnaryRepeatParams(1, 1, 0, 0)) == Fault.REPEAT_DEPENDENCY
+    assert (
+        _fault_of(p, T("half", 0), T("half", 0), 1.0, 128, 2, UnaryRepeatParams(1, 1, 0, 0))
+        == Fault.REPEAT_DEPENDENCY
+    )
     # count form: same rule (dst one repeat ahead of src)
     assert _fault_of(p, T("half", 256), T("half", 0), 1.0, 256) == Fault.REPEAT_DEPENDENCY
 
@@ -493,12 +548,30 @@ def test_fault_scratch_collision(p):
 def test_fault_bad_mask_from_register(p):
     # ResetMask leaves all ones; in Counter mode its low 64 bits are a count > 2**32-1
     st = SetMaskCount(reset_state(p), profile=p)
-    assert _fault_of(p, T("half", 8192), T("half", 0), 1.0, MASK_PLACEHOLDER, 1, UnaryRepeatParams(),
-                     st=st, isSetMask=False) == Fault.BAD_MASK
+    assert (
+        _fault_of(
+            p,
+            T("half", 8192),
+            T("half", 0),
+            1.0,
+            MASK_PLACEHOLDER,
+            1,
+            UnaryRepeatParams(),
+            st=st,
+            isSetMask=False,
+        )
+        == Fault.BAD_MASK
+    )
     assert _fault_of(p, T("half", 8192), T("half", 0), 1.0, 1, st=st, isSetMask=False) == Fault.BAD_MASK
     # a mask argument in Counter mode is a count: the upper word must be 0
-    assert _fault_of(p, T("half", 8192), T("half", 0), 1.0, [5, 1], 1, UnaryRepeatParams(), st=st) == Fault.BAD_MASK
-    assert _fault_of(p, T("half", 8192), T("half", 0), 1.0, 1 << 40, 1, UnaryRepeatParams(), st=st) == Fault.BAD_MASK
+    assert (
+        _fault_of(p, T("half", 8192), T("half", 0), 1.0, [5, 1], 1, UnaryRepeatParams(), st=st)
+        == Fault.BAD_MASK
+    )
+    assert (
+        _fault_of(p, T("half", 8192), T("half", 0), 1.0, 1 << 40, 1, UnaryRepeatParams(), st=st)
+        == Fault.BAD_MASK
+    )
 
 
 def test_faults_accumulate_and_later_calls_run(p):
@@ -637,7 +710,9 @@ def _ftz_profiles():
     return out
 
 
-@pytest.mark.parametrize("name", _ftz_profiles() or [pytest.param("ascend950", marks=pytest.mark.skip("no FTZ ascend950"))])
+@pytest.mark.parametrize(
+    "name", _ftz_profiles() or [pytest.param("ascend950", marks=pytest.mark.skip("no FTZ ascend950"))]
+)
 def test_subnormal_flush_on_ftz_profile(name):
     pf = load_profile(name)
     src = np.array([0x0001, 0x8001, 0x0400, 0x83FF, 0x3C00], dtype=np.uint16)
@@ -663,7 +738,9 @@ def test_subnormal_flush_on_ftz_profile(name):
 
 def test_subnormal_flush_synthetic_profile(p):
     pf = dataclasses.replace(p, float_subnormals="flush_to_zero")
-    st = ub_write(reset_state(pf), 0, "uint32", np.array([0x00000001, 0x80400000, 0x00800000], dtype=np.uint32))
+    st = ub_write(
+        reset_state(pf), 0, "uint32", np.array([0x00000001, 0x80400000, 0x00800000], dtype=np.uint32)
+    )
     out = Muls(st, T("float32", 512), T("float32", 0), 0.5, 3, profile=pf)
     assert list(ub_read(out, 512, "float32", 3).view(np.uint32)) == [0, 0x80000000, 0]
     out = Muls(st, T("float32", 512), T("float32", 0), 0.5, 3, profile=p)  # preserve
@@ -688,8 +765,14 @@ def test_bfloat16_on_950_and_exact_scalar_conversion():
 # -- the rounding primitive against NumPy / ml_dtypes, and the double-rounding claim ------------
 
 
-@pytest.mark.parametrize("name,np_t,u_t", [("half", np.float16, np.uint16), ("float32", np.float32, np.uint32),
-                                           ("bfloat16", ml_dtypes.bfloat16, np.uint16)])
+@pytest.mark.parametrize(
+    "name,np_t,u_t",
+    [
+        ("half", np.float16, np.uint16),
+        ("float32", np.float32, np.uint32),
+        ("bfloat16", ml_dtypes.bfloat16, np.uint16),
+    ],
+)
 def test_round_to_bits_matches_numpy_on_representable_and_ties(name, np_t, u_t):
     fmt = N.FORMATS[name]
     rng = np.random.default_rng(1)

@@ -12,7 +12,7 @@ from ascend_jax.testing.strategies import unary_scalar_cases
 
 APIS = ("Adds", "Muls", "Maxs", "Mins")
 DEFAULT = load_profile("ascend910b")
-BATCH = 50
+BATCH = 100
 
 
 def _check(cases, profile):
@@ -35,9 +35,9 @@ def _params_default():
 
 @pytest.mark.parametrize("api,dtype", _params_default())
 def test_differential_default_profile(api, dtype):
-    """>= 2,000 random cases per API x dtype on the default profile (40 batches of 50)."""
+    """>= 2,000 random cases per API x dtype on the default profile (20 batches of 100)."""
 
-    @settings(max_examples=40 * SCALE)
+    @settings(max_examples=20 * SCALE)
     @given(st.lists(unary_scalar_cases(DEFAULT, api, dtype), min_size=BATCH, max_size=BATCH))
     def run(cases):
         _check(cases, DEFAULT)
@@ -64,7 +64,7 @@ def test_differential_other_profiles(profile_name, api, dtype):
     zero-repeat/mask rules, level-2 lowering and mask width)."""
     p = load_profile(profile_name)
 
-    @settings(max_examples=4 * SCALE)
+    @settings(max_examples=2 * SCALE)
     @given(st.lists(unary_scalar_cases(p, api, dtype), min_size=BATCH, max_size=BATCH))
     def run(cases):
         _check(cases, p)

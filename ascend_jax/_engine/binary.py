@@ -236,7 +236,7 @@ def _active(st, state, dyn):
             new_vmask, new_mode = ones, jnp.zeros((), I32)
         elif st.lowering == "repeat_loop":
             tail = (lo % np.uint32(L)).astype(U32)
-            new_vmask = jnp.where(tail == 0, ones, M.continuous_words(tail, L))
+            new_vmask = jnp.where(tail == 0, ones, M.continuous_words(tail, L, p.vector_mask_bits))
         return act, nop, undef, bad, eff > np.uint32(R * L), new_vmask, new_mode
     rep = dyn["repeat"]
     if st.mask_kind == "all":  # the product ignores the mask: every lane of repeats < repeatTime
@@ -253,7 +253,7 @@ def _active(st, state, dyn):
         lanes = np.arange(L) < jnp.where(n[1] != 0, np.uint32(L), jnp.minimum(n[0], np.uint32(L)))
         c_lo, c_hi = n[0], n[1]
         m_zero = (n[0] == 0) & (n[1] == 0)
-        img = M.continuous_words(jnp.where(n[1] != 0, np.uint32(0xFFFFFFFF), n[0]), L)
+        img = M.continuous_words(jnp.where(n[1] != 0, np.uint32(0xFFFFFFFF), n[0]), L, p.vector_mask_bits)
     else:  # bitwise
         w = dyn["words"]
         lanes = M.bits_of_words(w, L)

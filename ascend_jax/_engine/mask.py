@@ -18,11 +18,11 @@ def bits_of_words(words, n_lanes):
     return ((w >> (lane % 32).astype(np.uint32)) & 1) == 1
 
 
-def continuous_words(n, n_lanes):
-    """Register image of a continuous mask ``n`` (uint32 scalar): all ones if n >= L or n >= 128,
-    else the low n bits (the SetMask(len) lowering). uint32[8], low word first."""
+def continuous_words(n, n_lanes, reg_bits=128):
+    """Register image of a continuous mask ``n`` (uint32 scalar): all ones if n >= L or n >= the
+    register width, else the low n bits (the SetMask(len) lowering). uint32[8], low word first."""
     n = jnp.asarray(n, U32)
-    full = (n >= n_lanes) | (n >= 128)
+    full = (n >= n_lanes) | (n >= reg_bits)
     k = jnp.clip(n.astype(jnp.int32) - 32 * np.arange(8, dtype=np.int32), 0, 32).astype(U32)
     part = jnp.where(k >= 32, ALL_ONES, (np.uint32(1) << jnp.minimum(k, 31)) - np.uint32(1))
     return jnp.where(full, ALL_ONES, part)

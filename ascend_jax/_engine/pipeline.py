@@ -76,7 +76,7 @@ def active_lanes(st, state, dyn):
         count_vmask, count_mode = ones, jnp.zeros((), I32)
     elif p.level2_lowering == "repeat_loop":
         tail = cnt[0] % np.uint32(L)
-        count_vmask = jnp.where(tail == 0, ones, M.continuous_words(tail, L))
+        count_vmask = jnp.where(tail == 0, ones, M.continuous_words(tail, L, p.vector_mask_bits))
         count_mode = state.mask_mode
     else:
         count_vmask, count_mode = state.vmask, state.mask_mode
@@ -101,7 +101,7 @@ def active_lanes(st, state, dyn):
     hd_ovf = jnp.where(counter, (c_hi != 0) | (c_lo > R * L), rep > R)
     hd_vmask = state.vmask
     if p.level0_writes_mask_register:
-        img_n = M.continuous_words(jnp.where(n[1] != 0, np.uint32(0xFFFFFFFF), n[0]), L)
+        img_n = M.continuous_words(jnp.where(n[1] != 0, np.uint32(0xFFFFFFFF), n[0]), L, p.vector_mask_bits)
         img = jnp.where(counter, M.counter_words(c_lo, c_hi), jnp.where(is_cont, img_n, w))
         hd_vmask = jnp.where(is_reg, state.vmask, _limit_bits(img, p.vector_mask_bits))
 

@@ -212,8 +212,10 @@ def round_to_float_bits(value, dtype):
     man, emin, emax = _FLOAT_FORMATS[dtype.name]
     v = float(value) if isinstance(value, (float, np.floating)) else value
     if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
-        return int(np.asarray(np.float32(v)).view(np.uint32)) >> (32 - dtype.bits) if dtype.name != "half" else int(
-            np.asarray(np.float16(v)).view(np.uint16)
+        return (
+            int(np.asarray(np.float32(v)).view(np.uint32)) >> (32 - dtype.bits)
+            if dtype.name != "half"
+            else int(np.asarray(np.float16(v)).view(np.uint16))
         )
     q = fractions.Fraction(v)
     neg = q < 0 or (q == 0 and math.copysign(1.0, float(v)) < 0)

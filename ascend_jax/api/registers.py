@@ -85,7 +85,7 @@ def SetVectorMask(state, dtype, *args, mode=None, profile=None):
         if mode == MaskMode.COUNTER:
             words = M.counter_words(nn, jnp.zeros((), U32))
         else:
-            words = M.continuous_words(nn, L)
+            words = M.continuous_words(nn, L, p.vector_mask_bits)
     else:
         raise TypeError("SetVectorMask(state, T, maskHigh, maskLow) or SetVectorMask(state, T, len)")
     keep = _ones(p.vector_mask_bits)

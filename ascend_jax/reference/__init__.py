@@ -51,3 +51,25 @@ __all__ = [
     "MASK_PLACEHOLDER",
     "MAX_REFERENCE_LANES",
 ]
+
+# Compare and Select family (issue 3)
+from .compare import (  # noqa: E402
+    CompareCmpMask,
+    Compare,
+    Compares,
+    CompareScalar,
+    GetCmpMask,
+    SetCmpMask,
+)
+from .select import Select, SelectFlexible  # noqa: E402
+
+__all__ += [
+    "Compare",
+    "CompareCmpMask",
+    "Compares",
+    "CompareScalar",
+    "SetCmpMask",
+    "GetCmpMask",
+    "Select",
+    "SelectFlexible",
+]

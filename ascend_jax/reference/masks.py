@@ -64,7 +64,11 @@ def as_int(api, name, value, profile):
         return operator.index(value)
     except TypeError:
         raise UsageError(
-            api, name, value, "a Python int", profile,
+            api,
+            name,
+            value,
+            "a Python int",
+            profile,
             "the reference model takes concrete (static) integers only",
         ) from None
 
@@ -108,7 +112,11 @@ def parse_mask(api, mask, dtype, profile):
         need = min(n_words, max(2, -(-L // 64)))
         if not need <= len(mask) <= n_words:
             raise UsageError(
-                api, "mask", list(mask), f"a list of {need} to {n_words} uint64 words (low word first)", profile
+                api,
+                "mask",
+                list(mask),
+                f"a list of {need} to {n_words} uint64 words (low word first)",
+                profile,
             )
         mask = list(mask) + [0] * (n_words - len(mask))
         words = [as_int(api, f"mask[{i}]", w, profile) for i, w in enumerate(mask)]
@@ -125,8 +133,11 @@ def parse_mask(api, mask, dtype, profile):
         #       and on a 256-bit profile the words above L for 16/32/64-bit T).
         if L < profile.vector_mask_bits and value >> L:
             raise UsageError(
-                api, "mask", words, f"bits 0..{L - 1} only for {_dt.as_dtype(dtype).name} "
-                f"({L} lanes per repeat)", profile,
+                api,
+                "mask",
+                words,
+                f"bits 0..{L - 1} only for {_dt.as_dtype(dtype).name} ({L} lanes per repeat)",
+                profile,
             )
         return ("bitwise", value, words)
     n = as_int(api, "mask", mask, profile)
@@ -207,8 +218,8 @@ def counter_lanes(count, L):
 
 def continuous_mask_register_value(n, L, profile):
     """What SetVectorMask(len) / an in-call continuous mask leaves in the register (Normal):
-    MODEL.md: all ones if n >= L or n >= 128, else the low n bits."""
-    if n >= L or n >= 128:
+    MODEL.md: all ones if n >= L or n >= the register width, else the low n bits."""
+    if n >= L or n >= profile.vector_mask_bits:
         return _st.all_ones_mask(profile)
     return (1 << n) - 1
 

@@ -354,7 +354,11 @@ def scalar_to_bits(api, scalar, dtype, profile) -> int:
     if isinstance(scalar, float):
         if not math.isfinite(scalar):
             raise UsageError(
-                api, "scalarValue", scalar, f"a finite number for {d.name}", profile,
+                api,
+                "scalarValue",
+                scalar,
+                f"a finite number for {d.name}",
+                profile,
                 "a non-finite value has no integer conversion",
             )
     if isinstance(scalar, (float, Fraction)) and scalar != math.trunc(scalar):

@@ -53,7 +53,9 @@ def SetVectorMask(state, dtype, *args, profile, mode=None):
     _require(api, profile, d)
     m = _parse_mode(api, mode, state, profile)
     if m == 1 and profile.counter_mode == "unsupported":
-        raise UnsupportedError(api, "mode", "COUNTER", "NORMAL", profile, "behavior.counter_mode = unsupported")
+        raise UnsupportedError(
+            api, "mode", "COUNTER", "NORMAL", profile, "behavior.counter_mode = unsupported"
+        )
     L = profile.lanes(d)
 
     if len(args) == 2:
@@ -77,8 +79,11 @@ def SetVectorMask(state, dtype, *args, profile, mode=None):
             value = (mask_high << 64) | mask_low
             if L < 128 and value >> L:
                 raise UsageError(
-                    api, "maskHigh/maskLow", (mask_high, mask_low),
-                    f"bits 0..{L - 1} only for {d.name}", profile,
+                    api,
+                    "maskHigh/maskLow",
+                    (mask_high, mask_low),
+                    f"bits 0..{L - 1} only for {d.name}",
+                    profile,
                 )
             if value == 0 and profile.zero_mask == "error":
                 raise UsageError(api, "mask", 0, "a non-zero mask", profile, "behavior.zero_mask = error")
@@ -112,7 +117,9 @@ def SetMaskCount(state, *, profile):
     profile = as_profile(profile)
     _require("SetMaskCount", profile)
     if profile.counter_mode == "unsupported":
-        raise UnsupportedError("SetMaskCount", "api", "SetMaskCount", "none", profile, "behavior.counter_mode = unsupported")
+        raise UnsupportedError(
+            "SetMaskCount", "api", "SetMaskCount", "none", profile, "behavior.counter_mode = unsupported"
+        )
     out = _st.copy_state(state)
     out.mask_mode = 1
     return out
@@ -161,7 +168,11 @@ def _bit_range(api, start_bit, end_bit, profile, restrict_to_supported):
             for b in range(s, e + 1):
                 if b not in bits:
                     raise UnsupportedError(
-                        api, "bit", b, ", ".join(str(x) for x in bits), profile,
+                        api,
+                        "bit",
+                        b,
+                        ", ".join(str(x) for x in bits),
+                        profile,
                         f"CTRL[{e}:{s}] includes an unsupported bit",
                     )
     return s, e

@@ -221,7 +221,8 @@ def random_case(rng, profile, api=None, dtype=None, ub_bytes=8192, fault_rate=0.
         reps = repeat
         fp = max(footprint(strides[0], strides[2], reps), footprint(strides[1], strides[3], reps))
     if mask_mode == 1:
-        count_reg = int(rng.integers(0, min(4 * L, nblocks * E // 3) + 1))
+        lo = 1 if (p.zero_mask == "error" and form in ("continuous", "bitwise")) else 0
+        count_reg = int(rng.integers(lo, min(4 * L, nblocks * E // 3) + 1))
         reps = math.ceil(count_reg / L)
         fp = max(footprint(strides[0], strides[2], reps), footprint(strides[1], strides[3], reps))
     mask = None
@@ -354,7 +355,7 @@ def coarse_bucket(n, buckets=(256,)):
     return A.bucket(n)
 
 
-def run_fast_batch(cases, profile, buckets=(256,), chunk=64):
+def run_fast_batch(cases, profile, buckets=(256,), chunk=128):
     """Run cases through the fast path, grouped by (dtype, repeat bucket); each group is one vmapped
     call with every parameter (API, call form, mask, strides, addresses, scalar) traced. Returns a
     list of per-case CoreState (NumPy leaves)."""

@@ -86,7 +86,9 @@ def unary_scalar_cases(draw, profile, api, dtype, ub_bytes=8192, fault_rate=0.1)
         reps = repeat
         blk_d, blk_s, rep_d, rep_s = strides
     if mask_mode == 1:
-        count_reg = draw(st.integers(0, min(4 * L, max_elems)))
+        # a static zero mask argument is a usage error on zero_mask = "error" profiles, whatever the mode
+        lo = 1 if (p.zero_mask == "error" and form in ("continuous", "bitwise")) else 0
+        count_reg = draw(st.integers(lo, min(4 * L, max_elems)))
         reps = math.ceil(count_reg / L)
         vmask_words = [count_reg & 0xFFFFFFFF, count_reg >> 32, 0, 0, 0, 0, 0, 0]
     mask = None
