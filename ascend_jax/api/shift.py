@@ -16,17 +16,15 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import dtypes as _dt
-from .._engine import memory as MEM
 from .._engine import pipeline as PL
 from .._engine import shift as SH
 from .._engine.pipeline import UnaryStatic, run_unary
 from ..errors import UsageError
-from ..params import UnaryRepeatParams, as_unary_params
 from ..profile import as_profile
 from ..registry import ApiSpec, register
 from ..tensor import LocalTensor
 from . import _args as A
-from .unary_scalar import _default_big_bucket, _reg_count_repeats, _state_concrete
+from .unary_scalar import _default_big_bucket, plan_unary_call
 
 U32 = jnp.uint32
 I32 = jnp.int32
@@ -120,99 +118,16 @@ def shift_call(api, op, state, dst, src, scalar, args, profile, isSetMask, round
     A.check_modelled(api, dt, p)
     if not dt.is_int:
         raise UsageError(api, "dtype", dt.name, "an integer type", p)
-    L = p.lanes(dt)
     rng = p.api(api).get("shift_range", "bitwidth_inclusive")
     sbits, bad = _shift_scalar(api, scalar, dt, p, rng)
-    bad_mask = jnp.zeros((), bool)
     if op == "right":
         rflag, rbad = _round_flag(api, roundEn, form, dt, p)
         bad = bad | rbad
     else:
         rflag = jnp.zeros((), U32)
-    dyn = {
-        "dst": A.addr_of(dst),
-        "src": A.addr_of(src),
-        "scalar": jnp.stack([sbits, rflag]),
-    }
-    concrete = _state_concrete(state)
-    static_counter = concrete and int(state.mask_mode) == 1
-    if form == "count":
-        (count,) = args
-        max_count = p.ub_usable_bytes // dt.itemsize
-        count = A.static_int(api, "count", count, 0, max_count, p, "count must fit in the usable UB")
-        bad = bad | A.traced_range_bad(count, 0, max_count)
-        use_reg = (not isSetMask) and p.level2_is_set_mask == "honoured"
-        if use_reg:
-            kind = PL.KIND_COUNT_REGISTER
-            if max_repeats is not None:
-                R = A.bucket(max_repeats)
-            elif concrete:
-                R = A.bucket(_reg_count_repeats(state, L)) if static_counter else 1
-            else:
-                R = _default_big_bucket(p)
-            dyn["count"] = jnp.zeros((2,), U32)
-        else:
-            kind = PL.KIND_COUNT
-            if isinstance(count, int):
-                R = A.bucket(max_repeats if max_repeats is not None else math.ceil(count / L))
-            else:
-                R = A.bucket(max_repeats) if max_repeats is not None else _default_big_bucket(p)
-            c = jnp.asarray(count)
-            dyn["count"] = jnp.stack([jnp.maximum(c, 0).astype(U32), jnp.zeros((), U32)])
-        params = UnaryRepeatParams()
-        dyn["repeat"] = jnp.ones((), I32)
-    else:
-        mask, repeat, params = args
-        params = as_unary_params(params)
-        repeat = A.static_int(api, "repeatTime", repeat, 0, p.max_repeat_times, p)
-        bad = bad | A.traced_range_bad(repeat, 0, p.max_repeat_times)
-        m = A.parse_mask(api, mask, dt, p, isSetMask)
-        if m.kind != "register" and m.static_zero and p.zero_mask == "error":
-            raise UsageError(
-                api, "mask", mask, "a non-zero mask", p, "this product rejects a zero mask in Normal mode"
-            )
-        if m.traced_bad is not None:
-            bad_mask = bad_mask | m.traced_bad
-        kind = {"continuous": PL.KIND_CONTINUOUS, "bitwise": PL.KIND_BITWISE, "register": PL.KIND_REGISTER}[
-            m.kind
-        ]
-        dyn["repeat"] = jnp.asarray(repeat, I32)
-        if m.cont is not None:
-            dyn["cont"] = m.cont
-        if m.words is not None:
-            dyn["words"] = m.words
-        if max_repeats is not None:
-            R = A.bucket(max_repeats)
-        elif static_counter:
-            if kind == PL.KIND_REGISTER:
-                R = A.bucket(_reg_count_repeats(state, L))
-            elif isinstance(mask, (list, tuple)) and all(A.is_static(x) for x in mask):
-                R = A.bucket(math.ceil(int(mask[0]) / L))
-            elif A.is_static(mask):
-                R = A.bucket(math.ceil(int(mask) / L))
-            else:
-                R = _default_big_bucket(p)
-        else:
-            R = A.bucket(repeat) if isinstance(repeat, int) else A.bucket(p.max_repeat_times)
-    for f, hi in UnaryRepeatParams._RANGES.items():
-        v = getattr(params, f)
-        A.static_int(api, f"repeatParams.{f}", v, 0, hi, p)
-        bad = bad | A.traced_range_bad(v, 0, hi)
-    dyn["strides"] = jnp.stack(
-        [
-            jnp.asarray(getattr(params, f), I32)
-            for f in ("dstBlkStride", "srcBlkStride", "dstRepStride", "srcRepStride")
-        ]
-    )
-    dyn["kind"] = jnp.asarray(kind, I32)
-    dyn.setdefault("count", jnp.zeros((2,), U32))
-    dyn.setdefault("cont", jnp.zeros((2,), U32))
-    dyn.setdefault("words", jnp.zeros((8,), U32))
-    dyn["bad_param"] = bad
-    dyn["bad_mask"] = bad_mask
-    merge = (
-        MEM.collisions_possible(params.dstRepStride, params.dstBlkStride, R) if form == "highdim" else "none"
-    )
+    form, R, merge, dyn = plan_unary_call(api, state, dst, src, args, p, isSetMask, max_repeats)
+    dyn["scalar"] = jnp.stack([sbits, rflag])
+    dyn["bad_param"] = dyn["bad_param"] | bad
     st = UnaryStatic(api=api, dtype=dt, R=R, merge=merge, profile=p, elem=_ELEM[op])
     return run_unary(st, state, dyn)
 

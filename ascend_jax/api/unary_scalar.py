@@ -49,8 +49,14 @@ def _reg_count_repeats(state, L):
     return max(1, math.ceil(cnt / L))
 
 
-def unary_scalar_call(api, op, state, dst, src, scalar, args, profile, isSetMask, max_repeats):
-    p = as_profile(profile)
+def plan_unary_call(api, state, dst, src, args, p, isSetMask, max_repeats):
+    """Parse the three call forms of a ``dst = f(src, ...)`` API (count; high-dim with a mask;
+    high-dim with MASK_PLACEHOLDER) into the pipeline's traced ``dyn`` fields and static choices.
+
+    Shared by every family that runs on ``run_unary`` (scalar arithmetic, shifts). Static misuse
+    raises here; traced values out of range become ``bad_param`` / ``bad_mask``. Returns
+    ``(form, R, merge, dyn)``; the caller adds its own ``scalar`` (and ``op``) entries.
+    """
     A.check_tensor(api, "dst", dst, p)
     A.check_tensor(api, "src", src, p)
     A.check_same_dtype(api, p, dst=dst, src=src)
@@ -69,11 +75,7 @@ def unary_scalar_call(api, op, state, dst, src, scalar, args, profile, isSetMask
     L = p.lanes(dt)
     bad = jnp.zeros((), bool)
     bad_mask = jnp.zeros((), bool)
-    dyn = {
-        "dst": A.addr_of(dst),
-        "src": A.addr_of(src),
-        "scalar": A.scalar_bits(api, scalar, dt, p),
-    }
+    dyn = {"dst": A.addr_of(dst), "src": A.addr_of(src)}
     concrete = _state_concrete(state)
     static_counter = concrete and int(state.mask_mode) == 1
     if form == "count":
@@ -90,7 +92,6 @@ def unary_scalar_call(api, op, state, dst, src, scalar, args, profile, isSetMask
                 R = A.bucket(_reg_count_repeats(state, L)) if static_counter else 1
             else:
                 R = _default_big_bucket(p)
-            dyn["count"] = jnp.zeros((2,), U32)
         else:
             kind = PL.KIND_COUNT
             if isinstance(count, int):
@@ -113,9 +114,8 @@ def unary_scalar_call(api, op, state, dst, src, scalar, args, profile, isSetMask
             )
         if m.traced_bad is not None:
             bad_mask = bad_mask | m.traced_bad
-        kind = {"continuous": PL.KIND_CONTINUOUS, "bitwise": PL.KIND_BITWISE, "register": PL.KIND_REGISTER}[
-            m.kind
-        ]
+        kinds = {"continuous": PL.KIND_CONTINUOUS, "bitwise": PL.KIND_BITWISE, "register": PL.KIND_REGISTER}
+        kind = kinds[m.kind]
         dyn["repeat"] = jnp.asarray(repeat, I32)
         if m.cont is not None:
             dyn["cont"] = m.cont
@@ -138,25 +138,33 @@ def unary_scalar_call(api, op, state, dst, src, scalar, args, profile, isSetMask
         v = getattr(params, f)
         A.static_int(api, f"repeatParams.{f}", v, 0, hi, p)
         bad = bad | A.traced_range_bad(v, 0, hi)
-    dyn["strides"] = jnp.stack(
-        [
-            jnp.asarray(getattr(params, f), I32)
-            for f in ("dstBlkStride", "srcBlkStride", "dstRepStride", "srcRepStride")
-        ]
-    )
+    names = ("dstBlkStride", "srcBlkStride", "dstRepStride", "srcRepStride")
+    dyn["strides"] = jnp.stack([jnp.asarray(getattr(params, f), I32) for f in names])
     dyn["kind"] = jnp.asarray(kind, I32)
     dyn.setdefault("count", jnp.zeros((2,), U32))
     dyn.setdefault("cont", jnp.zeros((2,), U32))
     dyn.setdefault("words", jnp.zeros((8,), U32))
     dyn["bad_param"] = bad
     dyn["bad_mask"] = bad_mask
+    # a count beyond the UB is a fault (out of UB, or a bad mask above 2**32-1), never a reason to
+    # build a bigger program
+    R = min(R, _default_big_bucket(p))
     merge = (
         MEM.collisions_possible(params.dstRepStride, params.dstBlkStride, R) if form == "highdim" else "none"
     )
+    return form, R, merge, dyn
+
+
+def unary_scalar_call(api, op, state, dst, src, scalar, args, profile, isSetMask, max_repeats):
+    p = as_profile(profile)
+    form, R, merge, dyn = plan_unary_call(api, state, dst, src, args, p, isSetMask, max_repeats)
+    dyn["scalar"] = A.scalar_bits(api, scalar, dst.dtype, p)
     # One program serves all four APIs of a dtype (the API is traced data, dyn["op"]): a compile
     # costs ~1 s on CPU, computing the three unused element functions a few microseconds.
     dyn["op"] = jnp.asarray(API_CODES.index(api), I32)
-    st = UnaryStatic(api="*", dtype=dt, R=R, merge=merge, profile=p, elem=_any_elem, api_codes=API_CODES)
+    st = UnaryStatic(
+        api="*", dtype=dst.dtype, R=R, merge=merge, profile=p, elem=_any_elem, api_codes=API_CODES
+    )
     return run_unary(st, state, dyn)
 
 
