@@ -73,3 +73,8 @@ __all__ += [
     "Select",
     "SelectFlexible",
 ]
+
+# GatherMask and the shifts (issue 4)
+from .shift import ShiftLeft, ShiftLeftTensor, ShiftRight, ShiftRightTensor  # noqa: E402
+
+__all__ += ["ShiftLeft", "ShiftRight", "ShiftLeftTensor", "ShiftRightTensor"]

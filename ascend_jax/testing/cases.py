@@ -347,7 +347,7 @@ def _reps_needed(case, L):
     return case.repeat
 
 
-def coarse_bucket(n, buckets=(256,)):
+def coarse_bucket(n, buckets=(4, 16, 256)):
     """Few static repeat buckets: fewer compilations at the price of some padding."""
     for b in buckets:
         if n <= b:
@@ -355,7 +355,7 @@ def coarse_bucket(n, buckets=(256,)):
     return A.bucket(n)
 
 
-def run_fast_batch(cases, profile, buckets=(256,), chunk=128):
+def run_fast_batch(cases, profile, buckets=(4, 16, 256), chunk=128):
     """Run cases through the fast path, grouped by (dtype, repeat bucket); each group is one vmapped
     call with every parameter (API, call form, mask, strides, addresses, scalar) traced. Returns a
     list of per-case CoreState (NumPy leaves)."""

@@ -1,0 +1,506 @@
+"""Random cases for GatherMask and the shift APIs (issue 4), run through the fast path (vmapped
+batches of the public API with every address / amount / mask / count / repeat / stride / pattern
+traced) and through the NumPy reference, compared on the whole UB, vmask, mask_mode, rsvd_cnt and
+fault bits.
+
+A ``ShiftCase`` / ``GatherCase`` is fully concrete (Python ints), so it can be replayed and printed
+(``call_repr``). ``shift_cases`` / ``gather_cases`` draw every structural parameter per group
+(shifts: API x dtype; GatherMask: dtype x reduce mode x pattern kind); ``run_all`` groups the cases
+by static signature, pads each batch to a fixed size (one compilation per signature) and overlaps the
+fast path (a worker thread: XLA releases the GIL) with the reference (main thread).
+
+Traced values: a shift amount, a roundEn flag or a GatherMask parameter out of its documented range
+is passed to the reference as a NumPy scalar, which the reference treats as a run-time value
+(``BAD_PARAM`` / ``BAD_MASK`` instead of a usage error), like the fast path's traced arrays.
+"""
+
+import concurrent.futures
+import dataclasses
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .. import dtypes as _dt
+from .. import reference as ref
+from ..params import UnaryRepeatParams
+from ..profile import as_profile
+from ..state import CoreState
+from ..tensor import MASK_PLACEHOLDER, LocalTensor
+from .cases import compare_states, make_ub
+
+SHIFT_APIS = ("ShiftLeft", "ShiftRight", "ShiftLeftTensor", "ShiftRightTensor")
+SMALL_R, BIG_R = 16, 255
+UB_BYTES = 8192
+
+
+def _vm_words(v):
+    return tuple(int((v >> (32 * i)) & 0xFFFFFFFF) for i in range(8))
+
+
+def _random_bits(rng, L, reg_bits):
+    """A lane bit set: all, none, one, a prefix or random."""
+    kind = int(rng.integers(5))
+    v = 0
+    if kind == 0:
+        v = (1 << L) - 1
+    elif kind == 2:
+        v = 1 << int(rng.integers(L))
+    elif kind == 3:
+        v = (1 << int(rng.integers(L + 1))) - 1
+    elif kind == 4:
+        for i in range(L):
+            if rng.random() < 0.5:
+                v |= 1 << i
+    return v & ((1 << min(L, reg_bits)) - 1)
+
+
+def _addr(rng, nblocks, fp_blocks, fault_rate):
+    hi = max(0, nblocks - min(fp_blocks, nblocks))
+    x = int(rng.integers(0, hi + 1)) * 32
+    u = rng.random()
+    if u < fault_rate / 2:
+        return x + int(rng.choice([2, 4, 8, 16]))  # misaligned
+    if u < fault_rate:
+        return int(rng.integers(nblocks - 2, nblocks + 3)) * 32  # (partly) outside the arena
+    return x
+
+
+def _ctrl(p):
+    return (p.ctrl_reset_value & 0xFFFFFFFF, (p.ctrl_reset_value >> 32) & 0xFFFFFFFF)
+
+
+# =============================================================================================
+# Shifts
+
+
+@dataclasses.dataclass(frozen=True)
+class ShiftCase:
+    api: str
+    dtype: str
+    form: str  # "count" | "continuous" | "bitwise" | "register" (isSetMask=False high-dim)
+    is_set_mask: bool = True  # False with form "count": the count form under the registers
+    dst: int = 0
+    src: int = 0
+    src1: int = 0  # tensor shifts: the shift-amount tensor
+    amount: int = 0  # the scalar shift amount as T's value (may be out of range: traced BAD_PARAM)
+    round_en: bool = False
+    count: int = 0
+    mask: object = 0  # int (continuous) or tuple of uint64 words (bitwise)
+    repeat: int = 1
+    strides: tuple = (1, 1, 8, 8)
+    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
+    mask_mode: int = 0
+    ctrl: tuple = (0, 0)
+    ub_seed: int = 0
+    ub_bytes: int = UB_BYTES
+    data: str = "raw"  # "raw" | "specials" | "small"
+    neg_amount: bool = False  # tensor shifts: one negative amount among the active lanes
+    big: bool = False
+
+    def key(self):
+        return ("shift", self.api, self.dtype, self.form, self.is_set_mask, self.big)
+
+    @property
+    def amount_dtype(self):
+        return f"int{_dt.as_dtype(self.dtype).bits}"
+
+    def call_repr(self):
+        t = f"<{self.dtype}{'' if self.is_set_mask else ', false'}>"
+        if self.api.endswith("Tensor"):
+            return (
+                f"{self.api}{t}(dst@{self.dst}, src0@{self.src}, src1@{self.src1}:{self.amount_dtype}, "
+                f"{self.count}) [ub_seed={self.ub_seed} data={self.data} neg={self.neg_amount}]"
+            )
+        head = f"{self.api}{t}(dst@{self.dst}, src@{self.src}, {self.amount}"
+        regs = f"[mode={self.mask_mode} vmask={[hex(w) for w in self.vmask[:4]]} ub_seed={self.ub_seed} data={self.data}]"
+        if self.form == "count":
+            return f"{head}, {self.count}) {regs}"
+        m = "MASK_PLACEHOLDER" if self.form == "register" else self.mask
+        if isinstance(m, tuple):
+            m = [hex(w) for w in m]
+        rnd = f", roundEn={self.round_en}" if self.api == "ShiftRight" else ""
+        return f"{head}, {m}, {self.repeat}, {self.strides}{rnd}) {regs}"
+
+
+def shift_groups(profile):
+    """[(api, dtype)] of the shift APIs the profile supports (64-bit T included: count form)."""
+    p = as_profile(profile)
+    out = []
+    for api in SHIFT_APIS:
+        a = p.api(api)
+        if a.supported:
+            out.extend((api, dt) for dt in a.all_dtypes())
+    return out
+
+
+def shift_forms(p, api, dt):
+    a = p.api(api)
+    if api.endswith("Tensor") or dt in a.count_only_dtypes:
+        return ["count"]
+    forms = ["count", "continuous", "bitwise", "register"]
+    if p.level2_is_set_mask == "honoured":
+        forms.append("count_reg")
+    return forms
+
+
+def random_shift_case(rng, p, api, dt, form, big=False, ub_bytes=UB_BYTES, fault_rate=0.08):
+    d = _dt.as_dtype(dt)
+    a = p.api(api)
+    L = p.lanes(d)
+    B = d.bits
+    nblocks = ub_bytes // 32
+    is_set_mask = form != "count_reg"
+    form = "count" if form == "count_reg" else form
+    data = ["raw", "specials", "small"][int(rng.integers(3))]
+
+    # the shift amount: edges, random in range, and a few out of range (traced -> BAD_PARAM)
+    saturating = a.get("shift_range", "bitwidth_inclusive") == "saturating"
+    u = rng.random()
+    if u < 0.3:
+        amount = int(rng.choice([0, 1, B - 1, B]))
+    elif u < 0.9:
+        amount = int(rng.integers(0, B + 1))
+    elif saturating:
+        amount = int(rng.choice([B + 1, B + 7, _max_of(d), -1]))
+    else:
+        amount = int(rng.choice([-1, B + 1, _max_of(d)]))
+    amount = _wrap(amount, d)
+    round_en = False
+    if api == "ShiftRight" and form != "count":
+        if a.get("round_en", True):
+            round_en = bool(rng.random() < 0.5)
+        else:
+            round_en = bool(rng.random() < 0.05)  # traced True where unsupported: BAD_PARAM
+
+    # registers
+    mask_mode = 0
+    if p.counter_mode != "unsupported" and rng.random() < 0.2 and (form != "count" or not is_set_mask):
+        mask_mode = 1
+    vm = _random_bits(rng, L, p.vector_mask_bits)
+    max_reps = BIG_R if big else SMALL_R
+    if big:
+        repeat = int(rng.choice([255, 200, 128, 64, 17]))
+    else:
+        repeat = int(rng.choice([0, 1, 1, 1, 2, 2, 3, 4, 8, 16])) if rng.random() < 0.9 else int(rng.integers(0, 17))
+    count = 0
+    if form == "count":
+        hi = min(max_reps * L, (ub_bytes // 3) // d.itemsize)
+        if big:
+            count = int(rng.integers(min(L * 8, hi), hi + 1))
+        else:
+            count = int(rng.choice([0, 1, L - 1, L, L + 1, 2 * L, int(rng.integers(0, 4 * L + 1))]))
+        count = min(count, hi)
+    count_reg = None
+    if mask_mode == 1:
+        hi = min(max_reps * L, (ub_bytes // 3) // d.itemsize) if big else 4 * L
+        count_reg = int(rng.choice([1, L - 1, L, L + 3, int(rng.integers(1, hi + 1))]))
+        if rng.random() < 0.03 and p.zero_mask != "error":
+            count_reg = 0
+        vm = count_reg
+    # strides
+    if form == "count":
+        strides = (1, 1, 8, 8)
+    elif rng.random() < 0.5:
+        strides = (1, 1, 8, 8)
+    else:
+        pool = [0, 1, 1, 2, 3, 8, 8, 9, 16]
+        strides = tuple(int(rng.choice(pool)) for _ in range(4))
+        if strides[0] == 0 and rng.random() > fault_rate:
+            strides = (1,) + strides[1:]
+    if big and form != "count":
+        strides = strides[:2] + tuple(int(rng.choice([0, 1])) for _ in range(2))
+    # mask argument
+    mask = 0
+    nw = p.vector_mask_bits // 64
+    if form == "continuous":
+        mask = int(rng.choice([0, 1, L // 2, L - 1, L, L + 5, int(rng.integers(0, L + 1))]))
+        if mask_mode == 1:
+            mask = count_reg
+        if p.zero_mask == "error" and mask == 0:
+            mask = 1
+    elif form == "bitwise":
+        v = _random_bits(rng, L, p.vector_mask_bits)
+        if mask_mode == 1:
+            v = count_reg
+        if p.zero_mask == "error" and v == 0:
+            v = 1
+        mask = tuple((v >> (64 * i)) & (2**64 - 1) for i in range(nw))
+
+    def fp(blk, rep):
+        reps = max(1, repeat if form != "count" else math.ceil(max(count, 1) / L))
+        if mask_mode == 1 and count_reg:
+            reps = max(reps, math.ceil(count_reg / L))
+        return (reps - 1) * rep + (L // (32 // d.itemsize) - 1) * blk + 1
+
+    dst = _addr(rng, nblocks, fp(strides[0], strides[2]), fault_rate)
+    src = _addr(rng, nblocks, fp(strides[1], strides[3]), fault_rate)
+    src1 = _addr(rng, nblocks, fp(1, 8), fault_rate)
+    u = rng.random()
+    if u < 0.1:
+        src = dst
+    elif u < 0.14 and api.endswith("Tensor"):
+        src1 = dst
+    elif u < 0.18:
+        src = dst + 32 * int(rng.choice([1, 8]))  # partial overlap / repeat dependency
+    return ShiftCase(
+        api=api,
+        dtype=d.name,
+        form=form,
+        is_set_mask=is_set_mask,
+        dst=dst,
+        src=src,
+        src1=src1,
+        amount=amount,
+        round_en=round_en,
+        count=count,
+        mask=mask,
+        repeat=repeat,
+        strides=strides,
+        vmask=_vm_words(vm),
+        mask_mode=mask_mode,
+        ctrl=_ctrl(p),
+        ub_seed=int(rng.integers(0, 2**31)),
+        ub_bytes=ub_bytes,
+        data=data,
+        neg_amount=bool(api.endswith("Tensor") and rng.random() < 0.04),
+        big=big,
+    )
+
+
+def _max_of(d):
+    return (1 << (d.bits - 1)) - 1 if d.is_signed_int else (1 << d.bits) - 1
+
+
+def _wrap(v, d):
+    v &= (1 << d.bits) - 1
+    if d.is_signed_int and v >> (d.bits - 1):
+        v -= 1 << d.bits
+    return v
+
+
+def shift_cases(profile, per_group, seed=0, all_forms=True, big_share=0.03):
+    """``per_group`` cases per (API, dtype) of the profile. ``all_forms``: every call form in every
+    group; else one form per group, rotating over the groups (every form still appears on the
+    profile when it has enough groups). A ``big_share`` of the first dtype of each scalar API use the
+    large repeat bucket (repeatTime up to 255, long counts)."""
+    p = as_profile(profile)
+    rng = np.random.default_rng(seed)
+    out = []
+    first = {}
+    for rot, (api, dt) in enumerate(shift_groups(p)):
+        first.setdefault(api, dt)
+        forms = shift_forms(p, api, dt)
+        if not all_forms:
+            forms = [forms[rot % len(forms)]]
+        for i in range(per_group):
+            form = forms[i % len(forms)]
+            big = all_forms and dt == first[api] and form == forms[0] and rng.random() < big_share
+            out.append(random_shift_case(rng, p, api, dt, form, big=big))
+    return out
+
+
+def shift_initial_ub(c):
+    """The case's UB: random / special / small values, and for tensor shifts the amount tensor."""
+    ub = make_ub(c)
+    if c.api.endswith("Tensor") and 0 <= c.src1 and c.src1 % 32 == 0:
+        d = _dt.as_dtype(c.dtype)
+        rng = np.random.default_rng(c.ub_seed + 1)
+        n = max(1, c.count)
+        amt = rng.integers(0, d.bits + 5, n)
+        edge = rng.random(n) < 0.3
+        amt[edge] = rng.choice([0, d.bits - 1, d.bits, d.bits + 1], int(edge.sum()))
+        if c.neg_amount:
+            amt[int(rng.integers(n))] = -int(rng.integers(1, 4))
+        raw = amt.astype(_dt.as_dtype(c.amount_dtype).np_dtype).view(np.uint8)
+        end = min(c.ub_bytes, c.src1 + raw.size)
+        if end > c.src1:
+            ub[c.src1 : end] = raw[: end - c.src1]
+    return ub
+
+
+def _shift_state_ref(c, p):
+    st = ref.reset_state(p, ub_bytes=c.ub_bytes)
+    st.ub = shift_initial_ub(c)
+    st.vmask = np.array(c.vmask, np.uint32)
+    st.mask_mode = c.mask_mode
+    st.ctrl = np.array(c.ctrl, np.uint32)
+    return st
+
+
+def call_shift(mod, c, st, p, dyn=None, R=None):
+    """Call ``c.api`` of ``mod`` (the reference with NumPy-scalar "traced" amounts, or ascend_jax
+    with the ``dyn`` traced values)."""
+    T = dyn or {}
+    d = _dt.as_dtype(c.dtype)
+
+    def g(name, default):
+        return T[name] if name in T else default
+
+    kw = {"profile": p}
+    if R is not None:
+        kw["max_repeats"] = R
+    n = 4096
+    dst = LocalTensor(d, g("dst", c.dst), n)
+    src = LocalTensor(d, g("src", c.src), n)
+    if c.api.endswith("Tensor"):
+        src1 = LocalTensor(c.amount_dtype, g("src1", c.src1), n)
+        return getattr(mod, c.api)(st, dst, src, src1, g("count", c.count), **kw)
+    amount = g("amount", d.np_dtype.type(c.amount))
+    if c.form == "count":
+        return getattr(mod, c.api)(st, dst, src, amount, g("count", c.count), isSetMask=c.is_set_mask, **kw)
+    if c.form == "continuous":
+        m = g("mask", c.mask)
+    elif c.form == "bitwise":
+        m = g("mask", list(c.mask))
+    else:
+        m = MASK_PLACEHOLDER
+    s = g("strides", c.strides)
+    params = UnaryRepeatParams(*s)
+    if c.api == "ShiftRight":
+        kw["roundEn"] = g("round_en", np.bool_(c.round_en))
+    return getattr(mod, c.api)(
+        st, dst, src, amount, m, g("repeat", c.repeat), params, isSetMask=c.form != "register", **kw
+    )
+
+
+def run_shift_reference(c, profile):
+    p = as_profile(profile)
+    return call_shift(ref, c, _shift_state_ref(c, p), p)
+
+
+def _stack_states(ubs, cs):
+    return CoreState(
+        ub=jnp.asarray(np.stack(ubs)),
+        vmask=jnp.asarray(np.array([c.vmask for c in cs], np.uint32)),
+        mask_mode=jnp.asarray(np.array([c.mask_mode for c in cs], np.int32)),
+        cmpmask=jnp.zeros((len(cs), 4), jnp.uint32),
+        ctrl=jnp.asarray(np.array([c.ctrl for c in cs], np.uint32)),
+        rsvd_cnt=jnp.asarray(np.array([getattr(c, "rsvd_init", 0) for c in cs], np.int32)),
+        fault=jnp.zeros((len(cs),), jnp.uint32),
+    )
+
+
+def _shift_dyn(cs, p):
+    d = _dt.as_dtype(cs[0].dtype)
+    nw32 = p.vector_mask_bits // 32
+    dyn = {
+        "dst": np.array([c.dst for c in cs], np.int32),
+        "src": np.array([c.src for c in cs], np.int32),
+        "repeat": np.array([c.repeat for c in cs], np.int32),
+        "count": np.array([c.count for c in cs], np.int32),
+        "strides": tuple(np.array([c.strides[i] for c in cs], np.int32) for i in range(4)),
+    }
+    if cs[0].api.endswith("Tensor"):
+        dyn["src1"] = np.array([c.src1 for c in cs], np.int32)
+    else:
+        dyn["amount"] = np.array([_wrap(c.amount, d) for c in cs], np.int64).astype(d.np_dtype)
+        if cs[0].api == "ShiftRight" and cs[0].form != "count":
+            dyn["round_en"] = np.array([c.round_en for c in cs], bool)
+    if cs[0].form == "continuous":
+        dyn["mask"] = np.array([c.mask for c in cs], np.uint32)
+    elif cs[0].form == "bitwise":
+        words = np.zeros((len(cs), nw32), np.uint32)
+        for i, c in enumerate(cs):
+            for k, w in enumerate(c.mask):
+                words[i, 2 * k] = w & 0xFFFFFFFF
+                words[i, 2 * k + 1] = w >> 32
+        dyn["mask"] = words
+    return dyn
+
+
+# =============================================================================================
+# Running (both families)
+
+
+def _run_fast_group(cs, p, batch):
+    """One static signature: chunks of ``batch`` cases (padded with copies of the first) through
+    one eager vmap of the public API; the engine's jitted core compiles once per signature."""
+    import ascend_jax as aj
+
+    c0 = cs[0]
+    is_shift = isinstance(c0, ShiftCase)
+    R = BIG_R if c0.big else SMALL_R
+    out = []
+    for k in range(0, len(cs), batch):
+        chunk = cs[k : k + batch]
+        padded = chunk + [chunk[0]] * (batch - len(chunk))
+        if is_shift:
+            state = _stack_states([shift_initial_ub(c) for c in padded], padded)
+            dyn = _shift_dyn(padded, p)
+        else:
+            state = _stack_states([gather_initial_ub(c) for c in padded], padded)
+            dyn = _gather_dyn(padded, p)
+
+        def one(st, dy, c0=c0):
+            dy = dict(dy)
+            dy["strides"] = tuple(dy["strides"])
+            if is_shift:
+                return call_shift(aj, c0, st, p, dyn=dy, R=R), None
+            return call_gather(aj, c0, st, p, dyn=dy, R=R)
+
+        res = jax.vmap(one)(state, {k2: jnp.asarray(v) if not isinstance(v, tuple) else v for k2, v in dyn.items()})
+        res = jax.tree_util.tree_map(np.asarray, res)
+        for j in range(len(chunk)):
+            out.append(jax.tree_util.tree_map(lambda x, j=j: x[j], res))
+    return out
+
+
+def run_all(cases, profile, batch=256, workers=1):
+    """([(fast state, fast rsvdCnt or None)], [reference result]) for every case; the fast groups
+    run in a worker thread while the main thread computes the reference."""
+    p = as_profile(profile)
+    by_key = {}
+    for i, c in enumerate(cases):
+        by_key.setdefault(c.key(), []).append(i)
+    fast = [None] * len(cases)
+    with concurrent.futures.ThreadPoolExecutor(workers) as ex:
+        futs = {ex.submit(_run_fast_group, [cases[i] for i in idx], p, batch): idx for idx in by_key.values()}
+        refs = [run_reference(c, p) for c in cases]
+        for f, idx in futs.items():
+            for i, st in zip(idx, f.result(), strict=True):
+                fast[i] = st
+    return fast, refs
+
+
+def run_reference(c, profile):
+    if isinstance(c, ShiftCase):
+        return run_shift_reference(c, profile), None
+    return run_gather_reference(c, profile)
+
+
+def compare(fast, refres):
+    """None if equal (whole UB, vmask, ctrl, cmpmask, mask_mode, rsvd_cnt, fault bits and the
+    returned rsvdCnt), else a description of the differences."""
+    fst, fcnt = fast
+    rst, rcnt = refres
+    msgs = []
+    m = compare_states(fst, rst)
+    if m:
+        msgs.append(m)
+    if int(fst.rsvd_cnt) != int(rst.rsvd_cnt):
+        msgs.append(f"rsvd_cnt fast {int(fst.rsvd_cnt)} ref {int(rst.rsvd_cnt)}")
+    if rcnt is not None and (fcnt is None or int(fcnt) != int(rcnt)):
+        msgs.append(f"rsvdCnt fast {None if fcnt is None else int(fcnt)} ref {int(rcnt)}")
+    return "; ".join(msgs) or None
+
+
+# =============================================================================================
+# GatherMask (filled in below)
+
+
+def gather_initial_ub(c):  # pragma: no cover - replaced below
+    raise NotImplementedError
+
+
+def _gather_dyn(cs, p):  # pragma: no cover
+    raise NotImplementedError
+
+
+def call_gather(mod, c, st, p, dyn=None, R=None):  # pragma: no cover
+    raise NotImplementedError
+
+
+def run_gather_reference(c, profile):  # pragma: no cover
+    raise NotImplementedError
