@@ -266,7 +266,8 @@ def _active(st, state, dyn):
     act = jnp.where(counter, M.lanes_below(c_lo, c_hi, R, L), M.repeat_below(rep, R, L) & lanes[None, :])
     ovf = jnp.where(counter, (c_hi != 0) | (c_lo > np.uint32(R * L)), rep > R)
     nop, undef, bad = _policy(p.zero_repeat, ~counter & (rep == 0), zero, zero, zero)
-    nop, undef, bad = _policy(p.zero_mask, ~counter & m_zero, nop, undef, bad)
+    # repeatTime is checked before the mask (as the unary pipeline and the reference do)
+    nop, undef, bad = _policy(p.zero_mask, ~counter & (rep != 0) & m_zero, nop, undef, bad)
     nop, undef, bad = _policy(p.zero_count, counter & (c_lo == 0) & (c_hi == 0), nop, undef, bad)
     return act, nop, undef, bad, ovf, new_vmask, state.mask_mode
 

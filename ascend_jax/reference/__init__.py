@@ -54,8 +54,8 @@ __all__ = [
 
 # Compare and Select family (issue 3)
 from .compare import (  # noqa: E402
-    CompareCmpMask,
     Compare,
+    CompareCmpMask,
     Compares,
     CompareScalar,
     GetCmpMask,
@@ -78,3 +78,6 @@ __all__ += [
 from .shift import ShiftLeft, ShiftLeftTensor, ShiftRight, ShiftRightTensor  # noqa: E402
 
 __all__ += ["ShiftLeft", "ShiftRight", "ShiftLeftTensor", "ShiftRightTensor"]
+from .gather_mask import GatherMask, GetGatherMaskRemainCount  # noqa: E402
+
+__all__ += ["GatherMask", "GetGatherMaskRemainCount"]

@@ -190,17 +190,17 @@ def _scalar_shift(api, state, dst, src, scalar, args, profile, is_set_mask, roun
     else:
         mask, repeat_time, repeat_params = args
         plan = _masks.plan_high_dim(api, state, d, mask, repeat_time, repeat_params, is_set_mask, profile)
-    if bad_n or bad_r:
-        # MODEL.md: a traced value out of range records BAD_PARAM (also for a call that would be
-        # a NOP: a static value would have raised whatever the count / mask)
-        return _st.with_fault(state, Fault.BAD_PARAM)
+    # MODEL.md: a traced value out of range records BAD_PARAM, also for a call that would be a
+    # NOP (a static value would have raised whatever the count / mask); the call's other fault
+    # bits are ORed in ("fault bits ORed in").
+    bad = int(Fault.BAD_PARAM) if (bad_n or bad_r) else 0
     if plan.outcome == "nop":
         # SPEC: "当参数count或repeatTime取值为0时 ... 该接口将被视为NOP" (Shift*.md, A2/A3)
-        return _st.copy_state(state)
+        return _st.with_fault(state, bad) if bad else _st.copy_state(state)
     if plan.outcome == "fault":
-        return _st.with_fault(state, plan.fault)
+        return _st.with_fault(state, plan.fault | bad)
 
-    fault = _faults.check_faults(api, plan, dst, src, d.itemsize, state.ub.size, profile)
+    fault = bad | _faults.check_faults(api, plan, dst, src, d.itemsize, state.ub.size, profile)
     if fault:
         return _st.with_fault(state, fault)
 

@@ -344,7 +344,7 @@ def _frac_bits(d):
     return {"half": 10, "bfloat16": 7, "float32": 23}[d.name]
 
 
-def random_cases(profile, per_group, seed=0, all_forms=True, big_share=0.03):
+def random_cases(profile, per_group, seed=0, all_forms=True, big_share=0.03, dtypes_per_api=None):
     """``per_group`` cases for every (API, dtype, mode) of the profile. ``all_forms``: every call form
     in every group (many signatures); else one form per (API, dtype[, selMode]), rotating, so that
     every form still appears on the profile (few compilations). A ``big_share`` of the cases of the
@@ -355,7 +355,17 @@ def random_cases(profile, per_group, seed=0, all_forms=True, big_share=0.03):
     rot = 0
     first_dtype = {}
     chosen = {}
-    for api, dt, mode in groups(p):
+    todo = groups(p)
+    if dtypes_per_api is not None:
+        # a rotating subset of each API's dtypes (by seed): fewer compilations per run, every dtype
+        # still covered across profiles/seeds (and all of them in the nightly setting)
+        keep = {}
+        for api in dict.fromkeys(a for a, _, _ in todo):
+            dts = list(dict.fromkeys(d for a, d, _ in todo if a == api))
+            start = seed % len(dts)
+            keep[api] = set((dts[start:] + dts[:start])[:dtypes_per_api])
+        todo = [(a, d, m) for a, d, m in todo if d in keep[a]]
+    for api, dt, mode in todo:
         first_dtype.setdefault(api, dt)
         rot += 1
         forms = forms_for(p, api, dt, mode)
