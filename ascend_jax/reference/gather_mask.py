@@ -50,7 +50,9 @@ def _int_value(name, v, profile):
     try:
         return operator.index(v), False
     except TypeError:
-        raise UsageError(API, name, v, "a Python int", profile, "the reference takes concrete values") from None
+        raise UsageError(
+            API, name, v, "a Python int", profile, "the reference takes concrete values"
+        ) from None
 
 
 def _params(gmp, profile):

@@ -270,12 +270,21 @@ def _tensor_shift(api, state, dst, src0, src1, count, profile):
     size = d.itemsize
     fault = _faults.check_faults(api, plan, dst, src0, size, state.ub.size, profile)
     fault |= _faults.check_faults(api, plan, dst, src1, size, state.ub.size, profile)
+    bb = profile.block_bytes
+    E = bb // size
+    # SPEC: "不支持设置为负数" (Shift*（位数为Tensor）.md, src1): MODEL.md records BAD_PARAM for a
+    #       negative amount in an active lane; ORed with the call's other fault bits (amounts that
+    #       lie outside the arena cannot be read and are not judged).
+    for r in range(plan.repeats):
+        for l in range(plan.lanes):
+            a1 = _faults.lane_address(src1.addr, r, l // E, l % E, 1, 8, size, bb)
+            if plan.active[r][l] and 0 <= a1 and a1 + size <= state.ub.size:
+                if _num.bits_to_int(_st.read_bits(state.ub, a1, size), u) < 0:
+                    fault |= Fault.BAD_PARAM
     if fault:
         return _st.with_fault(state, fault)
 
     signed_mode = profile.api("ShiftLeft").get("signed_left_shift", "keep_sign")
-    bb = profile.block_bytes
-    E = bb // size
     results = []
     for r in range(plan.repeats):
         for l in range(plan.lanes):
@@ -286,10 +295,7 @@ def _tensor_shift(api, state, dst, src0, src1, count, profile):
             a1 = _faults.lane_address(src1.addr, r, b, e, 1, 8, size, bb)
             da = _faults.lane_address(dst.addr, r, b, e, 1, 8, size, bb)
             x = _num.bits_to_int(_st.read_bits(state.ub, a0, size), d)
-            n = _num.bits_to_int(_st.read_bits(state.ub, a1, size), u)
-            if n < 0:
-                # SPEC: "不支持设置为负数" (Shift*（位数为Tensor）.md, src1): MODEL.md BAD_PARAM
-                return _st.with_fault(state, Fault.BAD_PARAM)
+            n = _num.bits_to_int(_st.read_bits(state.ub, a1, size), u)  # >= 0 (checked above)
             if api == "ShiftLeftTensor":
                 v = _tensor_shift_left(x, n, d, signed_mode)
             else:
