@@ -119,7 +119,7 @@ def run_gather_mask(st: GatherStatic, state, dyn):
         bits_per_block = 8 * bb
         PB = -(-K // bits_per_block)
         p_addr = MEM.block_addr(dyn["src1"], 1, p_rs, R, bb, PB)  # [R, PB]
-        pbytes = MEM.gather_blocks(state.ub, MEM.block_index(p_addr, bb), bb).reshape(R, PB * bb)
+        pbytes = MEM.gather_blocks_at(state.ub, p_addr, bb).reshape(R, PB * bb)
         e = np.arange(K)
         byte = pbytes[:, e // 8].astype(U32)
         pat = ((byte >> (e % 8).astype(np.uint32)) & 1) == 1

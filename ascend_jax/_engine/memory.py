@@ -39,6 +39,20 @@ def gather_blocks(ub, idx, block_bytes=32):
     return jnp.where(ok[..., None], got, 0)
 
 
+def gather_blocks_at(ub, byte_addr, block_bytes=32):
+    """uint8[..., 32]: the 32 bytes starting at each (possibly misaligned) byte address. An aligned
+    address reads one block; a misaligned one is a MISALIGNED fault and the call is suppressed,
+    but data-dependent checks on the operand (pattern bits, shift amounts) still see the bytes at
+    the literal address, as the reference does."""
+    idx = jnp.floor_divide(byte_addr, block_bytes)
+    off = byte_addr - idx * block_bytes
+    two = jnp.concatenate(
+        [gather_blocks(ub, idx, block_bytes), gather_blocks(ub, idx + 1, block_bytes)], axis=-1
+    )
+    pos = off[..., None] + np.arange(block_bytes, dtype=np.int32)
+    return jnp.take_along_axis(two, pos, axis=-1)
+
+
 def scatter_blocks(ub, idx, data, write, block_bytes=32):
     """Write ``data[R, 8, 32]`` to the blocks ``idx`` where ``write``; every written duplicate must
     carry identical data (the caller resolves program order first)."""

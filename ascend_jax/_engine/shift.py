@@ -167,7 +167,7 @@ def run_shift_tensor(st: TensorShiftStatic, state, dyn):
     bits_dt = jnp.dtype(dt.bits_dtype)
     d_idx = MEM.block_index(d_addr, bb)
     x = MEM.to_lanes(MEM.gather_blocks(state.ub, MEM.block_index(s0_addr, bb)), bits_dt).astype(U32)
-    amt_bits = MEM.to_lanes(MEM.gather_blocks(state.ub, MEM.block_index(s1_addr, bb)), bits_dt).astype(U32)
+    amt_bits = MEM.to_lanes(MEM.gather_blocks_at(state.ub, s1_addr, bb), bits_dt).astype(U32)
     n, neg = shift_amount(amt_bits, dt.bits, True)  # U is a signed type of T's width
     # SPEC: src1 "不支持设置为负数": a negative amount in an active lane is a BAD_PARAM fault
     bad_param = dyn["bad_param"] | jnp.any(neg & act)

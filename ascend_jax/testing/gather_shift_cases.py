@@ -748,22 +748,3 @@ def _gather_dyn(cs, p):
         "mask": np.array([c.mask for c in cs], np.int32),
         "strides": tuple(np.array([c.params[i] for c in cs], np.int32) for i in range(4)),
     }
-
-
-def known_fast_path_issue(c, fast, refres):
-    """A data-dependent operand at a misaligned address (GatherMask user pattern, tensor-shift
-    amounts): the call is suppressed (MISALIGNED) on both sides with identical UB and registers, but
-    the fast path reads the data from a different address than the literal byte address MODEL.md
-    gives, so the data-dependent fault bits it ORs in (overlap faults of the kept elements,
-    BAD_PARAM of a negative amount) differ. Reported, not fixed here."""
-    fst, _ = fast
-    rst, _ = refres
-    misaligned_data = (isinstance(c, GatherCase) and c.user and c.pat % 32 != 0) or (
-        isinstance(c, ShiftCase) and c.api.endswith("Tensor") and c.src1 % 32 != 0
-    )
-    return (
-        misaligned_data
-        and int(rst.fault) & int(Fault.MISALIGNED)
-        and int(fst.fault) & int(Fault.MISALIGNED)
-        and compare_states(fst.replace(fault=rst.fault), rst) is None
-    )
