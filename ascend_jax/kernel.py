@@ -16,6 +16,7 @@ from . import api as _api
 from . import dtypes as _dt
 from .errors import AscendFault, UsageError
 from .profile import as_profile
+from .registry import REGISTRY
 from .state import CoreState, reset_state
 from .tensor import LocalTensor
 
@@ -162,8 +163,6 @@ def _generic(name):
     """Any other registered API: the result may be a state, (state, out-parameter) or a value."""
 
     def m(self, *args, **kw):
-        from .registry import REGISTRY
-
         kw.setdefault("profile", self.profile)
         res = REGISTRY[name].fn(self.state, *args, **kw)
         if isinstance(res, CoreState):
@@ -185,9 +184,7 @@ for _n in _REG_APIS:
     setattr(Kernel, _n, _method(_n, "_call_reg_api"))
 for _n in _GET_APIS:
     setattr(Kernel, _n, _method(_n, "_call_get_api"))
-from .registry import REGISTRY as _REG  # noqa: E402  (populated by the import of .api above)
-
-for _n in list(_REG):
+for _n in list(REGISTRY):  # populated by the import of .api above
     if not hasattr(Kernel, _n):
         setattr(Kernel, _n, _generic(_n))
 
