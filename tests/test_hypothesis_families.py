@@ -23,7 +23,7 @@ def _compare_all(cases, fast, refs, compare):
             raise AssertionError(f"{c.call_repr()}: {msg}")
 
 
-@settings(max_examples=25 * SCALE)
+@settings(max_examples=15 * SCALE)
 @given(st.data())
 def test_compare_select_hypothesis(data):
     rng = DrawRng(data)
@@ -38,7 +38,7 @@ def test_compare_select_hypothesis(data):
     _compare_all(cases, fast, refs, CS.compare)
 
 
-@settings(max_examples=25 * SCALE)
+@settings(max_examples=15 * SCALE)
 @given(st.data())
 def test_gather_shift_hypothesis(data):
     rng = DrawRng(data)
