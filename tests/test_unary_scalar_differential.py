@@ -45,6 +45,10 @@ def test_differential_default_profile(api, dtype):
     run()
 
 
+# documented, but the fast path raises NotModelledError for them (64-bit and complex lanes)
+_NOT_MODELLED = ("int64", "uint64", "complex32", "complex64")
+
+
 def _params_all_profiles():
     out = []
     for name in available_profiles():
@@ -52,7 +56,9 @@ def _params_all_profiles():
         for api in APIS:
             a = p.api(api)
             if a.supported and name != DEFAULT.name:
-                for dt in a.dtypes:
+                for dt in a.all_dtypes():
+                    if dt in _NOT_MODELLED:
+                        continue
                     if load_profile(name).api(api).supported:
                         out.append(pytest.param(name, api, dt, id=f"{name}-{api}-{dt}"))
     return out
