@@ -55,17 +55,22 @@ def test_count_only_dtype_on_950():
     )
 
 
-def test_not_modelled_64bit():
+def test_not_modelled_complex():
+    k = aj.Kernel(profile="ascend950")
+    x, y = k.alloc(aj.complex32, 32), k.alloc(aj.complex32, 32)
+    msg = r"Adds: dtype complex32 is documented on profile 'ascend950' but not modelled"
+    _raises(aj.NotModelledError, msg, k.Adds, y, x, 1, 32)
+
+
+def test_int64_count_form_only_on_950():
+    """int64/uint64 are count-only on 950 (Adds.md 数据类型); lanes are modelled as uint32 pairs."""
     k = aj.Kernel(profile="ascend950")
     x, y = k.alloc(aj.int64, 32), k.alloc(aj.int64, 32)
+    k.write(x, np.arange(32, dtype=np.int64) - 2**40)
+    k.Adds(y, x, 2**40 + 5, 32)
+    assert k.read(y).tolist() == list(range(5, 37))
     _raises(
-        aj.NotModelledError,
-        r"Adds: dtype int64 is documented on profile 'ascend950' but not modelled",
-        k.Adds,
-        y,
-        x,
-        1,
-        32,
+        aj.UnsupportedError, r"Adds: dtype='int64' .*accepted only by the count", k.Adds, y, x, 1, 32, 1, P
     )
 
 

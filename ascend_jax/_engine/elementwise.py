@@ -113,7 +113,93 @@ def int_op(op, x, s, dtype, profile, ctrl):
     return jnp.where(sat & (hi != 0), np.uint32(0xFFFFFFFF), w)
 
 
+def _int_saturating(profile, ctrl):
+    sat = jnp.asarray(profile.int_overflow == "saturate")
+    if profile.int_saturation_ctrl_bit >= 0:
+        sat = sat | (
+            ctrl_bit(ctrl, profile.int_saturation_ctrl_bit) == bool(profile.int_saturation_when_bit_is)
+        )
+    return sat
+
+
+def _lt64(ah, al, bh, bl, signed):
+    """(ah:al) < (bh:bl) for 64-bit values held as uint32 halves."""
+    if signed:
+        h_lt = ah.astype(I32) < bh.astype(I32)
+    else:
+        h_lt = ah < bh
+    return h_lt | ((ah == bh) & (al < bl))
+
+
+def _neg64(h, l):
+    nl = ~l + np.uint32(1)
+    return ~h + (nl == 0).astype(U32), nl
+
+
+def int64_op(op, x, s, dtype, profile, ctrl):
+    """64-bit integer lanes as (low, high) uint32 pairs: x [..., 2], s [2]. Returns [..., 2]."""
+    signed = dtype.is_signed_int
+    xl, xh = x[..., 0], x[..., 1]
+    sl, sh = jnp.broadcast_to(s[0], xl.shape), jnp.broadcast_to(s[1], xl.shape)
+    sat = _int_saturating(profile, ctrl)
+    smax = (np.uint32(0x7FFFFFFF), np.uint32(0xFFFFFFFF)) if signed else (np.uint32(0xFFFFFFFF),) * 2
+    smin = (np.uint32(0x80000000), np.uint32(0)) if signed else (np.uint32(0),) * 2
+    if op in ("max", "min"):
+        x_lt = _lt64(xh, xl, sh, sl, signed)
+        pick_x = ~x_lt if op == "max" else x_lt | ((xh == sh) & (xl == sl))
+        return jnp.stack([jnp.where(pick_x, xl, sl), jnp.where(pick_x, xh, sh)], -1)
+    if op == "add":
+        rl = xl + sl
+        rh = xh + sh + (rl < xl).astype(U32)
+        if signed:
+            xs, ss, rs = xh >> 31, sh >> 31, rh >> 31
+            ovf = (xs == ss) & (rs != xs)
+            hi_v, lo_v = jnp.where(xs == 1, smin[0], smax[0]), jnp.where(xs == 1, smin[1], smax[1])
+        else:
+            ovf = _lt64(rh, rl, xh, xl, False)
+            hi_v, lo_v = smax[0], smax[1]
+        rh = jnp.where(sat & ovf, hi_v, rh)
+        rl = jnp.where(sat & ovf, lo_v, rl)
+        return jnp.stack([rl, rh], -1)
+    # mul: the low 64 bits wrap; saturation needs the magnitude of the full 128-bit product
+    h00, l00 = N.mul_u32_wide(xl, sl)
+    rl = l00
+    rh = h00 + xl * sh + xh * sl
+    if signed:
+        xn, sn = (xh >> 31) == 1, (sh >> 31) == 1
+        axh, axl = _neg64(xh, xl)
+        ash, asl = _neg64(sh, sl)
+        axh, axl = jnp.where(xn, axh, xh), jnp.where(xn, axl, xl)
+        ash, asl = jnp.where(sn, ash, sh), jnp.where(sn, asl, sl)
+    else:
+        axh, axl, ash, asl = xh, xl, sh, sl
+    a0, a1, b0, b1 = axl, axh, asl, ash
+    h00, l00 = N.mul_u32_wide(a0, b0)
+    h01, l01 = N.mul_u32_wide(a0, b1)
+    h10, l10 = N.mul_u32_wide(a1, b0)
+    h11, l11 = N.mul_u32_wide(a1, b1)
+    m1 = h00 + l01
+    c1 = m1 < h00
+    m2 = m1 + l10
+    c2 = m2 < m1
+    upper = (h11 != 0) | (l11 != 0) | (h01 != 0) | (h10 != 0) | c1 | c2  # bits >= 64 of |x|*|s|
+    if signed:
+        neg = (xn != sn) & ~(((axh | axl) == 0) | ((ash | asl) == 0))
+        big_pos = m2 >= np.uint32(0x80000000)
+        big_neg = (m2 > np.uint32(0x80000000)) | ((m2 == np.uint32(0x80000000)) & (l00 != 0))
+        ovf = upper | jnp.where(neg, big_neg, big_pos)
+        hi_v, lo_v = jnp.where(neg, smin[0], smax[0]), jnp.where(neg, smin[1], smax[1])
+    else:
+        ovf = upper
+        hi_v, lo_v = smax[0], smax[1]
+    rh = jnp.where(sat & ovf, hi_v, rh)
+    rl = jnp.where(sat & ovf, lo_v, rl)
+    return jnp.stack([rl, rh], -1)
+
+
 def scalar_op(op, x, s, dtype, profile, ctrl):
     if dtype.is_float:
         return float_op(op, x, s, dtype, profile, ctrl)
+    if dtype.itemsize == 8:
+        return int64_op(op, x, s, dtype, profile, ctrl)
     return int_op(op, x, s, dtype, profile, ctrl)

@@ -189,17 +189,28 @@ def run_unary(st: UnaryStatic, state, dyn):
     fault |= jnp.where(dyn["bad_param"], U32(Fault.BAD_PARAM), U32(0))
     fault |= jnp.where(ovf & ~nop, U32(Fault.BUCKET_OVERFLOW), U32(0))
     ok = fault == 0
-    # gather, compute, merge, scatter
-    np_dt = dt.np_dtype
-    bits_dt = jnp.dtype(dt.bits_dtype)
+    # gather, compute, merge, scatter. 64-bit integer lanes travel as (low, high) uint32 pairs:
+    # memory sees 2L uint32 "half lanes" (both halves share their lane's activity), the element
+    # function sees [R, L, 2] (no jax_enable_x64 needed).
+    wide = dt.itemsize == 8
+    bits_dt = jnp.dtype(np.uint32) if wide else jnp.dtype(dt.bits_dtype)
+    LM = 2 * L if wide else L
+    EM = 2 * E if wide else E
+    act_m = jnp.repeat(act, 2, axis=1) if wide else act
     src_lanes = MEM.to_lanes(MEM.gather_blocks(state.ub, s_idx), bits_dt).astype(U32)
     old_lanes = MEM.to_lanes(MEM.gather_blocks(state.ub, d_idx), bits_dt)
-    new_lanes = st.elem(src_lanes, dyn["scalar"], dt, p, state.ctrl, dyn).astype(bits_dt)
+    if wide:
+        src_lanes = src_lanes.reshape(R, L, 2)
+    new_lanes = st.elem(src_lanes, dyn["scalar"], dt, p, state.ctrl, dyn).reshape(R, LM).astype(bits_dt)
     merged = MEM.merge_program_order(
-        new_lanes.reshape(R, 8, E), old_lanes.reshape(R, 8, E), act3, s_dr, s_db, st.merge
+        new_lanes.reshape(R, 8, EM),
+        old_lanes.reshape(R, 8, EM),
+        act_m.reshape(R, 8, EM),
+        s_dr,
+        s_db,
+        st.merge,
     )
-    del np_dt
-    blocks = MEM.from_lanes(merged.reshape(R, L))
+    blocks = MEM.from_lanes(merged.reshape(R, LM))
     ub = MEM.scatter_blocks(state.ub, d_idx, blocks, blk_act & ok)
     change_regs = ok & ~nop
     vmask = jnp.where(change_regs, new_vmask, state.vmask)

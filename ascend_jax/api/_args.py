@@ -55,7 +55,10 @@ def check_same_dtype(api, profile, **tensors):
             )
 
 
-def check_modelled(api, dtype, profile):
+def check_modelled(api, dtype, profile, int64_lanes=False):
+    """``int64_lanes``: the caller's pipeline handles 64-bit integer lanes as uint32 pairs."""
+    if int64_lanes and dtype.kind in ("int", "uint") and dtype.itemsize == 8:
+        return
     if dtype.kind == "complex" or dtype.itemsize == 8:
         raise NotModelledError(
             f"{api}: dtype {dtype.name} is documented on profile '{profile.name}' but not modelled yet "
@@ -248,8 +251,20 @@ def scalar_bits(api, value, dtype, profile):
             if isinstance(value, float) and not float(value).is_integer():
                 raise UsageError(api, "scalarValue", value, f"an integer ({dtype.cpp})", profile)
             b = int(value) & ((1 << dtype.bits) - 1)
+        if dtype.itemsize == 8:  # 64-bit lanes travel as (low, high) uint32 words
+            return jnp.asarray([b & 0xFFFFFFFF, b >> 32], U32)
         return jnp.asarray(b, U32)
     v = jnp.asarray(value)
+    if dtype.itemsize == 8:
+        if v.dtype != jnp.uint32 or v.shape[-1:] != (2,):
+            raise UsageError(
+                api,
+                "scalarValue",
+                f"traced {v.dtype}{list(v.shape)}",
+                "a Python int, or uint32[2] (low, high)",
+                profile,
+            )
+        return v
     if dtype.is_float:
         if v.dtype == dtype.np_dtype:
             return jax.lax.bitcast_convert_type(v, jnp.dtype(dtype.bits_dtype)).astype(U32)

@@ -49,7 +49,7 @@ def _reg_count_repeats(state, L):
     return max(1, math.ceil(cnt / L))
 
 
-def plan_unary_call(api, state, dst, src, args, p, isSetMask, max_repeats):
+def plan_unary_call(api, state, dst, src, args, p, isSetMask, max_repeats, int64_lanes=False):
     """Parse the three call forms of a ``dst = f(src, ...)`` API (count; high-dim with a mask;
     high-dim with MASK_PLACEHOLDER) into the pipeline's traced ``dyn`` fields and static choices.
 
@@ -71,7 +71,7 @@ def plan_unary_call(api, state, dst, src, args, p, isSetMask, max_repeats):
             f"(dst, src, scalarValue, mask, repeatTime, repeatParams); got {3 + len(args)} arguments"
         )
     p.require_api(api, dt, count_form=(form == "count"))
-    A.check_modelled(api, dt, p)
+    A.check_modelled(api, dt, p, int64_lanes=int64_lanes)
     L = p.lanes(dt)
     bad = jnp.zeros((), bool)
     bad_mask = jnp.zeros((), bool)
@@ -157,7 +157,9 @@ def plan_unary_call(api, state, dst, src, args, p, isSetMask, max_repeats):
 
 def unary_scalar_call(api, op, state, dst, src, scalar, args, profile, isSetMask, max_repeats):
     p = as_profile(profile)
-    form, R, merge, dyn = plan_unary_call(api, state, dst, src, args, p, isSetMask, max_repeats)
+    form, R, merge, dyn = plan_unary_call(
+        api, state, dst, src, args, p, isSetMask, max_repeats, int64_lanes=True
+    )
     dyn["scalar"] = A.scalar_bits(api, scalar, dst.dtype, p)
     # One program serves all four APIs of a dtype (the API is traced data, dyn["op"]): a compile
     # costs ~1 s on CPU, computing the three unused element functions a few microseconds.

@@ -422,7 +422,8 @@ def _stack_params(cs, p):
         "op": np.array([API_CODES.index(c.api) for c in cs], np.int32),
         "dst": np.array([c.dst for c in cs], np.int32),
         "src": np.array([c.src for c in cs], np.int32),
-        "scalar": np.array([int(A.scalar_bits(c.api, c.scalar, d, p)) for c in cs], np.uint32),
+        # uint32 bits; 64-bit lanes: (low, high) pairs
+        "scalar": np.array([np.asarray(A.scalar_bits(c.api, c.scalar, d, p)) for c in cs], np.uint32),
         "count": np.stack([np.array([c.count for c in cs], np.uint32), np.zeros(n, np.uint32)], 1),
         "cont": cont,
         "words": words,
