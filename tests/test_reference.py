@@ -883,8 +883,10 @@ def test_count_only_and_not_modelled_dtypes_950():
         out = Muls(st, T("int64", 4096), T("int64", 0), 4, 2, profile=p950)
         assert list(ub_read(out, 4096, "int64", 2)) == [0, -12]
     if "complex64" in p950.api("Muls").all_dtypes():
-        with pytest.raises(NotModelledError):
-            Muls(st, T("complex64", 4096), T("complex64", 0), 1, 2, profile=p950)
+        # Complex<float>, real part first: (1+2i)(3+0.5i) = 2+6.5i, hand-computed
+        st = ub_write(reset_state(p950), 0, "float32", np.array([1, 2], dtype=np.float32))
+        out = Muls(st, T("complex64", 4096), T("complex64", 0), complex(3, 0.5), 1, profile=p950)
+        assert list(ub_read(out, 4096, "float32", 2)) == [2.0, 6.5]
 
 
 def test_unsupported_api_raises():

@@ -45,8 +45,8 @@ def test_differential_default_profile(api, dtype):
     run()
 
 
-# documented, but the fast path raises NotModelledError for them (complex lanes)
-_NOT_MODELLED = ("complex32", "complex64")
+# documented dtypes the fast path does not model (none left)
+_NOT_MODELLED = ()
 
 
 def _params_all_profiles():

@@ -55,11 +55,26 @@ def test_count_only_dtype_on_950():
     )
 
 
-def test_not_modelled_complex():
+def test_not_modelled_is_explicit():
+    """Documented but not yet modelled variants raise NotModelledError (never a wrong answer):
+    64-bit shifts on 950."""
     k = aj.Kernel(profile="ascend950")
-    x, y = k.alloc(aj.complex32, 32), k.alloc(aj.complex32, 32)
-    msg = r"Adds: dtype complex32 is documented on profile 'ascend950' but not modelled"
-    _raises(aj.NotModelledError, msg, k.Adds, y, x, 1, 32)
+    x, y = k.alloc(aj.int64, 32), k.alloc(aj.int64, 32)
+    msg = r"ShiftRight: dtype int64 is documented on profile 'ascend950' but not modelled"
+    _raises(aj.NotModelledError, msg, k.ShiftRight, y, x, 1, 32)
+
+
+def test_complex_count_form_on_950():
+    """complex32/complex64 Adds/Muls (950, count form; 内置数据类型: Complex<half>/Complex<float>,
+    real part first). Muls rounds each product, then each sum (MODEL.md choice)."""
+    k = aj.Kernel(profile="ascend950")
+    x, y = k.alloc(aj.float32, 64), k.alloc(aj.float32, 64)
+    k.write(x, np.array([1, 2, 3, -4] * 16, np.float32))
+    xc, yc = x.ReinterpretCast(aj.complex64), y.ReinterpretCast(aj.complex64)
+    k.Muls(yc, xc, complex(2, 1), 32)  # (1+2i)(2+i) = 5i, (3-4i)(2+i) = 10-5i
+    assert k.read(y)[:4].tolist() == [0.0, 5.0, 10.0, -5.0]
+    k.Adds(yc, xc, complex(0.5, -1), 32)
+    assert k.read(y)[:4].tolist() == [1.5, 1.0, 3.5, -5.0]
 
 
 def test_int64_count_form_only_on_950():

@@ -264,3 +264,30 @@ def half_bits_to_f32(h):
 
 def f32_to_half_bits(x):
     return lax.bitcast_convert_type(x.astype(jnp.float16), jnp.uint16)
+
+
+def f32_bits_to_half_bits_exact(b):
+    """float32 bits -> half bits, round to nearest even, in integer arithmetic.
+
+    Needed where a half rounding is followed by more float32 arithmetic: XLA may drop an
+    f32 -> f16 -> f32 convert pair (excess precision), which would skip the rounding."""
+    b = _u32(b)
+    sign = (b >> 16) & np.uint32(0x8000)
+    mag = b & ABS32
+    e = ((mag >> 23) & 0xFF).astype(I32) - 127
+    sig = (mag & MAN32) | np.uint32(0x800000)
+    # drop 13 bits for a normal half; more below 2**-14 (the half subnormal LSB is 2**-24)
+    d = jnp.where(e >= -14, 13, 13 + (-14 - e))
+    q = _shr64_rne(jnp.zeros_like(sig), sig, jnp.minimum(d, 40))
+    q = jnp.where(d > 40, 0, q)
+    normal = e >= -14
+    carry = q >= 0x800
+    q_n = jnp.where(carry, q >> 1, q)
+    e_n = e + carry.astype(I32)
+    normal_bits = ((e_n + 15).astype(U32) << 10) | (q_n & np.uint32(0x3FF))
+    out = jnp.where(normal, normal_bits, q)
+    out = jnp.where(normal & (e_n > 15), np.uint32(0x7C00), out)
+    out = jnp.where((mag & EXP32) == 0, np.uint32(0), out)  # f32 zero/subnormal -> +-0 (below half range)
+    out = jnp.where(mag == EXP32, np.uint32(0x7C00), out)
+    out = jnp.where(mag > EXP32, np.uint32(0x7E00), out)
+    return (sign | out).astype(U32)

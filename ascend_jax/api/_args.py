@@ -57,7 +57,7 @@ def check_same_dtype(api, profile, **tensors):
 
 def check_modelled(api, dtype, profile, int64_lanes=False):
     """``int64_lanes``: the caller's pipeline handles 64-bit integer lanes as uint32 pairs."""
-    if int64_lanes and dtype.kind in ("int", "uint") and dtype.itemsize == 8:
+    if int64_lanes and (dtype.kind in ("int", "uint", "complex") and dtype.itemsize in (4, 8)):
         return
     if dtype.kind == "complex" or dtype.itemsize == 8:
         raise NotModelledError(
@@ -243,7 +243,19 @@ def round_to_float_bits(value, dtype):
 
 
 def scalar_bits(api, value, dtype, profile):
-    """The scalar converted to T (C++ ``const T&``), as its bit pattern in a uint32."""
+    """The scalar converted to T (C++ ``const T&``), as its bit pattern in a uint32 (64-bit types:
+    a (low, high) uint32 pair; complex32: real half | imag half << 16; complex64: (real, imag))."""
+    if dtype.kind == "complex":
+        from .. import dtypes as _dt
+
+        if not isinstance(value, (int, float, complex, np.number)) or isinstance(value, jax.core.Tracer):
+            raise UsageError(api, "scalarValue", type(value).__name__, "a Python number (complex)", profile)
+        c = complex(value)
+        comp = _dt.half if dtype.name == "complex32" else _dt.float32
+        re, im = round_to_float_bits(c.real, comp), round_to_float_bits(c.imag, comp)
+        if dtype.name == "complex32":
+            return jnp.asarray(re | (im << 16), U32)
+        return jnp.asarray([re, im], U32)
     if is_static(value):
         if dtype.is_float:
             b = round_to_float_bits(value, dtype)

@@ -10,7 +10,8 @@ call only ORs its fault bits) -> read every active src lane -> compute -> write 
 program order (repeat, block, lane; the later write wins) -> register side effects.
 """
 
-from ..errors import NotModelledError, UsageError
+from .. import dtypes as _dt
+from ..errors import UsageError
 from ..profile import as_profile
 from ..tensor import LocalTensor
 from . import faults as _faults
@@ -43,8 +44,6 @@ def _check_static(api, dst, src, args, profile, is_set_mask):
     #       const LocalTensor<T>& src")
     if dst.dtype != src.dtype:
         raise UsageError(api, "src.dtype", src.dtype.name, f"{dst.dtype.name} (= dst.dtype)", profile)
-    if dst.dtype.kind == "complex":
-        raise NotModelledError(f"{api}: {dst.dtype.name} is not modelled by the reference")
     for t, name in ((dst, "dst"), (src, "src")):
         _masks.as_int(api, f"{name}.addr", t.addr, profile)  # concrete integer byte address
     return count_form
@@ -56,7 +55,10 @@ def _binary_scalar(api, state, dst, src, scalar_value, args, profile, is_set_mas
     d = dst.dtype
     dst = LocalTensor(d, int(dst.addr), dst.length)
     src = LocalTensor(d, int(src.addr), src.length)
-    scalar_bits = _num.scalar_to_bits(api, scalar_value, d, profile)
+    if d.kind == "complex":
+        scalar_bits = None  # converted per component below
+    else:
+        scalar_bits = _num.scalar_to_bits(api, scalar_value, d, profile)
 
     # -- which lanes -----------------------------------------------------------------------
     if count_form:
@@ -77,7 +79,9 @@ def _binary_scalar(api, state, dst, src, scalar_value, args, profile, is_set_mas
 
     # -- numerics set-up -------------------------------------------------------------------
     ctrl = _st.get_ctrl(state)
-    if d.is_float:
+    if d.kind == "complex":
+        compute = _complex_compute(api, scalar_value, d, profile, ctrl)
+    elif d.is_float:
         fmt = _num.float_format(d)
         saturate = _num.float_saturating(profile, d, ctrl)
         scalar_val = _num.read_float_input(scalar_bits, fmt, profile)
@@ -125,6 +129,40 @@ def _binary_scalar(api, state, dst, src, scalar_value, args, profile, is_set_mas
     if plan.new_mask_mode is not None:
         out.mask_mode = int(plan.new_mask_mode)
     return out
+
+
+def _complex_compute(api, scalar_value, d, profile, ctrl):
+    """complex32 = Complex<half>, complex64 = Complex<float> (内置数据类型.md): real part at the
+    lower address. Adds: each part separately. Muls: (a+bi)(c+di) = (ac-bd) + (ad+bc)i with each
+    product rounded to the part type first, then each sum rounded once (MODEL.md CHOICE: the docs
+    give no rounding rule for complex multiplication)."""
+    part = _dt.half if d.name == "complex32" else _dt.float32
+    fmt = _num.float_format(part)
+    w = 8 * part.itemsize
+    mask = (1 << w) - 1
+    if not isinstance(scalar_value, (int, float, complex)):
+        raise UsageError(api, "scalarValue", scalar_value, "a Python number", profile)
+    c = complex(scalar_value)
+    sr = _num.read_float_input(_num.round_to_bits(c.real, fmt), fmt, profile)
+    si = _num.read_float_input(_num.round_to_bits(c.imag, fmt), fmt, profile)
+    saturate = _num.float_saturating(profile, part, ctrl)
+
+    def rounded(x):  # an intermediate product: rounded to the part type, nothing else
+        return _num.decode(_num.round_to_bits(x, fmt), fmt)
+
+    def compute(src_bits):
+        a = _num.read_float_input(src_bits & mask, fmt, profile)
+        b = _num.read_float_input(src_bits >> w, fmt, profile)
+        if api == "Adds":
+            re, im = _num.f_add(a, sr), _num.f_add(b, si)
+        else:
+            re = _num.f_add(rounded(_num.f_mul(a, sr)), -rounded(_num.f_mul(b, si)))
+            im = _num.f_add(rounded(_num.f_mul(a, si)), rounded(_num.f_mul(b, sr)))
+        return _num.finish_float(re, fmt, profile, saturate) | (
+            _num.finish_float(im, fmt, profile, saturate) << w
+        )
+
+    return compute
 
 
 def Adds(state, dst, src, scalarValue, *args, profile, isSetMask=True):
