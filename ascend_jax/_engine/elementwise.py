@@ -45,7 +45,13 @@ def float_op(op, x, s, dtype, profile, ctrl):
         xf, sf = N.half_bits_to_f32(x), N.half_bits_to_f32(s)
         rf = xf + sf if op == "add" else xf * sf
         r = N.f32_to_half_bits(rf).astype(U32)
-    if ftz:
+    return finish_float(r, fmt, dtype, profile, ctrl)
+
+
+def finish_float(r, fmt, dtype, profile, ctrl):
+    """A rounded float result's epilogue, in MODEL.md's order: subnormal flush (flush_to_zero
+    profiles), CTRL-driven saturation, canonical NaN."""
+    if profile.float_subnormals == "flush_to_zero":
         r = N.flush_subnormal(r, fmt)
     nan = N.is_nan(r, fmt)
     if dtype.name in profile.float_saturation_dtypes and profile.float_saturation_ctrl_bit >= 0:
@@ -198,20 +204,6 @@ def int64_op(op, x, s, dtype, profile, ctrl):
     return jnp.stack([rl, rh], -1)
 
 
-def _component_finish(r, fmt, dtype_c, profile, ctrl):
-    """The end of float_op for one complex component: flush, saturation, canonical NaN."""
-    if profile.float_subnormals == "flush_to_zero":
-        r = N.flush_subnormal(r, fmt)
-    nan = N.is_nan(r, fmt)
-    if dtype_c.name in profile.float_saturation_dtypes and profile.float_saturation_ctrl_bit >= 0:
-        sat = ctrl_bit(ctrl, profile.float_saturation_ctrl_bit) == bool(profile.float_saturation_when_bit_is)
-        inf = N.is_inf(r, fmt)
-        sat_val = jnp.where(inf, (r & U32(fmt.sign)) | U32(fmt.max_finite), U32(0))
-        r = jnp.where(sat & (inf | nan), sat_val, r)
-        nan = nan & ~sat
-    return jnp.where(nan, U32(fmt.qnan), r)
-
-
 def complex_op(op, x, s, dtype, profile, ctrl):
     """complex32 (x: uint32 = real half | imag half << 16) and complex64 (x: [..., 2] uint32 =
     real, imag float32 bits). Adds: component-wise. Muls: (a+bi)(c+di) with every product rounded
@@ -254,8 +246,8 @@ def complex_op(op, x, s, dtype, profile, ctrl):
         ri = add(mul(xr, si), mul(xi, sr))
     else:  # max/min are not defined for complex (no product lists them); never dispatched
         rr, ri = xr, xi
-    rr = _component_finish(rr, fmt, comp, profile, ctrl)
-    ri = _component_finish(ri, fmt, comp, profile, ctrl)
+    rr = finish_float(rr, fmt, comp, profile, ctrl)
+    ri = finish_float(ri, fmt, comp, profile, ctrl)
     if half:
         return rr | (ri << np.uint32(16))
     return jnp.stack([rr, ri], -1)
