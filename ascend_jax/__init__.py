@@ -3,6 +3,7 @@
 Public surface only; see README.md for a tour and docs/MODEL.md for the execution model.
 """
 
+from . import display, viz  # viz imports matplotlib only when a figure is drawn)
 from . import dtypes as _dtypes
 from .api import (
     CMPMODE,
@@ -14,6 +15,8 @@ from .api import (
     CompareCmpMask,
     Compares,
     CompareScalar,
+    DataCopy,
+    DataCopyPad,
     GatherMask,
     GatherMaskParams,
     GetCmpMask,
@@ -67,11 +70,21 @@ from .errors import (
     UsageError,
     describe_faults,
 )
-from .kernel import Kernel, jit_kernel
-from .params import BinaryRepeatParams, UnaryRepeatParams
+from .gm import GlobalTensor
+from .kernel import Kernel, KernelResult, jit_kernel, run_kernel
+from .params import (
+    BinaryRepeatParams,
+    DataCopyExtParams,
+    DataCopyPadExtParams,
+    DataCopyPadParams,
+    DataCopyParams,
+    UnaryRepeatParams,
+)
+from .pipe import QuePosition, TBuf, TPipe, TPosition, TQue
 from .profile import DEFAULT_PROFILE, HwProfile, available_profiles, load_profile
 from .registry import REGISTRY
 from .state import CoreState, batch_states, reset_state
+from .sweep import SweepResult, sweep
 from .tensor import MASK_PLACEHOLDER, LocalTensor
 
 __version__ = "0.1.0"

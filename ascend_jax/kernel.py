@@ -6,6 +6,7 @@ the same kernel code runs eagerly (a notebook) or traced into one pure function 
 import functools
 import math
 import os
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -15,6 +16,7 @@ from jax import lax
 from . import api as _api
 from . import dtypes as _dt
 from .errors import AscendFault, UsageError
+from .gm import GlobalTensor, from_gm_bytes, gm_dtype_of, to_gm_bytes
 from .profile import as_profile
 from .registry import REGISTRY
 from .state import CoreState, reset_state
@@ -57,6 +59,9 @@ class Kernel:
         if self.fault_policy not in _POLICIES:
             raise ValueError(f"fault_policy={self.fault_policy!r}; allowed: {', '.join(_POLICIES)}")
         self._next_addr = 0
+        self._n_buffers = 0  # TPipe.InitBuffer buffers handed out (limit: profile.max_buffers)
+        self._gm = []  # GM buffers: uint8[n] each, indexed by GlobalTensor.buf
+        self._gm_meta = []  # (NumPy dtype, shape) each buffer was created with
         self._counter_shadow = None  # static count set by SetVectorMask in Counter mode, if known
         self._mode_shadow = 0
 
@@ -65,26 +70,77 @@ class Kernel:
     def ub_limit(self):
         return min(self.state.ub.shape[-1], self.profile.ub_usable_bytes)
 
+    @property
+    def ub_capacity(self):
+        """Bytes the allocators hand out: ``[0, ub_capacity)``. The usable UB (or the case's arena)
+        minus the reserved scratch regions of the profile (they sit at the top of UB)."""
+        cap = self.ub_limit
+        for r in self.profile.reserved:
+            cap = min(cap, r.offset_bytes)
+        return cap
+
+    def _bump(self, nbytes, api, argument, value, unit=1):
+        """Reserve ``nbytes`` at the next 32-byte aligned address (shared by alloc and TPipe)."""
+        align = self.profile.operand_alignment_bytes
+        addr = -(-self._next_addr // align) * align
+        cap = self.ub_capacity
+        if addr + nbytes > cap:
+            res = ", ".join(f"{r.name} at {r.offset_bytes}+{r.size_bytes}" for r in self.profile.reserved)
+            raise UsageError(
+                api,
+                argument,
+                value,
+                f"at most {max(cap - addr, 0) // unit} more" + (" elements" if unit > 1 else " bytes"),
+                self.profile,
+                f"UB has {self.ub_limit} usable bytes"
+                + (f" (reserved: {res}; allocatable: {cap})" if res else "")
+                + f" and {addr} are allocated",
+            )
+        self._next_addr = addr + nbytes
+        return addr
+
     def alloc(self, dtype, length, name="") -> LocalTensor:
         """A LocalTensor at the next 32-byte aligned free UB address (a bump allocator)."""
         d = _dt.as_dtype(dtype)
-        align = self.profile.operand_alignment_bytes
-        addr = -(-self._next_addr // align) * align
         nbytes = int(length) * d.itemsize
-        if addr + nbytes > self.ub_limit:
-            raise UsageError(
-                "alloc",
-                "length",
-                length,
-                f"at most {(self.ub_limit - addr) // d.itemsize} more {d.name} elements",
-                self.profile,
-                f"UB has {self.ub_limit} usable bytes and {addr} are allocated",
-            )
-        self._next_addr = addr + nbytes
+        addr = self._bump(nbytes, "alloc", "length", length, unit=d.itemsize)
         return LocalTensor(d, addr, int(length), name)
 
+    # -- GM --------------------------------------------------------------------------------
+    def gm(self, array, name="") -> GlobalTensor:
+        """Wrap ``array`` (NumPy or jnp, any shape) as a new GM buffer; returns its GlobalTensor."""
+        d = gm_dtype_of(array)
+        raw = to_gm_bytes(array)
+        self._gm.append(raw)
+        shape = tuple(np.shape(array))
+        npd = np.dtype(getattr(array, "dtype", np.asarray(array).dtype))
+        self._gm_meta.append((npd, shape))
+        return GlobalTensor(d, len(self._gm) - 1, 0, raw.shape[-1] // d.itemsize, name)
+
+    def gm_arrays(self):
+        """The final contents of every GM buffer, in creation order, with their original dtype and shape."""
+        return tuple(
+            from_gm_bytes(raw, d, shape) for raw, (d, shape) in zip(self._gm, self._gm_meta, strict=True)
+        )
+
+    def _write_gm(self, g: GlobalTensor, values):
+        raw = to_gm_bytes(
+            jnp.asarray(values).astype(g.dtype.np_dtype)
+            if _is_jax(values)
+            else np.asarray(values).astype(g.dtype.np_dtype)
+        )
+        buf = self._gm[g.buf]
+        self._gm[g.buf] = lax.dynamic_update_slice(buf, raw, (jnp.asarray(g.addr, jnp.int32),))
+
+    def _read_gm(self, g: GlobalTensor):
+        raw = lax.dynamic_slice(self._gm[g.buf], (jnp.asarray(g.addr, jnp.int32),), (g.nbytes,))
+        return from_gm_bytes(raw, g.dtype.np_dtype, (g.length,))
+
     def write(self, t: LocalTensor, values):
-        """Store ``values`` (converted to t.dtype, little endian) at t's address."""
+        """Store ``values`` (converted to t.dtype, little endian) at t's address (UB or GM)."""
+        if isinstance(t, GlobalTensor):
+            return self._write_gm(t, values)
+        self._check_live("write", (t,))
         d = t.dtype
         if isinstance(values, jax.Array) or isinstance(values, jax.core.Tracer):
             v = jnp.asarray(values)
@@ -102,7 +158,9 @@ class Kernel:
         self.state = self.state.replace(ub=ub)
 
     def read(self, t: LocalTensor):
-        """The tensor's elements as a NumPy array (eager) or a jnp array (traced)."""
+        """The tensor's elements as a NumPy array (eager) or a jnp array (traced); UB or GM."""
+        if isinstance(t, GlobalTensor):
+            return self._read_gm(t)
         raw = lax.dynamic_slice(self.state.ub, (jnp.asarray(t.addr, jnp.int32),), (t.nbytes,))
         if isinstance(raw, jax.core.Tracer):
             if t.dtype.itemsize == 1:
@@ -111,6 +169,37 @@ class Kernel:
         return np.asarray(raw).view(t.dtype.np_dtype).copy()
 
     # -- calls -------------------------------------------------------------------------------
+    def _check_live(self, name, args, kw=None):
+        """Use after free: a LocalTensor whose TQue/TBuf buffer was freed may not reach an API."""
+        for a in list(args) + list((kw or {}).values()):
+            if isinstance(a, (list, tuple)):
+                self._check_live(name, a)
+            elif isinstance(a, LocalTensor) and a.handle is not None and a.handle.freed:
+                raise UsageError(
+                    name,
+                    "tensor",
+                    repr(a),
+                    "a tensor that is allocated (AllocTensor'ed and not yet freed)",
+                    self.profile,
+                    f"use after free: {a.handle.describe()}",
+                )
+
+    def DataCopy(self, dst, src, countOrParams, **kw):
+        """``DataCopy(dst, src, count | DataCopyParams)``: GM -> UB, UB -> GM or UB -> UB."""
+        self._check_live("DataCopy", (dst, src))
+        kw.setdefault("profile", self.profile)
+        state, gm = _api.DataCopy(self.state, tuple(self._gm), dst, src, countOrParams, **kw)
+        self._gm = list(gm)
+        self._after("DataCopy", state)
+
+    def DataCopyPad(self, dst, src, dataCopyParams, padParams=None, **kw):
+        """``DataCopyPad(dst, src, DataCopyExtParams[, DataCopyPadExtParams])``: unaligned GM <-> UB."""
+        self._check_live("DataCopyPad", (dst, src))
+        kw.setdefault("profile", self.profile)
+        state, gm = _api.DataCopyPad(self.state, tuple(self._gm), dst, src, dataCopyParams, padParams, **kw)
+        self._gm = list(gm)
+        self._after("DataCopyPad", state)
+
     def _after(self, name, new_state):
         old_fault = self.state.fault
         self.state = new_state
@@ -121,6 +210,7 @@ class Kernel:
                 raise AscendFault(f & ~o, name)
 
     def _call_state_api(self, name, *args, **kw):
+        self._check_live(name, args, kw)
         fn = getattr(_api, name)
         kw.setdefault("profile", self.profile)
         if (
@@ -134,6 +224,7 @@ class Kernel:
         self._after(name, fn(self.state, *args, **kw))
 
     def _call_reg_api(self, name, *args, **kw):
+        self._check_live(name, args, kw)
         fn = getattr(_api, name)
         kw.setdefault("profile", self.profile)
         if name == "SetMaskCount":
@@ -146,6 +237,7 @@ class Kernel:
         self.state = fn(self.state, *args, **kw)
 
     def _call_get_api(self, name, *args, **kw):
+        self._check_live(name, args, kw)
         kw.setdefault("profile", self.profile)
         return getattr(_api, name)(self.state, *args, **kw)
 
@@ -163,6 +255,7 @@ def _generic(name):
     """Any other registered API: the result may be a state, (state, out-parameter) or a value."""
 
     def m(self, *args, **kw):
+        self._check_live(name, args, kw)
         kw.setdefault("profile", self.profile)
         res = REGISTRY[name].fn(self.state, *args, **kw)
         if isinstance(res, CoreState):
@@ -189,19 +282,104 @@ for _n in list(REGISTRY):  # populated by the import of .api above
         setattr(Kernel, _n, _generic(_n))
 
 
-def jit_kernel(fn, profile=None, ub_bytes=None, batched=True, return_state=False):
-    """Trace ``fn(k, *args)`` (a kernel written against ``Kernel``) into one compiled function.
+def _is_jax(x):
+    return isinstance(x, (jax.Array, jax.core.Tracer))
 
-    ``run(*args)``: with ``batched=True`` every argument carries a leading batch axis and the whole
-    batch runs in one program (vmap). Returns fn's return value, and the final CoreState when
-    ``return_state`` (fault bits recorded per case, never raised inside the program).
+
+class KernelResult(NamedTuple):
+    """What a kernel run returns (a pytree): ``gm`` the final contents of every positional GM array
+    (same order, shape and dtype), ``out`` the kernel function's return value (or None), ``state``
+    the final CoreState when asked for (``return_state=True``), else None."""
+
+    gm: tuple
+    out: Any
+    state: Any
+
+
+def _gm_spec(a, batched):
+    """(host?, NumPy dtype, per-case shape) of one positional GM argument."""
+    host = not _is_jax(a)
+    arr = np.asarray(a) if host else a
+    shape = tuple(arr.shape[1:] if batched else arr.shape)
+    return host, np.dtype(arr.dtype), shape
+
+
+def _host_bytes(a, batched):
+    """A NumPy array as uint8 bytes ([B, nbytes] when batched), so 64-bit types survive x64=False."""
+    arr = np.ascontiguousarray(np.asarray(a))
+    if arr.dtype == np.bool_:
+        arr = arr.astype(np.uint8)
+    if batched:
+        return arr.reshape(arr.shape[0], -1).view(np.uint8)
+    return arr.reshape(-1).view(np.uint8)
+
+
+def jit_kernel(fn, profile=None, ub_bytes=None, batched=True, return_state=False):
+    """Trace ``fn(k, *gm, **params)`` (a kernel written against ``Kernel``) into one compiled function.
+
+    ``run(*arrays, **params)``: every positional argument is a GM array (NumPy or jax; with
+    ``batched=True`` it carries a leading batch axis) that reaches ``fn`` as a ``GlobalTensor``;
+    keyword arguments are traced kernel parameters (jnp arrays, batched likewise), so sweeping them
+    never recompiles. The whole batch runs in one program (vmap). Returns a ``KernelResult``:
+    ``gm`` = the final GM arrays (NumPy arrays for NumPy inputs, jax arrays for jax inputs), ``out``
+    = fn's return value, ``state`` = the final CoreState when ``return_state`` (fault bits are
+    recorded per case, never raised inside the program).
     """
     p = as_profile(profile)
+    compiled = {}
 
-    def one(*args):
-        k = Kernel(p, ub_bytes=ub_bytes, fault_policy="record")
-        out = fn(k, *args)
-        return (out, k.state) if return_state else out
+    def build(specs):
+        def one(*raws, **params):
+            k = Kernel(p, ub_bytes=ub_bytes, fault_policy="record")
+            gts = []
+            for raw, (host, npd, shape) in zip(raws, specs, strict=True):
+                if host:  # already bytes
+                    d = gm_dtype_of(np.zeros(0, npd))
+                    k._gm.append(raw)
+                    k._gm_meta.append((npd, shape))
+                    gts.append(GlobalTensor(d, len(k._gm) - 1, 0, raw.shape[-1] // d.itemsize))
+                else:
+                    gts.append(k.gm(raw))
+            out = fn(k, *gts, **params)
+            gm = tuple(
+                raw if host else from_gm_bytes(raw, npd, shape)
+                for raw, (host, npd, shape) in zip(k._gm, specs, strict=True)
+            )
+            return KernelResult(gm, out, k.state if return_state else None)
 
-    body = jax.vmap(one) if batched else one
-    return functools.wraps(fn)(jax.jit(body))
+        return jax.jit(jax.vmap(one) if batched else one)
+
+    @functools.wraps(fn)
+    def run(*arrays, **params):
+        specs = tuple(_gm_spec(a, batched) for a in arrays)
+        if specs not in compiled:
+            compiled[specs] = build(specs)
+        args = [_host_bytes(a, batched) if s[0] else a for a, s in zip(arrays, specs, strict=True)]
+        res = compiled[specs](*args, **{n: jnp.asarray(v) for n, v in params.items()})
+        gm = []
+        for raw, (host, npd, shape) in zip(res.gm, specs, strict=True):
+            if host:
+                raw = np.asarray(raw)
+                lead = raw.shape[:1] if batched else ()
+                v = (raw != 0) if npd == np.bool_ else raw.view(npd)
+                gm.append(v.reshape(lead + shape))
+            else:
+                gm.append(raw)
+        return KernelResult(tuple(gm), res.out, res.state)
+
+    run.compiled = compiled  # one entry per GM signature (dtype/shape/host-ness of the arrays)
+    return run
+
+
+def run_kernel(fn, *arrays, profile=None, ub_bytes=None, fault_policy="raise", return_state=False, **params):
+    """Run ``fn(k, *gm, **params)`` eagerly on one case; returns a ``KernelResult`` of NumPy arrays.
+
+    The same kernel code as ``jit_kernel`` (positional arguments are GM arrays, keyword arguments
+    reach the kernel as jnp arrays). ``fault_policy="raise"`` raises ``AscendFault`` at the first
+    faulting call; ``"record"`` only records the bits in the state.
+    """
+    k = Kernel(profile, ub_bytes=ub_bytes, fault_policy=fault_policy)
+    gts = [k.gm(np.asarray(a)) for a in arrays]
+    out = fn(k, *gts, **{n: jnp.asarray(v) for n, v in params.items()})
+    out = jax.tree_util.tree_map(np.asarray, out)
+    return KernelResult(k.gm_arrays(), out, k.state if return_state else None)

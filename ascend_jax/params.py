@@ -86,3 +86,122 @@ def as_binary_params(p):
     if isinstance(p, dict):
         return BinaryRepeatParams(**p)
     raise TypeError(f"expected BinaryRepeatParams (or a 6-tuple), got {p!r}")
+
+
+# -- data movement (数据搬运) ---------------------------------------------------------------------
+
+
+def _alias_gap(cls):
+    """``srcGap``/``dstGap``: the names the DataCopy pages use for ``srcStride``/``dstStride``."""
+    cls.srcGap = property(lambda self: self.srcStride)
+    cls.dstGap = property(lambda self: self.dstStride)
+    init = cls.__init__
+
+    def init_with_gaps(self, *args, srcGap=None, dstGap=None, **kw):
+        if srcGap is not None:
+            kw["srcStride"] = srcGap
+        if dstGap is not None:
+            kw["dstStride"] = dstGap
+        init(self, *args, **kw)
+
+    cls.__init__ = init_with_gaps
+    return cls
+
+
+@_alias_gap
+@_pytree_dataclass
+class DataCopyParams:
+    """``DataCopyParams{blockCount(u16)=1, blockLen(u16)=0, srcStride(u16)=0, dstStride(u16)=0}``.
+
+    ``blockLen`` and the gaps are in 32-byte DataBlocks; a gap is the distance from the *end* of
+    one block to the start of the next (the pages call the gaps ``srcGap``/``dstGap``; both
+    spellings are accepted). Documented ranges: blockCount [0, 4095], the others [0, 65535].
+    """
+
+    blockCount: object = 1
+    blockLen: object = 0
+    srcStride: object = 0
+    dstStride: object = 0
+
+    _RANGES = {"blockCount": 4095, "blockLen": 65535, "srcStride": 65535, "dstStride": 65535}
+
+
+@_pytree_dataclass
+class DataCopyExtParams:
+    """``DataCopyExtParams{blockCount(u16)=1, blockLen(u32)=0, srcStride(u32)=0, dstStride(u32)=0,
+    rsv(u32)=0}`` (DataCopyPad). ``blockLen`` is in bytes; the GM-side stride is in bytes and the
+    UB-side stride in 32-byte DataBlocks (GM->UB: srcStride bytes, dstStride blocks; UB->GM:
+    srcStride blocks, dstStride bytes). The per-product ranges come from the profile."""
+
+    blockCount: object = 1
+    blockLen: object = 0
+    srcStride: object = 0
+    dstStride: object = 0
+    rsv: object = 0
+
+    _RANGES = {
+        "blockCount": 4095,
+        "blockLen": 2097151,
+        "srcStride": 2**32 - 1,
+        "dstStride": 2**32 - 1,
+        "rsv": 2**32 - 1,
+    }
+
+
+@_pytree_dataclass
+class DataCopyPadExtParams:
+    """``DataCopyPadExtParams<T>{isPad=false, leftPadding=0, rightPadding=0, paddingValue=0}``.
+
+    ``leftPadding``/``rightPadding`` are element counts (each at most 32 bytes); ``paddingValue``
+    is a value of T (a Python number, or a traced scalar). ``isPad`` must be a Python bool."""
+
+    isPad: object = False
+    leftPadding: object = 0
+    rightPadding: object = 0
+    paddingValue: object = 0
+
+    _RANGES = {"isPad": 1, "leftPadding": 255, "rightPadding": 255, "paddingValue": None}
+
+
+@_pytree_dataclass
+class DataCopyPadParams:
+    """``DataCopyPadParams{isPad=false, leftPadding(u8)=0, rightPadding(u8)=0, paddingValue(u64)=0}``:
+    the older, untyped padding struct; accepted wherever ``DataCopyPadExtParams`` is."""
+
+    isPad: object = False
+    leftPadding: object = 0
+    rightPadding: object = 0
+    paddingValue: object = 0
+
+    _RANGES = {"isPad": 1, "leftPadding": 255, "rightPadding": 255, "paddingValue": None}
+
+
+def _as_struct(cls, p, n):
+    if p is None:
+        return cls()
+    if isinstance(p, cls):
+        return p
+    if isinstance(p, (tuple, list)):
+        return cls(*p)
+    if isinstance(p, dict):
+        return cls(**p)
+    raise TypeError(f"expected {cls.__name__} (or a {n}-tuple), got {p!r}")
+
+
+def as_data_copy_params(p):
+    if isinstance(p, DataCopyExtParams):  # same leading fields; the units differ (checked by the API)
+        raise TypeError("DataCopy takes DataCopyParams (32-byte units); DataCopyExtParams is for DataCopyPad")
+    return _as_struct(DataCopyParams, p, 4)
+
+
+def as_data_copy_ext_params(p):
+    if isinstance(p, DataCopyParams):
+        # SPEC: the older DataCopyPad prototypes take DataCopyParams with blockLen in bytes
+        return DataCopyExtParams(p.blockCount, p.blockLen, p.srcStride, p.dstStride)
+    return _as_struct(DataCopyExtParams, p, 5)
+
+
+def as_pad_params(p):
+    if isinstance(p, DataCopyPadParams):
+        return DataCopyPadExtParams(p.isPad, p.leftPadding, p.rightPadding, p.paddingValue)
+    return _as_struct(DataCopyPadExtParams, p, 4)

@@ -50,6 +50,9 @@ KNOWN_APIS = (
     "ShiftRight",
     "ShiftLeftTensor",
     "ShiftRightTensor",
+    # data movement (issue 5)
+    "DataCopy",
+    "DataCopyPad",
 )
 
 # Allowed keys: name -> (type or tuple of allowed values, required?)
@@ -77,6 +80,9 @@ _MEMORY = {
     "max_repeat_times": (_INT, True),
     "operand_alignment_bytes": (_INT, True),
     "reserved": (_LIST, False),
+    # UB allocation discipline (TPipe/TQue/TBuf, issue 5); absent = 8 and 64
+    "que_alloc_limit": (_INT, False),
+    "max_buffers": (_INT, False),
 }
 _RESERVED = {
     "name": (_STR, True),
@@ -127,6 +133,7 @@ _API_EXTRA = {
         "count_tail": (("dropped", "computed"), False),
         "count_alignment_bytes": (_INT, False),
         "int32_modes": (_LIST, False),
+        "float64_modes": (_LIST, False),
         "int32_other_modes": (("error", "silent_eq"), False),
         "dst_strides": (("ignored", "honoured"), False),
     },
@@ -156,6 +163,18 @@ _API_EXTRA = {
         "round_en": (_BOOL, False),
     },
     "SetCtrlSpr": {"bits": (_LIST, False)},
+    # data movement (issue 5; docs/MODEL.md "GM, DataCopy and UB allocation")
+    "DataCopy": {
+        "ub_to_ub": (_BOOL, False),  # the UB -> UB prototypes exist; absent = true
+        "zero_block": (("nop", "fault"), False),  # blockCount or blockLen 0; absent = "nop"
+        "count_unaligned": (("error", "round_down"), False),  # count*sizeof(T) % 32 != 0; absent = "error"
+    },
+    "DataCopyPad": {
+        "zero_block": (("nop", "fault"), False),
+        "compact_mode": (_BOOL, False),  # the PaddingMode template prototype exists
+        "negative_src_stride": (_BOOL, False),  # GM -> UB srcStride may be in [-blockLen, 0)
+        "ub_stride_max": (_INT, False),  # upper bound of the UB-side stride (blocks); absent = 2^32-1
+    },
 }
 for _n in ("Compares", "CompareScalar", "CompareCmpMask"):
     _API_EXTRA[_n] = _API_EXTRA["Compare"]
@@ -252,6 +271,8 @@ class HwProfile:
     max_repeat_times: int
     operand_alignment_bytes: int
     reserved: tuple
+    que_alloc_limit: int
+    max_buffers: int
     # registers
     vector_mask_bits: int
     cmpmask_bits: int
@@ -418,6 +439,8 @@ def parse_profile(path, data=None) -> HwProfile:
         max_repeat_times=mem["max_repeat_times"],
         operand_alignment_bytes=mem["operand_alignment_bytes"],
         reserved=tuple(reserved),
+        que_alloc_limit=mem.get("que_alloc_limit", 8),
+        max_buffers=mem.get("max_buffers", 64),
         vector_mask_bits=reg["vector_mask_bits"],
         cmpmask_bits=reg["cmpmask_bits"],
         ctrl_reset_value=reg["ctrl_reset_value"],

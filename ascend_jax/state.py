@@ -13,7 +13,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .errors import describe_faults
 from .profile import as_profile
 
 _FIELDS = ("ub", "vmask", "mask_mode", "cmpmask", "ctrl", "rsvd_cnt", "fault")
@@ -41,20 +40,9 @@ class CoreState:
         return self.fault.shape
 
     def _repr_html_(self):
-        fault = np.asarray(self.fault)
-        vm = np.asarray(self.vmask)
-        rows = [
-            ("UB bytes", f"{self.ub_bytes}" + (f" x batch {self.batch_shape}" if self.batch_shape else "")),
-            ("mask mode", "Counter" if int(np.ravel(self.mask_mode)[0]) else "Normal"),
-            ("vector mask", " ".join(f"{int(w):08x}" for w in np.ravel(vm)[:8][::-1])),
-            ("CMPMASK", " ".join(f"{int(w):08x}" for w in np.ravel(np.asarray(self.cmpmask))[:4][::-1])),
-            ("CTRL", " ".join(f"{int(w):08x}" for w in np.ravel(np.asarray(self.ctrl))[:2][::-1])),
-            ("faults", describe_faults(int(np.bitwise_or.reduce(np.ravel(fault))) if fault.size else 0)),
-        ]
-        body = "".join(
-            f"<tr><th style='text-align:left'>{k}</th><td><code>{v}</code></td></tr>" for k, v in rows
-        )
-        return f"<table><caption>CoreState</caption>{body}</table>"
+        from .display import state_html  # Jupyter only: keep the import off the hot path
+
+        return state_html(self)
 
 
 jax.tree_util.register_pytree_node(

@@ -16,6 +16,9 @@ class LocalTensor:
     addr: object  # byte address in UB (int or traced int32)
     length: int  # elements
     name: str = ""
+    # the TQue/TBuf buffer this tensor lives in (None for k.alloc / hand-made tensors); not part of
+    # the pytree, so it never reaches a compiled program (see ascend_jax/pipe.py)
+    handle: object = dataclasses.field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
         object.__setattr__(self, "dtype", _dt.as_dtype(self.dtype))
@@ -30,11 +33,15 @@ class LocalTensor:
             length = self.length - offset
         else:
             length = self.length
-        return LocalTensor(self.dtype, self.addr + offset * self.dtype.itemsize, length, self.name)
+        return LocalTensor(
+            self.dtype, self.addr + offset * self.dtype.itemsize, length, self.name, self.handle
+        )
 
     def ReinterpretCast(self, dtype):
         d = _dt.as_dtype(dtype)
-        return LocalTensor(d, self.addr, self.length * self.dtype.itemsize // d.itemsize, self.name)
+        return LocalTensor(
+            d, self.addr, self.length * self.dtype.itemsize // d.itemsize, self.name, self.handle
+        )
 
     def GetSize(self):
         return self.length
@@ -55,7 +62,11 @@ class LocalTensor:
         return f"LocalTensor({n}{self.dtype.cpp}[{self.length}] @ UB+{a})"
 
     def _repr_html_(self):
-        return f"<code>{self!r}</code>"
+        try:
+            from .display import tensor_html
+        except ImportError:
+            return None
+        return tensor_html(self)
 
 
 jax.tree_util.register_pytree_node(

@@ -1,1 +1,63 @@
-"""Whole kernels (Ascend C operators) written with the public ascend_jax API only."""
+"""Whole kernels (Ascend C operators) written with the public ascend_jax API only.
+
+Each op is a module with the C++ sample's kernel class ported line by line (Init / CopyIn /
+Compute / CopyOut over TPipe, TQue, TBuf and DataCopy), a ``kernel(**config)`` that binds the
+compile-time configuration (give it to ``aj.jit_kernel`` or ``aj.run_kernel``), ``requirements``
+(the APIs, dtypes and modes it needs), ``gen_data`` (random inputs with special values) and a NumPy
+``golden`` written from the doc semantics. See ops/README.md for the table.
+
+    import ascend_jax as aj
+    from ops import select_sample
+    run = aj.jit_kernel(select_sample.kernel(selMode=1), profile="ascend910b")
+    res = run(src0, src1, sel, dst, scalar=scalars, count=counts)   # batch leading
+"""
+
+from . import (
+    clamp,
+    compact_above_threshold,
+    compare_scalar_sample,
+    gather_mask_builtin,
+    gather_mask_user,
+    muls_sample,
+    relu,
+    select_sample,
+    shift_right_sample,
+)
+
+OPS = {
+    "select_sample": select_sample,
+    "compare_scalar_sample": compare_scalar_sample,
+    "gather_mask_user": gather_mask_user,
+    "gather_mask_builtin": gather_mask_builtin,
+    "shift_right_sample": shift_right_sample,
+    "muls_sample": muls_sample,
+    "relu": relu,
+    "clamp": clamp,
+    "compact_above_threshold": compact_above_threshold,
+}
+
+
+def unsupported_reason(profile, requirements):
+    """``None`` if ``profile`` (an ``aj.HwProfile``) has everything in ``requirements`` (a list of
+    ``(api, dtype, extra)`` from an op's ``requirements()``), else a sentence naming the profile and
+    the missing API / dtype / mode. Reads only named profile fields."""
+    for api, dtype, extra in requirements:
+        a = profile.api(api)
+        if not a.supported:
+            return f"{profile.name}: no {api}"
+        if dtype not in a.dtypes:
+            return f"{profile.name}: {api} has no {dtype} (apis.{api}.dtypes = {list(a.dtypes)})"
+        if "modes" in extra and extra["modes"] not in a.get("modes", (0, 1, 2)):
+            return f"{profile.name}: {api} has no mode {extra['modes']} (apis.{api}.modes = {list(a.get('modes'))})"
+        if "cmp_mode" in extra:
+            m = extra["cmp_mode"]
+            if m not in a.get("modes", ("LT", "GT", "EQ", "LE", "GE", "NE")):
+                return f"{profile.name}: {api} has no CMPMODE::{m}"
+            i32 = a.get("int32_modes")
+            if dtype == "int32" and i32 is not None and m not in i32:
+                return f"{profile.name}: {api} int32 supports only {'/'.join(i32)}, not CMPMODE::{m}"
+        if extra.get("round_en") and not a.get("round_en", True):
+            return f"{profile.name}: {api} has no roundEn (apis.{api}.round_en = false)"
+        if "pattern_dtypes" in extra and extra["pattern_dtypes"] not in a.get("pattern_dtypes", ()):
+            return f"{profile.name}: {api} has no {extra['pattern_dtypes']} pattern tensor"
+    return None

@@ -66,23 +66,31 @@ def test_vmap_batch_equals_loop_and_reference():
 
 
 def test_jit_kernel_batch_equals_loop():
-    def kern(k, a, s):
+    """Positional arguments are GM arrays, keyword arguments traced parameters; the result is a
+    KernelResult whose gm/out equal the eager Kernel run case by case."""
+
+    def kern(k, a_gm, out_gm, s):
         x = k.alloc(aj.float32, 256)
         y = k.alloc(aj.float32, 256)
-        k.write(x, a)
+        k.DataCopy(x, a_gm, 256)
         k.Muls(y, x, s, 256)
         k.Adds(y, y, 1.0, 64, 4, aj.UnaryRepeatParams())
+        k.DataCopy(out_gm, y, 256)
         return k.read(y)
 
     run = aj.jit_kernel(kern, profile=P)
     rng = np.random.default_rng(1)
     a = rng.normal(size=(16, 256)).astype(np.float32)
     s = rng.normal(size=16).astype(np.float32)
-    out = np.asarray(run(a, s))
+    res = run(a, np.zeros_like(a), s=s)
+    assert isinstance(res, aj.KernelResult) and res.state is None
     for i in range(16):
         k = aj.Kernel(P)
         x, y = k.alloc(aj.float32, 256), k.alloc(aj.float32, 256)
         k.write(x, a[i])
         k.Muls(y, x, float(s[i]), 256)
         k.Adds(y, y, 1.0, 64, 4, aj.UnaryRepeatParams())
-        assert np.array_equal(out[i].view(np.uint32), k.read(y).view(np.uint32))
+        want = k.read(y).view(np.uint32)
+        assert np.array_equal(np.asarray(res.out[i]).view(np.uint32), want)
+        assert np.array_equal(res.gm[1][i].view(np.uint32), want)
+        assert np.array_equal(res.gm[0][i], a[i])  # the input buffer is unchanged

@@ -231,9 +231,37 @@ def test_support_spot_checks(name, api, supported):
 
 
 def test_vector_core_supports_nothing():
-    # Every page of this model's APIs lists "Atlas 推理系列产品Vector Core" as 不支持.
+    # Every page of this model's vector APIs lists "Atlas 推理系列产品Vector Core" as 不支持; the
+    # GM <-> UB DataCopy pages list it as 支持 (UB -> UB and DataCopyPad: 不支持).
     p = load_profile("ascend310p_vec")
-    assert [a.name for a in p.apis if a.supported] == []
+    assert [a.name for a in p.apis if a.supported] == ["DataCopy"]
+    assert p.api("DataCopy").get("ub_to_ub") is False
+
+
+# (profile, DataCopy UB->UB, DataCopyPad) from the pages' 产品支持情况 lists
+_DATA_COPY_TABLE = {
+    "ascend950": (True, True),
+    "ascend910_93": (True, True),
+    "ascend910b": (True, True),
+    "ascend310b": (False, True),
+    "ascend310p": (True, False),
+    "ascend310p_vec": (False, False),
+    "ascend910": (True, False),
+    "kirinx90": (False, False),
+    "kirin9030": (False, False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_DATA_COPY_TABLE))
+def test_data_copy_support_table(name):
+    p = load_profile(name)
+    ub2ub, pad = _DATA_COPY_TABLE[name]
+    dc = p.api("DataCopy")
+    assert dc.supported and dc.get("ub_to_ub") is ub2ub
+    assert p.api("DataCopyPad").supported is pad
+    # bfloat16_t is listed exactly on the A2/A3/310B/950 pages
+    assert ("bfloat16" in dc.dtypes) is (name in ("ascend950", "ascend910_93", "ascend910b", "ascend310b"))
+    assert p.que_alloc_limit == (4 if name == "ascend910" else 8) and p.max_buffers == 64
 
 
 def test_mode_and_pattern_facts():

@@ -55,13 +55,38 @@ def test_count_only_dtype_on_950():
     )
 
 
-def test_not_modelled_is_explicit():
-    """Documented but not yet modelled variants raise NotModelledError (never a wrong answer):
-    64-bit shifts on 950."""
+def test_64bit_shifts_on_950_follow_the_doc_rules():
+    """int64/uint64 ShiftLeft/ShiftRight (950, count form) as (low, high) uint32 pairs. Expected
+    values are the doc rules evaluated with Python ints: arithmetic right shift for signed T,
+    logical for unsigned; the signed left shift keeps the sign bit and drops the second-highest
+    bit; an amount above 64 saturates (ShiftLeft.md: "dst的全部元素被赋值为0")."""
     k = aj.Kernel(profile="ascend950")
-    x, y = k.alloc(aj.int64, 32), k.alloc(aj.int64, 32)
-    msg = r"ShiftRight: dtype int64 is documented on profile 'ascend950' but not modelled"
-    _raises(aj.NotModelledError, msg, k.ShiftRight, y, x, 1, 32)
+    n = 32
+    xs = [-(2**40) - 5, 2**62 + 1, -1, 2**63 - 1, -(2**63), 12345678901234, 0, 7] * 4
+    us = [2**64 - 1, 2**63, 1, 2**40 + 3, 0, 0xDEADBEEFCAFEBABE, 2**32, 2**32 - 1] * 4
+    x, y = k.alloc(aj.int64, n), k.alloc(aj.int64, n)
+    ux, uy = k.alloc(aj.uint64, n), k.alloc(aj.uint64, n)
+    k.write(x, np.array(xs, np.int64))
+    k.write(ux, np.array(us, np.uint64))
+    m64 = (1 << 64) - 1
+    for amount in (0, 1, 3, 31, 32, 33, 63, 64, 70):
+        k.ShiftRight(y, x, amount, n)
+        want = [v >> min(amount, 64) if v >= 0 else -((-v - 1) >> min(amount, 64)) - 1 for v in xs]
+        assert k.read(y).tolist() == want, amount
+        k.ShiftRight(uy, ux, amount, n)
+        assert k.read(uy).tolist() == [v >> amount if amount < 64 else 0 for v in us], amount
+        k.ShiftLeft(uy, ux, amount, n)
+        assert k.read(uy).tolist() == [(v << amount) & m64 if amount < 64 else 0 for v in us], amount
+        k.ShiftLeft(y, x, amount, n)
+        got = k.read(y).astype(np.uint64).tolist()
+        want = []
+        for v in xs:
+            b = v & m64
+            if amount > 64:
+                want.append(0)
+            else:
+                want.append((b & (1 << 63)) | (((b << amount) & m64) & ~(1 << 63)))
+        assert got == want, amount
 
 
 def test_complex_count_form_on_950():

@@ -91,6 +91,46 @@ def _to_signed(bits, nbits):
 
 CMP_CODES = ("LT", "GT", "EQ", "LE", "GE", "NE")  # the C++ CMPMODE values 0..5
 
+_F64_SIGN, _F64_EXP_HI, _F64_MAN_HI = np.uint32(0x80000000), np.uint32(0x7FF00000), np.uint32(0x000FFFFF)
+
+
+def _pair_keys(v, dtype, profile):
+    """(high key, low word, NaN) of 64-bit lanes held as uint32 (low, high) pairs ``v[..., 2]``:
+    comparing (high, low) lexicographically gives T's order (high as int32 for a signed T; for
+    double an order-preserving unsigned key with -0 == +0, computed in integers)."""
+    lo, hi = v[..., 0].astype(U32), v[..., 1].astype(U32)
+    if not dtype.is_float:
+        return (hi.astype(I32) if dtype.is_signed_int else hi), lo, None
+    if profile.float_subnormals == "flush_to_zero":
+        sub = ((hi & _F64_EXP_HI) == 0) & (((hi & _F64_MAN_HI) != 0) | (lo != 0))
+        hi, lo = jnp.where(sub, hi & _F64_SIGN, hi), jnp.where(sub, U32(0), lo)
+    mag = hi & ~_F64_SIGN
+    nan = (mag > _F64_EXP_HI) | ((mag == _F64_EXP_HI) & (lo != 0))
+    zero = (mag == 0) & (lo == 0)
+    hi = jnp.where(zero, U32(0), hi)  # -0 reads as +0
+    neg = (hi & _F64_SIGN) != 0
+    return jnp.where(neg, ~hi, hi | _F64_SIGN), jnp.where(neg, ~lo, lo), nan
+
+
+def _select_code(code, lt, gt, eq):
+    code = jnp.asarray(code, I32)
+    return jnp.select([code == i for i in range(6)], [lt, gt, eq, lt | eq, gt | eq, ~eq], False)
+
+
+def compare_pairs(a, b, code, dtype, profile):
+    """``compare_bits`` for 64-bit T (int64 / uint64 / double) held as uint32 (low, high) pairs."""
+    b = jnp.broadcast_to(b, a.shape)
+    xh, xl, nan_a = _pair_keys(a, dtype, profile)
+    yh, yl, nan_b = _pair_keys(b, dtype, profile)
+    eq = (xh == yh) & (xl == yl)
+    lt = (xh < yh) | ((xh == yh) & (xl < yl))
+    gt = (xh > yh) | ((xh == yh) & (xl > yl))
+    r = _select_code(code, lt, gt, eq)
+    if nan_a is not None:
+        # SPEC (IEEE 754): every ordered comparison with a NaN operand is false; NE is true.
+        r = jnp.where(nan_a | nan_b, jnp.asarray(code, I32) == CMP_CODES.index("NE"), r)
+    return r
+
 
 def compare_bits(a, b, code, dtype, profile):
     """bool: ``a MODE b`` for T bit patterns held in uint32 (b may be a broadcast scalar); ``code``
@@ -114,12 +154,10 @@ def compare_bits(a, b, code, dtype, profile):
         nan = None
         width = np.uint32(0xFFFFFFFF >> (32 - dtype.bits))
         x, y = a.astype(U32) & width, b.astype(U32) & width
-    lt, gt, eq = x < y, x > y, x == y
-    code = jnp.asarray(code, I32)
-    r = jnp.select([code == i for i in range(6)], [lt, gt, eq, lt | eq, gt | eq, ~eq], False)
+    r = _select_code(code, x < y, x > y, x == y)
     if nan is not None:
         # SPEC (IEEE 754): every ordered comparison with a NaN operand is false; NE is true.
-        r = jnp.where(nan, code == CMP_CODES.index("NE"), r)
+        r = jnp.where(nan, jnp.asarray(code, I32) == CMP_CODES.index("NE"), r)
     return r
 
 
@@ -140,8 +178,10 @@ def _bits_to_bytes(bits):
 
 
 def _bytes_to_value(raw, bits_dtype):
-    """uint8[sizeof(T)] -> the T bit pattern as uint32 (little endian)."""
+    """uint8[sizeof(T)] -> the T bit pattern as uint32 (little endian); 8 bytes -> uint32[2]."""
     size = np.dtype(bits_dtype).itemsize
+    if raw.shape[0] == 8:
+        return lax.bitcast_convert_type(raw.reshape(2, 4), U32)
     if size == 1:
         return raw[0].astype(U32)
     return lax.bitcast_convert_type(raw.reshape(1, size), bits_dtype)[0].astype(U32)
@@ -285,7 +325,11 @@ def run_binary(st: BinaryStatic, state, dyn):
     R, L = st.R, p.lanes(dt)
     E = p.block_bytes // dt.itemsize
     W = L // 8  # bytes of result / selMask bits per repeat
-    bits_dt = jnp.dtype(dt.bits_dtype)
+    # 64-bit T (950 count forms) travel as (low, high) uint32 pairs: lanes [R, L, 2], no x64 needed
+    wide = dt.itemsize == 8
+    if wide and (st.b_kind == "cmpmask" or st.side != "none"):
+        raise NotImplementedError("64-bit lanes exist only in the count forms (no CMPMASK operand)")
+    bits_dt = jnp.dtype(np.uint32) if wide else jnp.dtype(dt.bits_dtype)
     ub = state.ub
     limit = min(ub.shape[-1], p.ub_usable_bytes)
     rr = np.arange(R, dtype=np.int32)
@@ -305,7 +349,7 @@ def run_binary(st: BinaryStatic, state, dyn):
     footprint = []  # (byte start, static length, active) of every byte range the call touches
 
     # ---- operands ----
-    width = np.uint32(0xFFFFFFFF >> (32 - dt.bits))
+    width = None if wide else np.uint32(0xFFFFFFFF >> (32 - dt.bits))
     sources = []  # strided T sources: (block byte addresses [R, 8], repeat stride)
 
     def tensor(addr, blk, rep):
@@ -313,7 +357,8 @@ def run_binary(st: BinaryStatic, state, dyn):
         aligned.append(addr)
         footprint.append((baddr, _BLOCK, blk_act))
         sources.append((baddr, rep))
-        return MEM.to_lanes(MEM.gather_blocks(ub, MEM.block_index(baddr)), bits_dt).astype(U32)
+        lanes = MEM.to_lanes(MEM.gather_blocks(ub, MEM.block_index(baddr)), bits_dt).astype(U32)
+        return lanes.reshape(R, L, 2) if wide else lanes
 
     def element(addr):
         e = jnp.asarray(addr, I32)
@@ -410,13 +455,20 @@ def run_binary(st: BinaryStatic, state, dyn):
     # ---- compute and write (every read above saw the UB before this call) ----
     cmpmask = state.cmpmask
     if st.out == "vec":
-        new = jnp.where(sel, jnp.broadcast_to(va, (R, L)), jnp.broadcast_to(vb, (R, L))).astype(bits_dt)
+        shape = (R, L, 2) if wide else (R, L)
+        pick = sel[..., None] if wide else sel
+        new = jnp.where(pick, jnp.broadcast_to(va, shape), jnp.broadcast_to(vb, shape)).astype(bits_dt)
+        EM = 2 * E if wide else E  # memory lanes per block (uint32 halves for 64-bit T)
+        act_m = jnp.repeat(act, 2, axis=1).reshape(R, 8, EM) if wide else act3
         d_idx = MEM.block_index(d_addr)
         old = MEM.to_lanes(MEM.gather_blocks(ub, d_idx), bits_dt)
-        merged = MEM.merge_program_order(new.reshape(R, 8, E), old.reshape(R, 8, E), act3, dr, db, st.merge)
-        ub = MEM.scatter_blocks(ub, d_idx, MEM.from_lanes(merged.reshape(R, L)), blk_act & ok)
+        merged = MEM.merge_program_order(new.reshape(R, 8, EM), old.reshape(R, 8, EM), act_m, dr, db, st.merge)
+        ub = MEM.scatter_blocks(ub, d_idx, MEM.from_lanes(merged.reshape(R, 8 * EM)), blk_act & ok)
     else:
-        res = compare_bits(jnp.broadcast_to(va, (R, L)), vb, dyn["cmp"], dt, p) & act
+        if wide:
+            res = compare_pairs(jnp.broadcast_to(va, (R, L, 2)), vb, dyn["cmp"], dt, p) & act
+        else:
+            res = compare_bits(jnp.broadcast_to(va, (R, L)), vb, dyn["cmp"], dt, p) & act
         if st.out == "bits":
             nbytes = R * W
             blk0, win, off = _window(ub, d0, nbytes)

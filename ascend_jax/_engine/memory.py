@@ -63,6 +63,100 @@ def scatter_blocks(ub, idx, data, write, block_bytes=32):
     return out.reshape(ub.shape)
 
 
+# -- word views: UB as uint32[nb, 8] (one row per 32-byte DataBlock) ------------------------------
+# Selects, gathers and scatters on uint32 words cost a quarter of the same work on bytes (measured:
+# the program-order write of 256 repeats went 107 ms -> 30 ms for 256 cases), and the uint8 <-> uint32
+# reinterpretation of the UB is a layout bitcast, not a pass over the data.
+
+
+def ub_words(ub, block_bytes=32):
+    """uint8[N] -> uint32[N/32, 8] (little endian: word k of a block = bytes 4k..4k+3)."""
+    nb = ub.shape[-1] // block_bytes
+    return lax.bitcast_convert_type(ub.reshape(nb, block_bytes // 4, 4), U32)
+
+
+def words_ub(words, shape):
+    """Inverse of ``ub_words``."""
+    return lax.bitcast_convert_type(words, jnp.uint8).reshape(shape)
+
+
+def gather_words(words, idx):
+    """uint32[..., 8]: the blocks at ``idx``; out-of-range rows read as zero (explicitly)."""
+    nb = words.shape[0]
+    ok = (idx >= 0) & (idx < nb)
+    got = jnp.take(words, jnp.where(ok, idx, 0), axis=0, mode="clip")
+    return jnp.where(ok[..., None], got, U32(0))
+
+
+def words_to_lanes(w, itemsize):
+    """uint32[R, 8, 8] block words -> uint32[R, L]: lane bits (L = 256 / itemsize; 8-byte lanes are
+    (low, high) word pairs, i.e. itemsize 4)."""
+    R = w.shape[0]
+    if itemsize >= 4:
+        return w.reshape(R, -1)
+    bits = 8 * itemsize
+    parts = [(w >> np.uint32(bits * k)) & np.uint32((1 << bits) - 1) for k in range(4 // itemsize)]
+    return jnp.stack(parts, axis=-1).reshape(R, -1)
+
+
+def lanes_to_words(lanes, itemsize):
+    """uint32[R, L] lane bits (only the low 8*itemsize bits are used) -> uint32[R, 8, 8]."""
+    R = lanes.shape[0]
+    x = lanes.astype(U32)
+    if itemsize >= 4:
+        return x.reshape(R, 8, 8)
+    bits = 8 * itemsize
+    k = 4 // itemsize
+    x = (x & np.uint32((1 << bits) - 1)).reshape(R, 8, 8, k)
+    sh = (np.arange(k, dtype=np.uint32) * np.uint32(bits))[None, None, None, :]
+    return _or_reduce(x << sh)
+
+
+def _or_reduce(x):
+    out = x[..., 0]
+    for i in range(1, x.shape[-1]):
+        out = out | x[..., i]
+    return out
+
+
+def lane_mask_words(act, itemsize):
+    """bool[R, L] lane activity -> uint32[R, 8, 8] bit masks (all ones over the active lanes' bits)."""
+    full = jnp.where(act, U32(0xFFFFFFFF), U32(0))
+    return lanes_to_words(full, itemsize)
+
+
+def scatter_words(words, idx, data, write):
+    """Write ``data[R, 8, 8]`` to the blocks ``idx`` where ``write``; duplicates must carry identical
+    data."""
+    nb = words.shape[0]
+    tgt = jnp.where(write, idx, nb)
+    return words.at[tgt.reshape(-1)].set(data.reshape(-1, words.shape[1]), mode="drop")
+
+
+def write_program_order(words, idx, data, mask, write):
+    """Write ``data[R, 8, 8]`` (block words) to the blocks ``idx[R, 8]`` repeat by repeat, in program
+    order: repeat ``r`` reads the blocks it writes *as left by the repeats before it* and replaces
+    only the bits in ``mask[R, 8, 8]`` (its active lanes), so the last active writer of a lane wins
+    and an inactive lane of a later repeat keeps an earlier write (docs/MODEL.md "Writes"). Blocks
+    where ``write`` is False are not written. The 8 blocks of one repeat are distinct whenever the
+    call is not suppressed (``dstBlkStride == 0`` is a fault), so each step is an order-free scatter.
+
+    Cost: R steps of an 8-block gather/scatter, linear in R (the former all-pairs resolution of
+    colliding writers gathered 8 candidates per lane).
+    """
+    R = idx.shape[0]
+    nb = words.shape[0]
+    tgt = jnp.where(write, idx, nb)  # nb = one past the end: dropped
+    src = jnp.clip(idx, 0, nb - 1)
+
+    def step(r, w):
+        cur = jnp.take(w, src[r], axis=0, mode="clip")
+        val = (data[r] & mask[r]) | (cur & ~mask[r])
+        return w.at[tgt[r]].set(val, mode="drop")
+
+    return lax.fori_loop(0, R, step, words, unroll=min(R, 4))
+
+
 def to_lanes(blocks, np_dtype):
     """uint8[R, 8, 32] -> T[R, L] (little endian)."""
     R = blocks.shape[0]

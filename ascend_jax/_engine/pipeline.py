@@ -195,23 +195,25 @@ def run_unary(st: UnaryStatic, state, dyn):
     wide = dt.itemsize == 8
     bits_dt = jnp.dtype(np.uint32) if wide else jnp.dtype(dt.bits_dtype)
     LM = 2 * L if wide else L
-    EM = 2 * E if wide else E
     act_m = jnp.repeat(act, 2, axis=1) if wide else act
-    src_lanes = MEM.to_lanes(MEM.gather_blocks(state.ub, s_idx), bits_dt).astype(U32)
-    old_lanes = MEM.to_lanes(MEM.gather_blocks(state.ub, d_idx), bits_dt)
+    # the UB as uint32 block words (a bitcast): gathers, selects and scatters work on words
+    words = MEM.ub_words(state.ub)
+    msize = min(dt.itemsize, 4)
+    src_lanes = MEM.words_to_lanes(MEM.gather_words(words, s_idx), msize)
     if wide:
         src_lanes = src_lanes.reshape(R, L, 2)
     new_lanes = st.elem(src_lanes, dyn["scalar"], dt, p, state.ctrl, dyn).reshape(R, LM).astype(bits_dt)
-    merged = MEM.merge_program_order(
-        new_lanes.reshape(R, 8, EM),
-        old_lanes.reshape(R, 8, EM),
-        act_m.reshape(R, 8, EM),
-        s_dr,
-        s_db,
-        st.merge,
-    )
-    blocks = MEM.from_lanes(merged.reshape(R, LM))
-    ub = MEM.scatter_blocks(state.ub, d_idx, blocks, blk_act & ok)
+    new_words = MEM.lanes_to_words(new_lanes.astype(U32), msize)
+    mask = MEM.lane_mask_words(act_m, msize)
+    write = blk_act & ok
+    if st.merge == "none":
+        # no two dst blocks of the call can coincide: one masked scatter
+        old = MEM.gather_words(words, d_idx)
+        words = MEM.scatter_words(words, d_idx, (new_words & mask) | (old & ~mask), write)
+    else:
+        # dst blocks may coincide (dstRepStride 0 or small): write repeat by repeat in program order
+        words = MEM.write_program_order(words, d_idx, new_words, mask, write)
+    ub = MEM.words_ub(words, state.ub.shape)
     change_regs = ok & ~nop
     vmask = jnp.where(change_regs, new_vmask, state.vmask)
     mode = jnp.where(change_regs, new_mode, state.mask_mode)

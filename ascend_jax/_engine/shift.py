@@ -100,6 +100,83 @@ def shift_right(x, n, dtype, round_en):
     return lax.bitcast_convert_type(q, U32) & m
 
 
+# -- 64-bit T: (low, high) uint32 pairs [..., 2] ------------------------------------------------
+
+_HI_SIGN = np.uint32(0x80000000)
+
+
+def pair_amount(pair, signed):
+    """(n, negative) for a 64-bit shift amount held as a (low, high) uint32 pair: n in [0, 65]
+    (65 stands for any amount > 64), as ``shift_amount`` does for narrower T."""
+    lo, hi = pair[..., 0].astype(U32), pair[..., 1].astype(U32)
+    neg = ((hi & _HI_SIGN) != 0) if signed else jnp.zeros(lo.shape, bool)
+    big = (hi != 0) | (lo > np.uint32(65))
+    n = jnp.where(big, np.int32(65), jnp.minimum(lo, np.uint32(65)).astype(I32))
+    return jnp.where(neg, np.int32(0), n), neg
+
+
+def _u(x, k):
+    """uint32 shift amount clipped to [0, 31] (no backend out-of-range shift rules)."""
+    return jnp.clip(k, 0, 31).astype(U32)
+
+
+def _shl64(lo, hi, k):
+    """(lo, hi) << k for k in [0, 63] (int32)."""
+    ks = k & 31
+    carry = jnp.where(ks == 0, np.uint32(0), lo >> _u(lo, 32 - ks))
+    small_lo, small_hi = lo << _u(lo, ks), (hi << _u(hi, ks)) | carry
+    big = k >= 32
+    return jnp.where(big, np.uint32(0), small_lo), jnp.where(big, lo << _u(lo, ks), small_hi)
+
+
+def _shr64(lo, hi, k, arith):
+    """(lo, hi) >> k for k in [0, 63]; ``arith``: the high word shifts in copies of the sign."""
+    ks = k & 31
+    his = lax.bitcast_convert_type(hi, I32)
+
+    def hshift(amount):
+        if arith:
+            return lax.bitcast_convert_type(lax.shift_right_arithmetic(his, _u(hi, amount).astype(I32)), U32)
+        return hi >> _u(hi, amount)
+
+    carry = jnp.where(ks == 0, np.uint32(0), hi << _u(hi, 32 - ks))
+    small_lo, small_hi = (lo >> _u(lo, ks)) | carry, hshift(ks)
+    fill = hshift(jnp.full_like(k, 31)) if arith else jnp.zeros_like(hi)
+    big = k >= 32
+    return jnp.where(big, hshift(ks), small_lo), jnp.where(big, fill, small_hi)
+
+
+def shift_left_pairs(x, n, dtype, keep_sign, overwide):
+    """``shift_left`` for 64-bit T: x uint32[..., 2], n int32 in [0, 65]."""
+    lo, hi = x[..., 0].astype(U32), x[..., 1].astype(U32)
+    plo, phi = _shl64(lo, hi, jnp.clip(n, 0, 63))
+    over = n >= 64
+    plo, phi = jnp.where(over, np.uint32(0), plo), jnp.where(over, np.uint32(0), phi)
+    if dtype.is_signed_int and keep_sign:
+        phi = (hi & _HI_SIGN) | (phi & ~_HI_SIGN)
+    if overwide == "sign_fill" and dtype.is_signed_int:
+        w = jnp.where((hi & _HI_SIGN) != 0, np.uint32(0xFFFFFFFF), np.uint32(0))
+    else:
+        w = jnp.zeros_like(lo)
+    wide = n > 64
+    return jnp.stack([jnp.where(wide, w, plo), jnp.where(wide, w, phi)], axis=-1)
+
+
+def shift_right_pairs(x, n, dtype, round_en):
+    """``shift_right`` for 64-bit T: x uint32[..., 2], n int32 in [0, 65]."""
+    lo, hi = x[..., 0].astype(U32), x[..., 1].astype(U32)
+    if not dtype.is_signed_int:
+        qlo, qhi = _shr64(lo, hi, jnp.clip(n, 0, 63), False)
+        over = n >= 64
+        return jnp.stack([jnp.where(over, np.uint32(0), qlo), jnp.where(over, np.uint32(0), qhi)], axis=-1)
+    qlo, qhi = _shr64(lo, hi, jnp.clip(n, 0, 63), True)
+    llo, _ = _shr64(lo, hi, jnp.clip(n - 1, 0, 63), True)
+    add = jnp.where(jnp.asarray(round_en, bool) & (n >= 1), llo & 1, np.uint32(0))
+    rlo = qlo + add
+    rhi = qhi + (rlo < qlo).astype(U32)  # carry
+    return jnp.stack([rlo, rhi], axis=-1)
+
+
 def _api_choice(profile, api, key, default):
     return profile.api(api).get(key, default)
 
@@ -107,14 +184,18 @@ def _api_choice(profile, api, key, default):
 def elem_shift_left(x, s, dtype, profile, ctrl, *_):
     """run_unary element function: ``s`` = uint32[2] (shift bits as T, unused)."""
     del ctrl
-    n, _ = shift_amount(s[0], dtype.bits, dtype.is_signed_int)
     keep = _api_choice(profile, "ShiftLeft", "signed_left_shift", "keep_sign") == "keep_sign"
+    if dtype.itemsize == 8:  # s[0] is the amount already clipped to [0, 65] (api/shift.py)
+        return shift_left_pairs(x, s[0].astype(I32), dtype, keep, "zero")
+    n, _ = shift_amount(s[0], dtype.bits, dtype.is_signed_int)
     return shift_left(x, n, dtype, keep, "zero")
 
 
 def elem_shift_right(x, s, dtype, profile, ctrl, *_):
     """run_unary element function: ``s`` = uint32[2] (shift bits as T, roundEn flag)."""
     del ctrl
+    if dtype.itemsize == 8:
+        return shift_right_pairs(x, s[0].astype(I32), dtype, s[1] != 0)
     n, _ = shift_amount(s[0], dtype.bits, dtype.is_signed_int)
     return shift_right(x, n, dtype, s[1] != 0)
 
@@ -164,11 +245,17 @@ def run_shift_tensor(st: TensorShiftStatic, state, dyn):
             for a in (d_addr, s0_addr, s1_addr):
                 hit = hit | jnp.any(blk_act & (a < hi) & (a + bb > lo))
             fault |= jnp.where(hit, U32(Fault.SCRATCH_COLLISION), U32(0))
-    bits_dt = jnp.dtype(dt.bits_dtype)
+    wide = dt.itemsize == 8  # 64-bit T: (low, high) uint32 pairs
+    bits_dt = jnp.dtype(np.uint32) if wide else jnp.dtype(dt.bits_dtype)
+    L = act.shape[-1]
     d_idx = MEM.block_index(d_addr, bb)
     x = MEM.to_lanes(MEM.gather_blocks(state.ub, MEM.block_index(s0_addr, bb)), bits_dt).astype(U32)
     amt_bits = MEM.to_lanes(MEM.gather_blocks_at(state.ub, s1_addr, bb), bits_dt).astype(U32)
-    n, neg = shift_amount(amt_bits, dt.bits, True)  # U is a signed type of T's width
+    if wide:
+        x, amt_bits = x.reshape(R, L, 2), amt_bits.reshape(R, L, 2)
+        n, neg = pair_amount(amt_bits, True)
+    else:
+        n, neg = shift_amount(amt_bits, dt.bits, True)  # U is a signed type of T's width
     # SPEC: src1 "不支持设置为负数": a negative amount in an active lane is a BAD_PARAM fault
     bad_param = dyn["bad_param"] | jnp.any(neg & act)
     fault |= jnp.where(undef, U32(Fault.UNDEFINED), U32(0))
@@ -176,12 +263,17 @@ def run_shift_tensor(st: TensorShiftStatic, state, dyn):
     fault |= jnp.where(bad_param, U32(Fault.BAD_PARAM), U32(0))
     fault |= jnp.where(ovf & ~nop, U32(Fault.BUCKET_OVERFLOW), U32(0))
     ok = fault == 0
-    if st.op == "left":
-        r = shift_left(x, n, dt, st.keep_sign, "sign_fill")
+    if wide:
+        if st.op == "left":
+            r = shift_left_pairs(x, n, dt, st.keep_sign, "sign_fill")
+        else:
+            r = shift_right_pairs(x, n, dt, False)
+        r, act_m = r.reshape(R, 2 * L), jnp.repeat(act, 2, axis=1)
     else:
-        r = shift_right(x, n, dt, False)
+        r = shift_left(x, n, dt, st.keep_sign, "sign_fill") if st.op == "left" else shift_right(x, n, dt, False)
+        act_m = act
     old = MEM.to_lanes(MEM.gather_blocks(state.ub, d_idx), bits_dt)
-    merged = jnp.where(act, r.astype(bits_dt), old)
+    merged = jnp.where(act_m, r.astype(bits_dt), old)
     ub = MEM.scatter_blocks(state.ub, d_idx, MEM.from_lanes(merged), blk_act & ok)
     change = ok & ~nop
     vmask = jnp.where(change, new_vmask, state.vmask)

@@ -9,6 +9,7 @@ from .compare import (
     GetCmpMask,
     SetCmpMask,
 )
+from .data_copy import DataCopy, DataCopyPad
 from .gather_mask import GatherMask, GatherMaskParams, GetGatherMaskRemainCount
 from .registers import (
     GetCtrlSpr,

@@ -55,9 +55,13 @@ def check_same_dtype(api, profile, **tensors):
             )
 
 
-def check_modelled(api, dtype, profile, int64_lanes=False):
-    """``int64_lanes``: the caller's pipeline handles 64-bit integer lanes as uint32 pairs."""
+def check_modelled(api, dtype, profile, int64_lanes=False, wide_lanes=False):
+    """``int64_lanes``: the caller's pipeline handles 64-bit integer lanes as uint32 pairs;
+    ``wide_lanes``: it handles every 8-byte T (int64/uint64/double/complex64) and complex32 as bit
+    patterns (uint32 pairs / uint32)."""
     if int64_lanes and (dtype.kind in ("int", "uint", "complex") and dtype.itemsize in (4, 8)):
+        return
+    if wide_lanes:
         return
     if dtype.kind == "complex" or dtype.itemsize == 8:
         raise NotModelledError(
@@ -212,6 +216,12 @@ def round_to_float_bits(value, dtype):
     """Round a Python int or float to ``dtype`` exactly once (round to nearest, ties to even), as
     its bit pattern. No intermediate float32 or float64 rounding (ml_dtypes and NumPy conversions
     of Python ints and of doubles to bfloat16 round twice)."""
+    if dtype.name == "float64":
+        # a Python float is a double already; int -> float rounds once (to nearest, ties to even)
+        try:
+            return int(np.asarray(float(value), np.float64).view(np.uint64))
+        except OverflowError:
+            return 0xFFF0000000000000 if value < 0 else 0x7FF0000000000000
     man, emin, emax = _FLOAT_FORMATS[dtype.name]
     v = float(value) if isinstance(value, (float, np.floating)) else value
     if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
@@ -245,6 +255,19 @@ def round_to_float_bits(value, dtype):
 def scalar_bits(api, value, dtype, profile):
     """The scalar converted to T (C++ ``const T&``), as its bit pattern in a uint32 (64-bit types:
     a (low, high) uint32 pair; complex32: real half | imag half << 16; complex64: (real, imag))."""
+    if dtype.kind == "complex" and isinstance(value, (jax.Array, jax.core.Tracer)):
+        # traced: the bit pattern itself (complex32: uint32; complex64: uint32[2] (real, imag))
+        v = jnp.asarray(value)
+        want = (2,) if dtype.itemsize == 8 else ()
+        if v.dtype != jnp.uint32 or v.shape[v.ndim - len(want) :] != want:
+            raise UsageError(
+                api,
+                "scalarValue",
+                f"traced {v.dtype}{list(v.shape)}",
+                "a Python number, or its bit pattern as uint32" + ("[2]" if want else ""),
+                profile,
+            )
+        return v
     if dtype.kind == "complex":
         from .. import dtypes as _dt
 

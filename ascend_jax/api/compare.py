@@ -246,6 +246,15 @@ def _cmp_mode(api, mode, dt, p, a):
     allowed = tuple(a.get("modes", _ALL_MODES))
     if name not in allowed:
         raise UnsupportedError(api, "cmpMode", f"CMPMODE::{name}", ", ".join(allowed), p)
+    if dt.name == "float64" and a.get("float64_modes") is not None and name not in a.get("float64_modes"):
+        raise UnsupportedError(
+            api,
+            "cmpMode",
+            f"CMPMODE::{name}",
+            " / ".join(f"CMPMODE::{m}" for m in a.get("float64_modes")),
+            p,
+            "double supports only these modes on this product",
+        )
     if dt.name == "int32" and a.get("int32_modes") is not None and name not in a.get("int32_modes"):
         if a.get("int32_other_modes", "error") == "silent_eq":
             # profile choice: the vendor's release build emits the EQ instruction for int32_t
@@ -286,7 +295,7 @@ def _compare_to_ub(api, state, dst, src0, src1, cmpMode, args, profile, isSetMas
             f"(dst, src0, {s1}, cmpMode, mask, repeatTime, repeatParams); got {4 + len(args)} arguments"
         )
     a = p.require_api(api, dt, count_form=(form == "count"))
-    A.check_modelled(api, dt, p)
+    A.check_modelled(api, dt, p, wide_lanes=True)
     dst_ok = tuple(a.get("dst_dtypes", ("int8", "uint8")))
     if dst.dtype.name not in dst_ok:
         raise UnsupportedError(
@@ -406,7 +415,7 @@ def CompareCmpMask(state, src0, src1, cmpMode, mask, repeatParams, profile=None,
     A.check_same_dtype(api, p, src0=src0, src1=src1)
     dt = src0.dtype
     a = p.require_api(api, dt)
-    A.check_modelled(api, dt, p)
+    A.check_modelled(api, dt, p, wide_lanes=True)
     L = p.lanes(dt)
     if p.cmpmask_bits <= 0 or L > p.cmpmask_bits:
         raise NotModelledError(f"{api}: {L} lanes do not fit the {p.cmpmask_bits}-bit CMPMASK of '{p.name}'")

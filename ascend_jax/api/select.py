@@ -102,7 +102,7 @@ def _select(
             "isSetMask is reserved for Select; use the mask-less prototype to take the mask from SetVectorMask",
         )
     a = p.require_api(api, dt, count_form=(form == "count"))
-    A.check_modelled(api, dt, p)
+    A.check_modelled(api, dt, p, wide_lanes=True)
     mode = _sel_mode(api, mode, p, a)
     L = p.lanes(dt)
 

@@ -50,8 +50,14 @@ def _shift_scalar(api, value, dt, p, rng):
             detail = f"scalarValue must be >= 0 (a shift by more than {B} bits saturates)"
         if not lo <= v <= hi:
             raise UsageError(api, "scalarValue", v, f"an integer in [{lo}, {hi}]", p, detail)
+        if B == 64:  # the 64-bit element functions take the amount clipped to [0, 65]
+            return jnp.asarray(min(v, 65), U32), jnp.zeros((), bool)
         return jnp.asarray(v & ((1 << B) - 1), U32), jnp.zeros((), bool)
     bits = A.scalar_bits(api, value, dt, p)
+    if B == 64:
+        n, neg = SH.pair_amount(bits, dt.is_signed_int)
+        bad = neg | ((n > B) if rng == "bitwidth_inclusive" else jnp.zeros((), bool))
+        return n.astype(U32), bad
     if dt.is_signed_int:
         n = SH.sign_extend(bits, B)
         bad = n < 0
@@ -115,7 +121,7 @@ def shift_call(api, op, state, dst, src, scalar, args, profile, isSetMask, round
             f"(dst, src, scalarValue, mask, repeatTime, repeatParams{extra}); got {3 + len(args)} arguments{note}"
         )
     p.require_api(api, dt, count_form=(form == "count"))
-    A.check_modelled(api, dt, p)
+    A.check_modelled(api, dt, p, int64_lanes=True)
     if not dt.is_int:
         raise UsageError(api, "dtype", dt.name, "an integer type", p)
     rng = p.api(api).get("shift_range", "bitwidth_inclusive")
@@ -125,7 +131,9 @@ def shift_call(api, op, state, dst, src, scalar, args, profile, isSetMask, round
         bad = bad | rbad
     else:
         rflag = jnp.zeros((), U32)
-    form, R, merge, dyn = plan_unary_call(api, state, dst, src, args, p, isSetMask, max_repeats)
+    form, R, merge, dyn = plan_unary_call(
+        api, state, dst, src, args, p, isSetMask, max_repeats, int64_lanes=True
+    )
     dyn["scalar"] = jnp.stack([sbits, rflag])
     dyn["bad_param"] = dyn["bad_param"] | bad
     st = UnaryStatic(api=api, dtype=dt, R=R, merge=merge, profile=p, elem=_ELEM[op])
@@ -139,7 +147,7 @@ def shift_tensor_call(api, op, state, dst, src0, src1, count, profile, max_repea
     A.check_same_dtype(api, p, dst=dst, src0=src0)
     dt = dst.dtype
     p.require_api(api, dt, count_form=True)
-    A.check_modelled(api, dt, p)
+    A.check_modelled(api, dt, p, int64_lanes=True)
     u = src1.dtype
     if u.name not in _SHIFT_DTYPES or u.itemsize != dt.itemsize:
         ok = [n for n in _SHIFT_DTYPES if _dt.as_dtype(n).itemsize == dt.itemsize]

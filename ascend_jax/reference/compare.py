@@ -36,8 +36,8 @@ def check_tensor(api, name, t, profile):
 
 
 def not_modelled(api, d):
-    # MODEL.md: "64-bit and complex T are not modelled (NotModelledError)"
-    if d.kind == "complex" or d.itemsize == 8:
+    # MODEL.md: a complex T has no order, so no product compares it (kept as a guard)
+    if d.kind == "complex":
         raise NotModelledError(f"{api}: {d.name} is not modelled by the reference")
 
 
@@ -82,6 +82,12 @@ def check_cmp_mode(api, cmp_mode, d, a, profile):
     modes = a.get("modes", ALL_CMP)
     if name not in modes:
         raise UnsupportedError(api, "cmpMode", f"CMPMODE::{name}", ", ".join(modes), profile)
+    # SPEC: Compares on 950: "double（只支持CMPMODE::EQ）" (比较与选择/Compares.md 数据类型)
+    f64_modes = a.get("float64_modes")
+    if d.name == "float64" and f64_modes is not None and name not in f64_modes:
+        raise UnsupportedError(
+            api, "cmpMode", f"CMPMODE::{name}", ", ".join(f64_modes), profile, "double supports only these here"
+        )
     # SPEC: int32_t on A2/A3 "仅支持CMPMODE::EQ" (比较与选择/Compare.md 数据类型); the vendor's release
     #       build computes EQ silently (profile choice int32_other_modes = "silent_eq").
     int32_modes = a.get("int32_modes")

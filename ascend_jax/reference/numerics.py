@@ -339,6 +339,15 @@ def scalar_to_bits(api, scalar, dtype, profile) -> int:
     # SPEC: "scalarValue ... 数据类型需要与目的操作数中的元素类型保持一致" (基础算术/Muls.md):
     #       the C++ argument is a const T&, so the conversion happens at the call site.
     d = _dt.as_dtype(dtype)
+    if d.kind == "complex":
+        # 内置数据类型.md: Complex<half> / Complex<float>, real part at the lower address; each part
+        # is converted separately (round-to-nearest-even).
+        if isinstance(scalar, (bool, np.bool_)) or not isinstance(scalar, (int, float, complex, np.number)):
+            raise UsageError(api, "scalarValue", scalar, "a Python number (complex)", profile)
+        part = _dt.half if d.name == "complex32" else _dt.float32
+        fmt, w = float_format(part), 8 * part.itemsize
+        c = complex(scalar)
+        return round_to_bits(c.real, fmt) | (round_to_bits(c.imag, fmt) << w)
     if isinstance(scalar, (bool, np.bool_)):
         scalar = int(scalar)
     elif isinstance(scalar, np.integer):

@@ -92,7 +92,6 @@ def Select(state, dst, *args, selMode=None, profile, isSetMask=True):
         sel, src0, src1, mode, *rest = args
         count_form = len(args) == 5
         a = profile.require_api(api, d, count_form=count_form)
-        _c.not_modelled(api, d)
         m = _check_sel_mode(api, mode, a, profile)
         sel = _check_sel_tensor(api, sel, a, profile)
         op_a = _operand(api, "src0", src0, d, profile)
@@ -109,7 +108,6 @@ def Select(state, dst, *args, selMode=None, profile, isSetMask=True):
         return _run(api, state, dst, ("ub", sel.addr), op_a, op_b, m, form, rest, a, profile)
     if len(args) == 4:
         a = profile.require_api(api, d)
-        _c.not_modelled(api, d)
         # MODEL.md: "Mask-less forms need cmpmask_bits > 0 (else UnsupportedError)"
         if profile.cmpmask_bits <= 0:
             raise UnsupportedError(
@@ -175,7 +173,6 @@ def SelectFlexible(state, dst, selMask, src0, src1, selMode, *args, config=None,
         raise TypeError(f"{api}: expected (count,) or (mask, repeatTime, repeatParams)")
     count_form = len(args) == 1
     a = profile.require_api(api, d, count_form=count_form)
-    _c.not_modelled(api, d)
     m = _check_sel_mode(api, selMode, a, profile)
     sel = _check_sel_tensor(api, selMask, a, profile)
     op_a = _operand(api, "src0", src0, d, profile)

@@ -35,7 +35,8 @@ class RefState:
 def copy_state(state: RefState) -> RefState:
     """A deep copy: the arrays are copied, so the caller's state is never touched."""
     return RefState(
-        ub=np.array(state.ub, dtype=np.uint8, copy=True),
+        # subok: a RecordingUB (below) stays one, so the writes to the copy are logged too
+        ub=np.array(state.ub, dtype=np.uint8, copy=True, subok=True),
         vmask=np.array(state.vmask, dtype=np.uint32, copy=True),
         mask_mode=int(state.mask_mode),
         cmpmask=np.array(state.cmpmask, dtype=np.uint32, copy=True),
@@ -161,3 +162,69 @@ def ub_read(state: RefState, addr: int, dtype, n: int) -> np.ndarray:
     if addr < 0 or addr + nbytes > state.ub.size:
         raise IndexError(f"ub_read of {nbytes} bytes at {addr} outside UB of {state.ub.size} bytes")
     return state.ub[addr : addr + nbytes].copy().view(d.np_dtype)
+
+
+# ---------------------------------------------------------------------------------------------
+# Access recording (ascend_jax.viz.accesses): a UB array that logs the bytes the model touches
+
+
+class RecordingUB(np.ndarray):
+    """A UB array that appends ``("r" | "w", byte index)`` to ``self.log`` for every byte the
+    reference reads (``ub[i]``, or an element of ``ub.view(T).tolist()``) or writes (``ub[i] = v``),
+    in the order the reference performs them.
+
+    Values and results are those of a plain array: the reference code cannot tell the difference.
+    ``copy_state`` keeps the subclass, so the new state's writes land in the same log. A typed view
+    (``ub.view("<u4")``) logs the bytes of each element it reads; a slice logs every byte it covers
+    and is returned as a plain array.
+    """
+
+    def __array_finalize__(self, obj):
+        self.log = getattr(obj, "log", None)
+
+    def _log(self, kind, key):
+        s = self.itemsize
+        if isinstance(key, (int, np.integer)):
+            first = (int(key) % self.size) * s
+            self.log.extend((kind, first + j) for j in range(s))
+        else:
+            for i in np.arange(self.size)[key].reshape(-1).tolist():
+                self.log.extend((kind, i * s + j) for j in range(s))
+
+    def __getitem__(self, key):
+        if self.log is not None:
+            self._log("r", key)
+        out = np.ndarray.__getitem__(self, key)
+        return out.view(np.ndarray) if isinstance(out, np.ndarray) else out
+
+    def __setitem__(self, key, value):
+        if self.log is not None:
+            self._log("w", key)
+        np.ndarray.__setitem__(self, key, value)
+
+    def tolist(self):
+        values = self.view(np.ndarray).tolist()
+        if self.log is None or self.ndim != 1:
+            return values
+        return _RecordingList(values, self)
+
+
+class _RecordingList(list):
+    """``RecordingUB.tolist()``: a plain list of the element values whose reads are logged."""
+
+    def __init__(self, values, array):
+        super().__init__(values)
+        self._array = array
+
+    def __getitem__(self, key):
+        self._array._log("r", key)
+        return list.__getitem__(self, key)
+
+
+def recording_state(state: RefState, log: list) -> RefState:
+    """A copy of ``state`` whose UB logs every byte access into ``log`` (see RecordingUB)."""
+    out = copy_state(state)
+    ub = np.array(out.ub, dtype=np.uint8, copy=True).view(RecordingUB)
+    ub.log = log
+    out.ub = ub
+    return out

@@ -19,8 +19,8 @@ from ..api import _args as A
 from ..api.unary_scalar import API_CODES, run_traced
 from ..params import UnaryRepeatParams
 from ..profile import as_profile
-from ..state import CoreState
 from ..tensor import MASK_PLACEHOLDER, LocalTensor
+from ..fuzz.regs import draw as draw_registers
 
 UNARY_SCALAR = {"Adds": "add", "Muls": "mul", "Maxs": "max", "Mins": "min"}
 
@@ -114,6 +114,21 @@ _SPECIAL_BF16 = [
 ]
 
 
+_SPECIAL_F64 = [
+    0x0000000000000000,  # +0
+    0x8000000000000000,  # -0
+    0x7FF0000000000000,  # +inf
+    0xFFF0000000000000,  # -inf
+    0x7FF8000000000000,  # NaN
+    0x0000000000000001,  # smallest subnormal
+    0x800FFFFFFFFFFFFF,  # largest negative subnormal
+    0x0010000000000000,  # smallest normal
+    0x7FEFFFFFFFFFFFFF,  # largest finite
+    0x3FF0000000000000,  # 1.0
+    0xBFF0000000000000,  # -1.0
+]
+
+
 def specials(dtype):
     d = _dt.as_dtype(dtype)
     if d.name == "float32":
@@ -122,6 +137,12 @@ def specials(dtype):
         return _SPECIAL_F16
     if d.name == "bfloat16":
         return _SPECIAL_BF16
+    if d.name == "float64":
+        return _SPECIAL_F64
+    if d.kind == "complex":  # (real, imag) pairs of the part type's specials, real at the low bits
+        part = _SPECIAL_F16 if d.name == "complex32" else _SPECIAL_F32
+        w = d.bits // 2
+        return [int(part[i % len(part)]) | (int(part[(3 * i + 1) % len(part)]) << w) for i in range(len(part))]
     lo, hi = (-(1 << (d.bits - 1)), (1 << (d.bits - 1)) - 1) if d.is_signed_int else (0, (1 << d.bits) - 1)
     vals = [lo, hi, 0, 1, -1 if d.is_signed_int else 2, lo + 1, hi - 1]
     return [v & ((1 << d.bits) - 1) for v in vals]
@@ -155,43 +176,64 @@ def scalar_value(case):
     return case.scalar
 
 
-def random_case(rng, profile, api=None, dtype=None, ub_bytes=8192, fault_rate=0.1):
+def _rand_bits(rng, bits):
+    """Uniform random ``bits``-bit pattern as a Python int (any width up to 64)."""
+    v = int(rng.integers(0, 2**32, dtype=np.uint64))
+    if bits > 32:
+        v |= int(rng.integers(0, 2 ** (bits - 32), dtype=np.uint64)) << 32
+    return v & ((1 << bits) - 1)
+
+
+def _random_scalar(rng, d):
+    """The scalar argument: a special value, a small number, or random bits of T."""
+    if d.kind == "complex":
+        part = _dt.half if d.name == "complex32" else _dt.float32
+
+        def comp():
+            b = specials(part)[rng.integers(len(specials(part)))] if rng.random() < 0.4 else _rand_bits(rng, part.bits)
+            v = float(np.array(b, part.bits_dtype).view(part.np_dtype))
+            return 0.0 if v != v else v  # a NaN complex scalar's payload/sign is not modelled
+
+        return complex(comp(), comp())
+    sp = specials(d)
+    if d.is_float:
+        if rng.random() < 0.4:
+            bits = sp[rng.integers(len(sp))]
+            return float(np.array(bits, d.bits_dtype).view(d.np_dtype))
+        if rng.random() < 0.5:
+            return float(rng.integers(-8, 9)) / 2
+        return float(np.array(_rand_bits(rng, d.bits), d.bits_dtype).view(d.np_dtype))
+    v = sp[rng.integers(len(sp))] if rng.random() < 0.4 else _rand_bits(rng, d.bits)
+    return int(np.array(v, dtype=np.uint64).astype(d.bits_dtype).view(d.np_dtype))
+
+
+def random_case(rng, profile, api=None, dtype=None, ub_bytes=8192, fault_rate=0.1, form=None):
     """One random, mostly valid case (``fault_rate``: share of cases with a deliberately bad
-    address/stride that must be flagged as a fault)."""
+    address/stride that must be flagged as a fault). Registers come from ``fuzz.regs.draw``."""
     p = as_profile(profile)
     apis = [a for a in UNARY_SCALAR if p.api(a).supported]
     if api is None and not apis:
         raise ValueError(f"profile {p.name} supports none of {', '.join(UNARY_SCALAR)}")
     api = api or apis[rng.integers(len(apis))]
     a = p.api(api)
-    d = _dt.as_dtype(dtype or a.dtypes[rng.integers(len(a.dtypes))])
+    dts = a.all_dtypes()
+    d = _dt.as_dtype(dtype or dts[rng.integers(len(dts))])
     L = p.lanes(d)
     E = p.block_bytes // d.itemsize
     nblocks = ub_bytes // 32
     forms = ["count", "continuous", "bitwise", "register"]
-    form = forms[rng.choice(4, p=[0.25, 0.3, 0.3, 0.15])]
+    if form is None:
+        form = forms[rng.choice(4, p=[0.25, 0.3, 0.3, 0.15])]
+    if d.name in a.count_only_dtypes:
+        form = "count"  # SPEC: "仅支持tensor前n个数据计算接口" (Adds.md): the count prototype only
     is_set_mask = form != "register"
     if form == "count" and p.level2_is_set_mask == "honoured" and rng.random() < 0.1:
         is_set_mask = False
     data = ["raw", "specials", "small"][rng.integers(3)]
-    # scalar
-    sp = specials(d)
-    if d.is_float:
-        if rng.random() < 0.4:
-            bits = sp[rng.integers(len(sp))]
-            scalar = float(np.array(bits, d.bits_dtype).view(d.np_dtype))
-        elif rng.random() < 0.5:
-            scalar = float(rng.integers(-8, 9)) / 2
-        else:
-            scalar = float(np.array(rng.integers(0, 2**d.bits), d.bits_dtype).view(d.np_dtype))
-    else:
-        v = sp[rng.integers(len(sp))] if rng.random() < 0.4 else int(rng.integers(0, 2**d.bits))
-        scalar = int(np.array(v, dtype=np.uint64).astype(d.bits_dtype).view(d.np_dtype))
-    # registers
-    mask_mode = 0
-    if p.counter_mode != "unsupported" and form != "count" and rng.random() < 0.2:
-        mask_mode = 1
-    vmask_words = _random_words(rng, L, p.vector_mask_bits)
+    scalar = _random_scalar(rng, d)
+    regs = draw_registers(rng, p, L, counter_ok=form != "count")
+    mask_mode = regs.mask_mode
+    vmask_words = list(regs.vmask)
     count_reg = None
     rep_choices = [0, 1, 1, 2, 3, 4, 8, 17, 255]
     repeat = (
@@ -256,17 +298,6 @@ def random_case(rng, profile, api=None, dtype=None, ub_bytes=8192, fault_rate=0.
 
     dst = addr(fp)
     src = dst if rng.random() < 0.15 else addr(fp)
-    ctrl = (p.ctrl_reset_value & 0xFFFFFFFF, (p.ctrl_reset_value >> 32) & 0xFFFFFFFF)
-    if p.float_saturation_ctrl_bit >= 0 and rng.random() < 0.5:
-        b = p.float_saturation_ctrl_bit
-        c = list(ctrl)
-        c[b // 32] ^= 1 << (b % 32)
-        ctrl = tuple(c)
-    if p.int_saturation_ctrl_bit >= 0 and rng.random() < 0.5:
-        b = p.int_saturation_ctrl_bit
-        c = list(ctrl)
-        c[b // 32] ^= 1 << (b % 32)
-        ctrl = tuple(c)
     return Case(
         api=api,
         dtype=d.name,
@@ -281,30 +312,11 @@ def random_case(rng, profile, api=None, dtype=None, ub_bytes=8192, fault_rate=0.
         strides=strides,
         vmask=tuple(int(x) for x in vmask_words),
         mask_mode=mask_mode,
-        ctrl=ctrl,
+        ctrl=regs.ctrl,
         ub_seed=int(rng.integers(0, 2**31)),
         ub_bytes=ub_bytes,
         data=data,
     )
-
-
-def _random_words(rng, L, reg_bits):
-    kind = rng.integers(5)
-    bits = np.zeros(256, bool)
-    if kind == 0:
-        bits[:L] = True
-    elif kind == 1:
-        pass
-    elif kind == 2:
-        bits[int(rng.integers(L))] = True
-    elif kind == 3:
-        bits[: int(rng.integers(L + 1))] = True
-    else:
-        bits[:L] = rng.random(L) < 0.5
-    bits[reg_bits:] = False
-    bits[L:] = False
-    words = np.packbits(bits.reshape(8, 32)[:, ::-1], axis=1).view(">u4").ravel()
-    return [int(w) for w in words]
 
 
 # -- running ------------------------------------------------------------------------------------
@@ -324,16 +336,24 @@ def _args_for(case, traced_mask=False):
     return dst, src, (m, case.repeat, params)
 
 
-def run_reference(case, profile):
-    p = as_profile(profile)
-    st = ref.reset_state(p, ub_bytes=case.ub_bytes)
-    st.ub = make_ub(case)
-    st.vmask = np.array(case.vmask, np.uint32)
-    st.mask_mode = case.mask_mode
-    st.ctrl = np.array(case.ctrl, np.uint32)
+def call(mod, case, state, profile):
+    """``case.api`` of ``mod`` (``ascend_jax.reference`` or ``ascend_jax``) with every argument a
+    static Python value. Returns the new state."""
     dst, src, args = _args_for(case)
-    fn = getattr(ref, case.api)
-    return fn(st, dst, src, case.scalar, *args, profile=p, isSetMask=case.is_set_mask)
+    fn = getattr(mod, case.api)
+    return fn(state, dst, src, case.scalar, *args, profile=profile, isSetMask=case.is_set_mask)
+
+
+def _adapter(buckets=(4, 16, 256)):
+    from ..fuzz.families.unary_scalar import UnaryScalarFamily
+
+    return UnaryScalarFamily(buckets=buckets)
+
+
+def run_reference(case, profile):
+    from ..fuzz import runner
+
+    return runner.run_reference(_adapter(), case, as_profile(profile))[0]
 
 
 def _reps_needed(case, L):
@@ -356,41 +376,12 @@ def coarse_bucket(n, buckets=(4, 16, 256)):
 
 
 def run_fast_batch(cases, profile, buckets=(4, 16, 256), chunk=128):
-    """Run cases through the fast path, grouped by (dtype, repeat bucket); each group is one vmapped
-    call with every parameter (API, call form, mask, strides, addresses, scalar) traced. Returns a
-    list of per-case CoreState (NumPy leaves)."""
-    p = as_profile(profile)
-    groups = {}
-    for i, c in enumerate(cases):
-        L = p.lanes(_dt.as_dtype(c.dtype))
-        key = c.signature() + (coarse_bucket(_reps_needed(c, L), buckets),)
-        groups.setdefault(key, []).append(i)
-    out = [None] * len(cases)
-    for (dtype, R), all_idx in groups.items():
-        for k in range(0, len(all_idx), chunk):
-            idx = all_idx[k : k + chunk]
-            cs = [cases[i] for i in idx]
-            # pad to the fixed chunk size with copies of the first case: the batch size is a static
-            # shape, so one compilation serves every chunk of a (dtype, bucket)
-            cs = cs + [cs[0]] * (chunk - len(cs))
-            res = _batched_fn(dtype, R, p)(_stack_states(cs, p), _stack_params(cs, p))
-            res = jax.tree_util.tree_map(np.asarray, res)
-            for j, i in enumerate(idx):
-                out[i] = jax.tree_util.tree_map(lambda x, j=j: x[j], res)
-    return out
+    """Run cases through the fast path (the engine's runner, ``ascend_jax.fuzz.runner``), grouped
+    by (dtype, repeat bucket); each group is one vmapped call with every parameter (API, call form,
+    mask, strides, addresses, scalar) traced. Returns a list of per-case CoreState (NumPy leaves)."""
+    from ..fuzz import runner
 
-
-def _stack_states(cs, p):
-    ub = np.stack([make_ub(c) for c in cs])
-    return CoreState(
-        ub=jnp.asarray(ub),
-        vmask=jnp.asarray(np.array([c.vmask for c in cs], np.uint32)),
-        mask_mode=jnp.asarray(np.array([c.mask_mode for c in cs], np.int32)),
-        cmpmask=jnp.zeros((len(cs), 4), jnp.uint32),
-        ctrl=jnp.asarray(np.array([c.ctrl for c in cs], np.uint32)),
-        rsvd_cnt=jnp.zeros((len(cs),), jnp.int32),
-        fault=jnp.zeros((len(cs),), jnp.uint32),
-    )
+    return [st for st, _ in runner.run_fast(_adapter(buckets), cases, as_profile(profile), chunk)]
 
 
 def _kind(c):
@@ -403,7 +394,8 @@ def _kind(c):
     ]
 
 
-def _stack_params(cs, p):
+def stack_params(cs, p):
+    """The traced parameters of a batch of cases of one dtype, in the pipeline's ``dyn`` format."""
     d = _dt.as_dtype(cs[0].dtype)
     nw = p.vector_mask_bits // 64
     n = len(cs)
@@ -440,7 +432,7 @@ def _stack_params(cs, p):
 _FN_CACHE = {}
 
 
-def _batched_fn(dtype, R, p):
+def batched_fn(dtype, R, p):
     """One compiled program per (dtype, repeat bucket, profile): the API is traced data too."""
     key = (dtype, R, p)
     if key not in _FN_CACHE:
@@ -454,28 +446,8 @@ def _batched_fn(dtype, R, p):
 
 
 def compare_states(fast, refst):
-    """None if equal (UB bytes, registers, fault bits), else a short description of the first
-    difference."""
-    ub_f = np.asarray(fast.ub)
-    ub_r = np.asarray(refst.ub)
-    if ub_f.shape != ub_r.shape:
-        return f"UB size differs: fast {ub_f.shape} ref {ub_r.shape}"
-    diff = np.nonzero(ub_f != ub_r)[0]
-    msgs = []
-    if int(fast.fault) != int(refst.fault):
-        from ..errors import describe_faults
+    """None if equal (UB bytes, registers, fault bits), else a short description of the
+    differences (the engine's comparator, ``ascend_jax.fuzz.compare``)."""
+    from ..fuzz.compare import message
 
-        msgs.append(f"fault fast={describe_faults(int(fast.fault))} ref={describe_faults(int(refst.fault))}")
-    if diff.size:
-        i = int(diff[0])
-        msgs.append(
-            f"{diff.size} UB bytes differ, first at {i}: fast {ub_f[i]:#04x} ref {ub_r[i]:#04x} "
-            f"(fast {ub_f[i & ~3 : (i & ~3) + 4].tobytes().hex()} ref {ub_r[i & ~3 : (i & ~3) + 4].tobytes().hex()})"
-        )
-    for f in ("vmask", "ctrl", "cmpmask"):
-        a, b = np.asarray(getattr(fast, f)).astype(np.uint32), np.asarray(getattr(refst, f)).astype(np.uint32)
-        if a.shape != b.shape or np.any(a != b):
-            msgs.append(f"{f} fast {a} ref {b}")
-    if int(fast.mask_mode) != int(refst.mask_mode):
-        msgs.append(f"mask_mode fast {int(fast.mask_mode)} ref {int(refst.mask_mode)}")
-    return "; ".join(msgs) or None
+    return message(fast, refst)

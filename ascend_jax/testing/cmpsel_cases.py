@@ -9,21 +9,20 @@ once; ``run_all`` overlaps the fast path (worker threads: XLA compiles release t
 reference (main thread).
 """
 
-import concurrent.futures
 import dataclasses
 import math
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from .. import dtypes as _dt
 from .. import reference as ref
 from ..params import BinaryRepeatParams, UnaryRepeatParams
 from ..profile import as_profile
-from ..state import CoreState
 from ..tensor import MASK_PLACEHOLDER, LocalTensor
-from .cases import compare_states, make_ub, specials
+from ..fuzz.regs import draw as draw_registers
+from ..fuzz.regs import lane_bits
+from .cases import make_ub, specials
 
 CMP_APIS = ("Compare", "Compares", "CompareScalar")
 ALL_APIS = CMP_APIS + ("CompareCmpMask", "SetCmpMask", "GetCmpMask", "Select", "SelectFlexible")
@@ -73,6 +72,12 @@ class CmpSelCase:
 
     def scalar_value(self):
         d = _dt.as_dtype(self.dtype)
+        if d.kind == "complex":
+            part = np.float16 if d.name == "complex32" else np.float32
+            w = d.bits // 2
+            re, im = (np.array([self.scalar_bits & ((1 << w) - 1), self.scalar_bits >> w], np.uint64)
+                      .astype(f"u{w // 8}").view(part))
+            return complex(float(re), float(im))
         v = np.array(self.scalar_bits, dtype=np.uint64).astype(d.bits_dtype).view(d.np_dtype)
         return float(v) if d.is_float else int(v)
 
@@ -107,12 +112,12 @@ def groups(profile):
             continue
         for dt in a.all_dtypes():
             d = _dt.as_dtype(dt)
-            if d.kind == "complex" or d.itemsize == 8:
-                continue  # MODEL.md: not modelled
             if api in CMP_APIS + ("CompareCmpMask",):
                 modes = a.get("modes", tuple(CMP_CODE))
                 if dt == "int32" and a.get("int32_modes") is not None:
                     modes = [m for m in modes if m in a.get("int32_modes")]
+                if dt == "float64" and a.get("float64_modes") is not None:
+                    modes = [m for m in modes if m in a.get("float64_modes")]
                 for m in modes:
                     out.append((api, dt, CMP_CODE[m]))
             elif api in ("Select", "SelectFlexible"):
@@ -149,24 +154,6 @@ def _specials_ok(dt):
     return specials(dt)
 
 
-def _words(rng, L, reg_bits):
-    kind = int(rng.integers(5))
-    v = 0
-    if kind == 0:
-        v = (1 << L) - 1
-    elif kind == 1:
-        v = 0
-    elif kind == 2:
-        v = 1 << int(rng.integers(L))
-    elif kind == 3:
-        v = (1 << int(rng.integers(L + 1))) - 1
-    else:
-        for i in range(L):
-            if rng.random() < 0.5:
-                v |= 1 << i
-    return v & ((1 << min(L, reg_bits)) - 1)
-
-
 def random_case(rng, p, api, dt, mode, form, big=False, variant=0, ub_bytes=8192, fault_rate=0.08, pick=0):
     """One case; ``pick`` chooses the dst / selMask element types (static, so one per group)."""
     d = _dt.as_dtype(dt)
@@ -178,12 +165,11 @@ def random_case(rng, p, api, dt, mode, form, big=False, variant=0, ub_bytes=8192
     data = ["raw", "specials", "small"][int(rng.integers(3))]
     nw = p.vector_mask_bits // 64
 
-    # registers
-    mask_mode = 0
-    if p.counter_mode != "unsupported" and form not in ("count", "-") and rng.random() < 0.2:
-        mask_mode = 1
-    vm = _words(rng, L, p.vector_mask_bits)
-    cm_words = tuple(int(x) for x in rng.integers(0, 2**32, 4, dtype=np.uint64))
+    # registers (the engine's one register randomisation)
+    regs = draw_registers(rng, p, L, counter_ok=form not in ("count", "-"))
+    mask_mode = regs.mask_mode
+    vm = sum(w << (32 * i) for i, w in enumerate(regs.vmask))
+    cm_words = regs.cmpmask
     # repeats / counts
     if big:
         repeat = int(rng.choice([255, 255, 200, 128, 64, 17]))
@@ -237,7 +223,7 @@ def random_case(rng, p, api, dt, mode, form, big=False, variant=0, ub_bytes=8192
         if honoured and p.zero_mask == "error" and mask == 0:
             mask = 1
     elif form == "bitwise":
-        v = _words(rng, L, p.vector_mask_bits)
+        v = lane_bits(rng, L, p.vector_mask_bits)
         if mask_mode == 1:
             v = count_reg
         if honoured and p.zero_mask == "error" and v == 0:
@@ -304,14 +290,23 @@ def random_case(rng, p, api, dt, mode, form, big=False, variant=0, ub_bytes=8192
         else:
             sb = v & ((1 << d.bits) - 1)
     else:
-        sb = int(rng.integers(0, 2**d.bits))
+        sb = int(rng.integers(0, 2**d.bits, dtype=np.uint64))
+    if d.kind == "complex":  # NaN parts canonical (a C++ Complex argument's parts are converted)
+        w = d.bits // 2
+        nan = 0x7E00 if w == 16 else 0x7FC00000
+        parts = [(sb >> (w * i)) & ((1 << w) - 1) for i in (0, 1)]
+        exp = 0x7C00 if w == 16 else 0x7F800000
+        parts = [nan if (x & ~(1 << (w - 1))) > exp else x for x in parts]
+        sb = parts[0] | (parts[1] << w)
     if d.is_float:
         fmt_nan = (sb >> (_frac_bits(d))) & ((1 << (d.bits - 1 - _frac_bits(d))) - 1)
         if fmt_nan == (1 << (d.bits - 1 - _frac_bits(d))) - 1 and sb & ((1 << _frac_bits(d)) - 1):
-            sb = {16: 0x7E00 if d.name == "half" else 0x7FC0, 32: 0x7FC00000}[d.bits]  # canonical NaN
+            sb = {16: 0x7E00 if d.name == "half" else 0x7FC0, 32: 0x7FC00000, 64: 0x7FF8000000000000}[
+                d.bits
+            ]  # canonical NaN
     dst_dtypes = a.get("dst_dtypes", ("int8", "uint8"))
     sel_dtypes = a.get("sel_mask_dtypes", ("uint8", "uint16", "uint32", "uint64"))
-    ctrl = (p.ctrl_reset_value & 0xFFFFFFFF, p.ctrl_reset_value >> 32)
+    ctrl = regs.ctrl
     return CmpSelCase(
         api=api,
         dtype=d.name,
@@ -341,7 +336,7 @@ def random_case(rng, p, api, dt, mode, form, big=False, variant=0, ub_bytes=8192
 
 
 def _frac_bits(d):
-    return {"half": 10, "bfloat16": 7, "float32": 23}[d.name]
+    return {"half": 10, "bfloat16": 7, "float32": 23, "float64": 52}[d.name]
 
 
 def random_cases(profile, per_group, seed=0, all_forms=True, big_share=0.03, dtypes_per_api=None):
@@ -396,16 +391,6 @@ def random_cases(profile, per_group, seed=0, all_forms=True, big_share=0.03, dty
 
 def initial_ub(c):
     return make_ub(c)
-
-
-def _init_ref_state(c, p):
-    st = ref.reset_state(p, ub_bytes=c.ub_bytes)
-    st.ub = initial_ub(c)
-    st.vmask = np.array(c.vmask, np.uint32)
-    st.mask_mode = c.mask_mode
-    st.cmpmask = np.array(c.cmpmask, np.uint32)
-    st.ctrl = np.array(c.ctrl, np.uint32)
-    return st
 
 
 def _mask_arg(c, p, traced):
@@ -486,32 +471,31 @@ def call(mod, c, st, p, dyn=None, R=None):
 
 
 def _binary_config(mod, idx):
-    if mod is ref:
+    if hasattr(mod, "BinaryConfig"):
+        return mod.BinaryConfig(idx)
 
-        class _Cfg:
-            scalarTensorIndex = idx
+    class _Cfg:  # the reference reads the field by name
+        scalarTensorIndex = idx
 
-        return _Cfg()
-    return mod.BinaryConfig(idx)
+    return _Cfg()
+
+
+def _adapter():
+    from ..fuzz.families.compare_select import CompareSelectFamily
+
+    return CompareSelectFamily()
 
 
 def run_reference(c, profile):
-    p = as_profile(profile)
-    return call(ref, c, _init_ref_state(c, p), p)
+    from ..fuzz import runner
+
+    return runner.run_reference(_adapter(), c, as_profile(profile))[0]
 
 
-def _stack(cs, p):
+def stack_dyn(cs, p):
+    """The traced values of a batch of cases of one signature (everything but the static key)."""
     d = _dt.as_dtype(cs[0].dtype)
     nw32 = p.vector_mask_bits // 32
-    state = CoreState(
-        ub=jnp.asarray(np.stack([initial_ub(c) for c in cs])),
-        vmask=jnp.asarray(np.array([c.vmask for c in cs], np.uint32)),
-        mask_mode=jnp.asarray(np.array([c.mask_mode for c in cs], np.int32)),
-        cmpmask=jnp.asarray(np.array([c.cmpmask for c in cs], np.uint32)),
-        ctrl=jnp.asarray(np.array([c.ctrl for c in cs], np.uint32)),
-        rsvd_cnt=jnp.zeros((len(cs),), jnp.int32),
-        fault=jnp.zeros((len(cs),), jnp.uint32),
-    )
     c0 = cs[0]
     dyn = {
         "dst": np.array([c.dst for c in cs], np.int32),
@@ -522,7 +506,12 @@ def _stack(cs, p):
         "count": np.array([c.count for c in cs], np.int32),
         "strides": tuple(np.array([c.strides[i] for c in cs], np.int32) for i in range(6)),
     }
-    dyn["scalar"] = np.array([c.scalar_bits for c in cs], np.uint64).astype(d.bits_dtype).view(d.np_dtype)
+    if d.itemsize == 8:  # 64-bit T: (low, high) uint32 words
+        dyn["scalar"] = np.array([[c.scalar_bits & 0xFFFFFFFF, c.scalar_bits >> 32] for c in cs], np.uint32)
+    elif d.kind == "complex":  # complex32: the bit pattern
+        dyn["scalar"] = np.array([c.scalar_bits for c in cs], np.uint32)
+    else:
+        dyn["scalar"] = np.array([c.scalar_bits for c in cs], np.uint64).astype(d.bits_dtype).view(d.np_dtype)
     if c0.form == "continuous":
         # traced as uint32: a Normal-mode continuous mask above 2**32-1 (only 2**64-1 is drawn, never
         # in Counter mode) acts exactly as 2**32-1 (>= L lanes, register all ones)
@@ -534,52 +523,35 @@ def _stack(cs, p):
                 words[i, 2 * k] = w & 0xFFFFFFFF
                 words[i, 2 * k + 1] = w >> 32
         dyn["mask"] = words
-    return state, dyn
+    return dyn
 
 
-def run_fast_group(cs, p, batch):
-    """One signature: chunks of ``batch`` cases (padded with copies of the first) through one
-    eager vmap of the public API; the engine's jitted core compiles once per signature."""
-    R = BIG_R if cs[0].big else SMALL_R
-    out = []
-    for k in range(0, len(cs), batch):
-        chunk = cs[k : k + batch]
-        padded = chunk + [chunk[0]] * (batch - len(chunk))
-        state, dyn = _stack(padded, p)
-        c0 = padded[0]
-        import ascend_jax as aj
+def fast_fn(c0, p):
+    """The batched fast call of ``c0``'s signature: one eager vmap of the public API (the engine's
+    jitted core compiles once per signature)."""
+    import ascend_jax as aj
 
-        def one(st, dy, c0=c0):
-            dy = dict(dy)
-            dy["strides"] = tuple(dy["strides"])
-            return call(aj, c0, st, p, dyn=dy, R=R)
+    R = BIG_R if c0.big else SMALL_R
 
-        res = jax.vmap(one)(state, dyn)
-        res = jax.tree_util.tree_map(np.asarray, res)
-        for j in range(len(chunk)):
-            out.append(jax.tree_util.tree_map(lambda x, j=j: x[j], res))
-    return out
+    def one(st, dy):
+        dy = dict(dy)
+        dy["strides"] = tuple(dy["strides"])
+        return call(aj, c0, st, p, dyn=dy, R=R)
+
+    return lambda state, dyn: (jax.vmap(one)(state, dyn), None)
 
 
 def run_all(cases, profile, batch=256, workers=2):
-    """(fast states, reference states) for every case; the fast groups run in worker threads while
-    the main thread computes the reference."""
-    p = as_profile(profile)
-    by_key = {}
-    for i, c in enumerate(cases):
-        by_key.setdefault(c.key(), []).append(i)
-    fast = [None] * len(cases)
-    with concurrent.futures.ThreadPoolExecutor(workers) as ex:
-        futs = {ex.submit(run_fast_group, [cases[i] for i in idx], p, batch): idx for idx in by_key.values()}
-        refs = [run_reference(c, p) for c in cases]
-        for f, idx in futs.items():
-            for i, st in zip(idx, f.result(), strict=True):
-                fast[i] = st
-    return fast, refs
+    """(fast states, reference states) for every case (the engine's runner: the fast groups run in
+    worker threads while the main thread computes the reference)."""
+    from ..fuzz import runner
+
+    fast, refs = runner.run_all(_adapter(), cases, as_profile(profile), batch=batch, workers=workers)
+    return [st for st, _ in fast], [st for st, _ in refs]
 
 
 def compare(fast, refst):
-    msg = compare_states(fast, refst)
-    if int(fast.mask_mode) != int(refst.mask_mode) and (msg is None or "mask_mode" not in msg):
-        msg = (msg + "; " if msg else "") + "mask_mode differs"
-    return msg
+    """The engine's comparator (``ascend_jax.fuzz.compare``) as a message, None if equal."""
+    from ..fuzz.compare import message
+
+    return message(fast, refst)

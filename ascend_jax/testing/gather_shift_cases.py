@@ -14,7 +14,6 @@ is passed to the reference as a NumPy scalar, which the reference treats as a ru
 (``BAD_PARAM`` / ``BAD_MASK`` instead of a usage error), like the fast path's traced arrays.
 """
 
-import concurrent.futures
 import dataclasses
 import math
 
@@ -24,37 +23,25 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import reference as ref
-from ..errors import Fault
 from ..params import UnaryRepeatParams
 from ..profile import as_profile
-from ..state import CoreState
 from ..tensor import MASK_PLACEHOLDER, LocalTensor
-from .cases import compare_states, make_ub
+from ..fuzz.regs import draw as draw_registers
+from ..fuzz.regs import lane_bits
+from .cases import make_ub
 
 SHIFT_APIS = ("ShiftLeft", "ShiftRight", "ShiftLeftTensor", "ShiftRightTensor")
 SMALL_R, BIG_R = 16, 255
 UB_BYTES = 8192
 
 
+def _is_reference(mod):
+    """The NumPy reference, or an oracle standing in for it (``ascend_jax.fuzz.Oracle``)."""
+    return mod is ref or getattr(mod, "_is_reference", False)
+
+
 def _vm_words(v):
     return tuple(int((v >> (32 * i)) & 0xFFFFFFFF) for i in range(8))
-
-
-def _random_bits(rng, L, reg_bits):
-    """A lane bit set: all, none, one, a prefix or random."""
-    kind = int(rng.integers(5))
-    v = 0
-    if kind == 0:
-        v = (1 << L) - 1
-    elif kind == 2:
-        v = 1 << int(rng.integers(L))
-    elif kind == 3:
-        v = (1 << int(rng.integers(L + 1))) - 1
-    elif kind == 4:
-        for i in range(L):
-            if rng.random() < 0.5:
-                v |= 1 << i
-    return v & ((1 << min(L, reg_bits)) - 1)
 
 
 def _addr(rng, nblocks, fp_blocks, fault_rate):
@@ -66,10 +53,6 @@ def _addr(rng, nblocks, fp_blocks, fault_rate):
     if u < fault_rate:
         return int(rng.integers(nblocks - 2, nblocks + 3)) * 32  # (partly) outside the arena
     return x
-
-
-def _ctrl(p):
-    return (p.ctrl_reset_value & 0xFFFFFFFF, (p.ctrl_reset_value >> 32) & 0xFFFFFFFF)
 
 
 # =============================================================================================
@@ -126,14 +109,13 @@ class ShiftCase:
 
 
 def shift_groups(profile):
-    """[(api, dtype)] of the shift APIs the profile supports (64-bit T excluded: not modelled)."""
+    """[(api, dtype)] of the shift APIs the profile supports."""
     p = as_profile(profile)
     out = []
     for api in SHIFT_APIS:
         a = p.api(api)
         if a.supported:
-            # 64-bit T (950 count form): the fast path raises NotModelledError (no 64-bit lanes yet)
-            out.extend((api, dt) for dt in a.all_dtypes() if _dt.as_dtype(dt).itemsize < 8)
+            out.extend((api, dt) for dt in a.all_dtypes())
     return out
 
 
@@ -176,11 +158,10 @@ def random_shift_case(rng, p, api, dt, form, big=False, ub_bytes=UB_BYTES, fault
         else:
             round_en = bool(rng.random() < 0.05)  # traced True where unsupported: BAD_PARAM
 
-    # registers
-    mask_mode = 0
-    if p.counter_mode != "unsupported" and rng.random() < 0.2 and (form != "count" or not is_set_mask):
-        mask_mode = 1
-    vm = _random_bits(rng, L, p.vector_mask_bits)
+    # registers (the engine's one register randomisation)
+    regs = draw_registers(rng, p, L, counter_ok=form != "count" or not is_set_mask)
+    mask_mode = regs.mask_mode
+    vm = sum(w << (32 * i) for i, w in enumerate(regs.vmask))
     max_reps = BIG_R if big else SMALL_R
     if big:
         repeat = int(rng.choice([255, 200, 128, 64, 17]))
@@ -227,7 +208,7 @@ def random_shift_case(rng, p, api, dt, form, big=False, ub_bytes=UB_BYTES, fault
         if p.zero_mask == "error" and mask == 0:
             mask = 1
     elif form == "bitwise":
-        v = _random_bits(rng, L, p.vector_mask_bits)
+        v = lane_bits(rng, L, p.vector_mask_bits)
         if mask_mode == 1:
             v = count_reg
         if p.zero_mask == "error" and v == 0:
@@ -266,7 +247,7 @@ def random_shift_case(rng, p, api, dt, form, big=False, ub_bytes=UB_BYTES, fault
         strides=strides,
         vmask=_vm_words(vm),
         mask_mode=mask_mode,
-        ctrl=_ctrl(p),
+        ctrl=regs.ctrl,
         ub_seed=int(rng.integers(0, 2**31)),
         ub_bytes=ub_bytes,
         data=data,
@@ -326,18 +307,9 @@ def shift_initial_ub(c):
     return ub
 
 
-def _shift_state_ref(c, p):
-    st = ref.reset_state(p, ub_bytes=c.ub_bytes)
-    st.ub = shift_initial_ub(c)
-    st.vmask = np.array(c.vmask, np.uint32)
-    st.mask_mode = c.mask_mode
-    st.ctrl = np.array(c.ctrl, np.uint32)
-    return st
-
-
-def call_shift(mod, c, st, p, dyn=None, R=None):
+def call_shift(mod, c, st, p, dyn=None, R=None, static=False):
     """Call ``c.api`` of ``mod`` (the reference with NumPy-scalar "traced" amounts, or ascend_jax
-    with the ``dyn`` traced values)."""
+    with the ``dyn`` traced values; ``static``: every argument a Python value)."""
     T = dyn or {}
     d = _dt.as_dtype(c.dtype)
 
@@ -353,7 +325,7 @@ def call_shift(mod, c, st, p, dyn=None, R=None):
     if c.api.endswith("Tensor"):
         src1 = LocalTensor(c.amount_dtype, g("src1", c.src1), n)
         return getattr(mod, c.api)(st, dst, src, src1, g("count", c.count), **kw)
-    amount = g("amount", d.np_dtype.type(c.amount))
+    amount = int(c.amount) if static else g("amount", d.np_dtype.type(c.amount))
     if c.form == "count":
         return getattr(mod, c.api)(st, dst, src, amount, g("count", c.count), isSetMask=c.is_set_mask, **kw)
     if c.form == "continuous":
@@ -365,27 +337,18 @@ def call_shift(mod, c, st, p, dyn=None, R=None):
     s = g("strides", c.strides)
     params = UnaryRepeatParams(*s)
     if c.api == "ShiftRight":
-        kw["roundEn"] = g("round_en", np.bool_(c.round_en))
+        kw["roundEn"] = bool(c.round_en) if static else g("round_en", np.bool_(c.round_en))
     return getattr(mod, c.api)(
         st, dst, src, amount, m, g("repeat", c.repeat), params, isSetMask=c.form != "register", **kw
     )
 
 
 def run_shift_reference(c, profile):
-    p = as_profile(profile)
-    return call_shift(ref, c, _shift_state_ref(c, p), p)
+    return run_reference(c, profile)[0]
 
 
-def _stack_states(ubs, cs):
-    return CoreState(
-        ub=jnp.asarray(np.stack(ubs)),
-        vmask=jnp.asarray(np.array([c.vmask for c in cs], np.uint32)),
-        mask_mode=jnp.asarray(np.array([c.mask_mode for c in cs], np.int32)),
-        cmpmask=jnp.zeros((len(cs), 4), jnp.uint32),
-        ctrl=jnp.asarray(np.array([c.ctrl for c in cs], np.uint32)),
-        rsvd_cnt=jnp.asarray(np.array([getattr(c, "rsvd_init", 0) for c in cs], np.int32)),
-        fault=jnp.zeros((len(cs),), jnp.uint32),
-    )
+def stack_shift_dyn(cs, p):
+    return _shift_dyn(cs, p)
 
 
 def _shift_dyn(cs, p):
@@ -401,7 +364,10 @@ def _shift_dyn(cs, p):
     if cs[0].api.endswith("Tensor"):
         dyn["src1"] = np.array([c.src1 for c in cs], np.int32)
     else:
-        dyn["amount"] = np.array([_wrap(c.amount, d) for c in cs], np.int64).astype(d.np_dtype)
+        m = (1 << d.bits) - 1
+        amt = np.array([_wrap(c.amount, d) & m for c in cs], np.uint64).astype(d.bits_dtype).view(d.np_dtype)
+        # 64-bit T: a traced amount is its (low, high) uint32 pair (no x64 in the fast path)
+        dyn["amount"] = amt.view(np.uint32).reshape(-1, 2) if d.itemsize == 8 else amt
         if cs[0].api == "ShiftRight" and cs[0].form != "count":
             dyn["round_en"] = np.array([c.round_en for c in cs], bool)
     if cs[0].form == "continuous":
@@ -417,88 +383,67 @@ def _shift_dyn(cs, p):
 
 
 # =============================================================================================
-# Running (both families)
+# Running (both families): the engine's runner and comparator
 
 
-def _run_fast_group(cs, p, batch):
-    """One static signature: chunks of ``batch`` cases (padded with copies of the first) through
-    one eager vmap of the public API; the engine's jitted core compiles once per signature."""
+def fast_fn(c0, p):
+    """The batched fast call of ``c0``'s signature: one eager vmap of the public API (the engine's
+    jitted core compiles once per signature). Returns (state, rsvdCnt or None)."""
     import ascend_jax as aj
 
-    c0 = cs[0]
     is_shift = isinstance(c0, ShiftCase)
     R = BIG_R if c0.big else SMALL_R
-    out = []
-    for k in range(0, len(cs), batch):
-        chunk = cs[k : k + batch]
-        padded = chunk + [chunk[0]] * (batch - len(chunk))
+
+    def one(st, dy):
+        dy = dict(dy)
+        dy["strides"] = tuple(dy["strides"])
         if is_shift:
-            state = _stack_states([shift_initial_ub(c) for c in padded], padded)
-            dyn = _shift_dyn(padded, p)
-        else:
-            state = _stack_states([gather_initial_ub(c) for c in padded], padded)
-            dyn = _gather_dyn(padded, p)
+            return call_shift(aj, c0, st, p, dyn=dy, R=R), None
+        return call_gather(aj, c0, st, p, dyn=dy, R=R)
 
-        def one(st, dy, c0=c0):
-            dy = dict(dy)
-            dy["strides"] = tuple(dy["strides"])
-            if is_shift:
-                return call_shift(aj, c0, st, p, dyn=dy, R=R), None
-            return call_gather(aj, c0, st, p, dyn=dy, R=R)
+    def run(state, dyn):
+        return jax.vmap(one)(state, {k: v if isinstance(v, tuple) else jnp.asarray(v) for k, v in dyn.items()})
 
-        res = jax.vmap(one)(
-            state, {k2: jnp.asarray(v) if not isinstance(v, tuple) else v for k2, v in dyn.items()}
-        )
-        res = jax.tree_util.tree_map(np.asarray, res)
-        for j in range(len(chunk)):
-            out.append(jax.tree_util.tree_map(lambda x, j=j: x[j], res))
-    return out
+    return run
+
+
+def _adapter(c):
+    from ..fuzz.families.gather_shift import GatherFamily, ShiftFamily
+
+    return ShiftFamily() if isinstance(c, ShiftCase) else GatherFamily()
 
 
 def run_all(cases, profile, batch=256, workers=1):
-    """([(fast state, fast rsvdCnt or None)], [reference result]) for every case; the fast groups
-    run in a worker thread while the main thread computes the reference."""
+    """([(fast state, fast rsvdCnt or None)], [(reference state, rsvdCnt or None)]) for every
+    case; the fast groups run in a worker thread while the main thread computes the reference."""
+    from ..fuzz import runner
+
     p = as_profile(profile)
-    by_key = {}
-    for i, c in enumerate(cases):
-        by_key.setdefault(c.key(), []).append(i)
-    fast = [None] * len(cases)
-    with concurrent.futures.ThreadPoolExecutor(workers) as ex:
-        futs = {ex.submit(_run_fast_group, [cases[i] for i in idx], p, batch): idx for idx in by_key.values()}
-        refs = [run_reference(c, p) for c in cases]
-        for f, idx in futs.items():
-            for i, st in zip(idx, f.result(), strict=True):
-                fast[i] = st
+    fast, refs = [None] * len(cases), [None] * len(cases)
+    for kind in (ShiftCase, GatherCase):
+        idx = [i for i, c in enumerate(cases) if isinstance(c, kind)]
+        if not idx:
+            continue
+        f, r = runner.run_all(_adapter(cases[idx[0]]), [cases[i] for i in idx], p, batch=batch, workers=workers)
+        for k, i in enumerate(idx):
+            fast[i], refs[i] = f[k], r[k]
     return fast, refs
 
 
 def run_reference(c, profile):
-    if isinstance(c, ShiftCase):
-        return run_shift_reference(c, profile), None
-    return run_gather_reference(c, profile)
+    from ..fuzz import runner
+
+    return runner.run_reference(_adapter(c), c, as_profile(profile))
 
 
 def compare(fast, refres):
     """None if equal (whole UB, vmask, ctrl, cmpmask, mask_mode, rsvd_cnt, fault bits and the
-    returned rsvdCnt), else a description of the differences."""
+    returned rsvdCnt: the engine's comparator), else a description of the differences."""
+    from ..fuzz.compare import message
+
     fst, fcnt = fast
     rst, rcnt = refres
-    msgs = []
-    bad = int(Fault.BAD_PARAM | Fault.BAD_MASK)
-    if int(rst.fault) & bad and (int(fst.fault) & bad) == (int(rst.fault) & bad):
-        # MODEL.md does not say which other fault bits accompany a traced out-of-range value (the
-        # call is suppressed either way): the fast path also ORs the address / bucket faults it
-        # computes with the bad value, the reference records only BAD_PARAM / BAD_MASK for
-        # GatherMask. Compare everything else.
-        fst = fst.replace(fault=rst.fault) if hasattr(fst, "replace") else fst
-    m = compare_states(fst, rst)
-    if m:
-        msgs.append(m)
-    if int(fst.rsvd_cnt) != int(rst.rsvd_cnt):
-        msgs.append(f"rsvd_cnt fast {int(fst.rsvd_cnt)} ref {int(rst.rsvd_cnt)}")
-    if rcnt is not None and (fcnt is None or int(fcnt) != int(rcnt)):
-        msgs.append(f"rsvdCnt fast {None if fcnt is None else int(fcnt)} ref {int(rcnt)}")
-    return "; ".join(msgs) or None
+    return message(fst, rst, fcnt, rcnt)
 
 
 # =============================================================================================
@@ -624,7 +569,7 @@ def random_gather_case(rng, p, dt, counter, user, big=False, ub_bytes=UB_BYTES, 
         dst = src0 + 32 * int(rng.choice([1, 2, 8]))
     elif u < 0.19 and user:
         pat = dst
-    vm = _random_bits(rng, L, p.vector_mask_bits)
+    regs = draw_registers(rng, p, L)
     return GatherCase(
         dtype=d.name,
         counter=counter,
@@ -636,10 +581,10 @@ def random_gather_case(rng, p, dt, counter, user, big=False, ub_bytes=UB_BYTES, 
         style=str(rng.choice(PATTERN_STYLES)),
         mask=mask,
         params=(bs, rep, rs0, rs1),
-        vmask=_vm_words(vm),
-        mask_mode=int(rng.random() < 0.2) if p.counter_mode != "unsupported" else 0,
-        rsvd_init=int(rng.integers(0, 1000)),
-        ctrl=_ctrl(p),
+        vmask=regs.vmask,
+        mask_mode=regs.mask_mode,
+        rsvd_init=regs.rsvd_cnt,
+        ctrl=regs.ctrl,
         ub_seed=int(rng.integers(0, 2**31)),
         ub_bytes=ub_bytes,
         data=str(rng.choice(["raw", "specials", "small"])),
@@ -695,17 +640,7 @@ def gather_initial_ub(c):
     return ub
 
 
-def _gather_state_ref(c, p):
-    st = ref.reset_state(p, ub_bytes=c.ub_bytes)
-    st.ub = gather_initial_ub(c)
-    st.vmask = np.array(c.vmask, np.uint32)
-    st.mask_mode = c.mask_mode
-    st.ctrl = np.array(c.ctrl, np.uint32)
-    st.rsvd_cnt = c.rsvd_init
-    return st
-
-
-def call_gather(mod, c, st, p, dyn=None, R=None):
+def call_gather(mod, c, st, p, dyn=None, R=None, static=False):
     """GatherMask of ``mod``: the reference (NumPy-scalar "traced" parameters) or ascend_jax (the
     ``dyn`` traced values, static buckets ``R`` / ``max_mask``)."""
     T = dyn or {}
@@ -724,10 +659,12 @@ def call_gather(mod, c, st, p, dyn=None, R=None):
     if c.user:
         pattern = LocalTensor(c.pattern_dtype, g("pat", c.pat), n)
     else:
-        pattern = g("pattern", np.int32(c.pattern))
-    s = g("strides", tuple(np.int32(x) for x in c.params))
+        pattern = int(c.pattern) if static else g("pattern", np.int32(c.pattern))
+    s = tuple(int(x) for x in c.params) if static else g("strides", tuple(np.int32(x) for x in c.params))
     params = (s[0], s[1], s[2], s[3])
-    if mod is ref:
+    if static:
+        return mod.GatherMask(st, dst, src0, pattern, c.counter, int(c.mask), params, **kw)
+    if _is_reference(mod):
         return mod.GatherMask(st, dst, src0, pattern, c.counter, np.int64(c.mask), params, **kw)
     return mod.GatherMask(
         st, dst, src0, pattern, c.counter, g("mask", c.mask), mod.GatherMaskParams(*params), **kw
@@ -735,8 +672,7 @@ def call_gather(mod, c, st, p, dyn=None, R=None):
 
 
 def run_gather_reference(c, profile):
-    p = as_profile(profile)
-    return call_gather(ref, c, _gather_state_ref(c, p), p)
+    return run_reference(c, profile)
 
 
 def _gather_dyn(cs, p):

@@ -1,0 +1,188 @@
+"""Fast path of the data-movement APIs (DataCopy, DataCopyPad): block gathers and scatters.
+
+A call moves at most a static number of slots (a *bucket*: 32-byte blocks for DataCopy, blocks of
+the padded UB rows for DataCopyPad GM->UB, bytes for DataCopyPad UB->GM); slot ``k`` belongs to
+row ``i = k // rowLen`` at position ``k % rowLen``. Addresses are checked with divisions
+(``span_ok``) before any product is formed, so traced strides never overflow int32. A call never
+touches the whole UB or a whole GM buffer: it gathers and scatters only its slots.
+"""
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..errors import Fault
+from ..gm import OUT_OF_GM
+from . import memory as MEM
+
+I32 = jnp.int32
+U32 = jnp.uint32
+BLK = 32
+
+
+def span_ok(base, step, count, last_len, limit):
+    """True iff ``[base + i*step, base + i*step + last_len)`` lies in ``[0, limit)`` for every row
+    ``i < count`` (``step >= 0``, ``count >= 1``), computed without forming ``i*step``."""
+    rem = limit - base - last_len
+    den = jnp.maximum(count - 1, 1)
+    return (base >= 0) & (rem >= 0) & ((count <= 1) | (step <= rem // den))
+
+
+def _bit(cond, bit):
+    return jnp.where(cond, U32(bit), U32(0))
+
+
+def _rows(k, row_len):
+    safe = jnp.maximum(row_len, 1)
+    i = k // safe
+    return i, k - i * safe
+
+
+def _gather_bytes(buf, idx):
+    return buf[jnp.clip(idx, 0, buf.shape[-1] - 1)]
+
+
+def _scatter_bytes(buf, idx, data, write):
+    tgt = jnp.where(write, idx, buf.shape[-1])  # one past the end: dropped
+    return buf.at[tgt.reshape(-1)].set(data.reshape(-1), mode="drop")
+
+
+def _zero_bits(zero, zero_policy):
+    return _bit(zero, Fault.UNDEFINED) if zero_policy == "fault" else U32(0)
+
+
+# -- DataCopy: count and DataCopyParams forms ----------------------------------------------------
+
+
+@functools.partial(jax.jit, static_argnames=("kind", "nb", "ub_limit", "gm_align", "ub_align", "zero_policy"))
+def block_copy(ub, src_buf, dst_buf, dyn, *, kind, nb, ub_limit, gm_align, ub_align, zero_policy):
+    """DataCopy of ``blockCount`` rows of ``blockLen`` 32-byte blocks, gaps in blocks.
+
+    kind: "gm2ub" | "ub2gm" | "ub2ub". ``src_buf``/``dst_buf``: the GM byte buffer of that side
+    (ignored, may be None, for a UB side). dyn: int32 ``src``, ``dst`` (byte addresses),
+    ``bc``, ``bl``, ``src_gap``, ``dst_gap``; bool ``bad``. Returns (ub, dst_buf, fault bits).
+    """
+    bc, bl = dyn["bc"], dyn["bl"]
+    total = bc * bl
+    zero = (bc == 0) | (bl == 0)
+    over = total > nb
+    sides = {"src": kind[:2], "dst": kind[-2:]}
+    bufs = {"src": src_buf, "dst": dst_buf}
+    bad = dyn["bad"]
+    live = ~bad & ~zero & ~over
+    fault = _bit(bad, Fault.BAD_PARAM) | _bit(~bad & over, Fault.BUCKET_OVERFLOW)
+    fault = fault | _zero_bits(~bad & zero, zero_policy)
+    steps = {}
+    for s in ("src", "dst"):
+        addr = dyn[s]
+        step = (bl + dyn[f"{s}_gap"]) * BLK  # <= 131070 * 32: fits int32
+        if sides[s] == "ub":
+            lim, align, oob_bit = ub_limit, ub_align, Fault.OUT_OF_UB
+        else:
+            lim, align, oob_bit = bufs[s].shape[-1], gm_align, OUT_OF_GM
+        ok = span_ok(addr, step, bc, bl * BLK, lim)
+        fault = fault | _bit(live & ~ok, oob_bit) | _bit(live & (addr % align != 0), Fault.MISALIGNED)
+        steps[s] = jnp.where(ok, step, 0)
+    run = (fault == 0) & live
+    k = jnp.arange(nb, dtype=I32)
+    i, j = _rows(k, bl)
+    write = run & (k < total)
+    off = {s: dyn[s] + i * steps[s] + j * BLK for s in ("src", "dst")}  # byte address of each block
+    if sides["src"] == "ub":
+        data = MEM.gather_blocks(ub, MEM.block_index(off["src"]))  # [nb, 32]
+    else:
+        data = _gather_bytes(src_buf, off["src"][:, None] + np.arange(BLK, dtype=np.int32))
+    if sides["dst"] == "ub":
+        ub = MEM.scatter_blocks(ub, MEM.block_index(off["dst"]), data, write)
+    else:
+        idx = off["dst"][:, None] + np.arange(BLK, dtype=np.int32)
+        dst_buf = _scatter_bytes(dst_buf, idx, data, write[:, None])
+    return ub, dst_buf, fault
+
+
+# -- DataCopyPad GM -> UB --------------------------------------------------------------------------
+
+
+@functools.partial(jax.jit, static_argnames=("nb", "ub_limit", "ub_align", "is_pad", "size", "zero_policy"))
+def pad_gm2ub(ub, src_buf, dyn, pad_bytes, *, nb, ub_limit, ub_align, is_pad, size, zero_policy):
+    """DataCopyPad GM -> UB (Normal mode). Row ``i`` of the UB side is ``rowBytes =
+    ceil32(left + blockLen + right)`` bytes: left padding, ``blockLen`` GM bytes from
+    ``src + i*(blockLen + srcStride)``, right padding, then dummy bytes up to the 32-byte boundary.
+    Rows are ``rowBytes + dstStride*32`` bytes apart. dyn (int32): ``src``, ``dst``, ``bc``,
+    ``bl`` (bytes), ``src_stride`` (bytes), ``dst_stride`` (blocks), ``lb``/``rb`` (padding bytes);
+    bool ``bad``. ``pad_bytes``: uint8[size], the padding value. Slots: UB blocks (bucket ``nb``).
+    """
+    bc, bl, lb, rb = dyn["bc"], dyn["bl"], dyn["lb"], dyn["rb"]
+    row_bytes = (lb + bl + rb + BLK - 1) // BLK * BLK
+    row_blocks = row_bytes // BLK
+    total = bc * row_blocks
+    zero = (bc == 0) | (bl == 0)
+    over = total > nb
+    bad = dyn["bad"]
+    live = ~bad & ~zero & ~over
+    fault = _bit(bad, Fault.BAD_PARAM) | _bit(~bad & over, Fault.BUCKET_OVERFLOW)
+    fault = fault | _zero_bits(~bad & zero, zero_policy)
+    gstep = bl + dyn["src_stride"]  # >= 0 (a negative stride is at least -blockLen)
+    g_ok = span_ok(dyn["src"], gstep, bc, bl, src_buf.shape[-1])
+    ustep = (row_blocks + dyn["dst_stride"]) * BLK
+    u_ok = span_ok(dyn["dst"], ustep, bc, row_bytes, ub_limit)
+    fault = fault | _bit(live & ~g_ok, OUT_OF_GM) | _bit(live & ~u_ok, Fault.OUT_OF_UB)
+    fault = fault | _bit(live & (dyn["dst"] % ub_align != 0), Fault.MISALIGNED)
+    gstep = jnp.where(g_ok, gstep, 0)
+    ustep = jnp.where(u_ok, ustep, 0)
+    run = (fault == 0) & live
+    k = jnp.arange(nb, dtype=I32)
+    i, j = _rows(k, row_blocks)
+    write = run & (k < total)
+    ub_addr = dyn["dst"] + i * ustep + j * BLK  # [nb]
+    p = (j * BLK)[:, None] + np.arange(BLK, dtype=np.int32)  # byte position in the row [nb, 32]
+    row_src = (dyn["src"] + i * gstep)[:, None]
+    in_data = (p >= lb) & (p < lb + bl)
+    in_pad = ((p < lb) | (p >= lb + bl)) & (p < lb + bl + rb)
+    gm_idx = jnp.where(in_data, row_src + p - lb, row_src + (p - lb - bl) % size)
+    got = _gather_bytes(src_buf, gm_idx)
+    old = MEM.gather_blocks(ub, MEM.block_index(ub_addr))
+    padv = pad_bytes[p % size]
+    no_pad = (lb == 0) & (rb == 0)
+    # SPEC: GMToUB DataCopyPad -- dummy bytes repeat the row's first element when there is no
+    # padding; with padding they (and the padding) are paddingValue when isPad, else undefined
+    # (model: the old UB bytes are kept).
+    pad_val = padv if is_pad else old
+    out = jnp.where(in_data, got, jnp.where(in_pad, pad_val, jnp.where(no_pad, got, pad_val)))
+    ub = MEM.scatter_blocks(ub, MEM.block_index(ub_addr), out, write)
+    return ub, fault
+
+
+# -- DataCopyPad UB -> GM --------------------------------------------------------------------------
+
+
+@functools.partial(jax.jit, static_argnames=("nb", "ub_limit", "ub_align", "zero_policy"))
+def pad_ub2gm(ub, dst_buf, dyn, *, nb, ub_limit, ub_align, zero_policy):
+    """DataCopyPad UB -> GM: row ``i`` = ``blockLen`` bytes from UB ``src + i*(ceil32(blockLen) +
+    srcStride*32)`` to GM ``dst + i*(blockLen + dstStride)``. Slots: bytes (bucket ``nb``)."""
+    bc, bl = dyn["bc"], dyn["bl"]
+    total = bc * bl
+    zero = (bc == 0) | (bl == 0)
+    over = total > nb
+    bad = dyn["bad"]
+    live = ~bad & ~zero & ~over
+    fault = _bit(bad, Fault.BAD_PARAM) | _bit(~bad & over, Fault.BUCKET_OVERFLOW)
+    fault = fault | _zero_bits(~bad & zero, zero_policy)
+    ceil_bl = (bl + BLK - 1) // BLK * BLK
+    ustep = ceil_bl + dyn["src_stride"] * BLK
+    u_ok = span_ok(dyn["src"], ustep, bc, bl, ub_limit)  # the bytes read
+    gstep = bl + dyn["dst_stride"]
+    g_ok = span_ok(dyn["dst"], gstep, bc, bl, dst_buf.shape[-1])
+    fault = fault | _bit(live & ~g_ok, OUT_OF_GM) | _bit(live & ~u_ok, Fault.OUT_OF_UB)
+    fault = fault | _bit(live & (dyn["src"] % ub_align != 0), Fault.MISALIGNED)
+    ustep = jnp.where(u_ok, ustep, 0)
+    gstep = jnp.where(g_ok, gstep, 0)
+    run = (fault == 0) & live
+    k = jnp.arange(nb, dtype=I32)
+    i, p = _rows(k, bl)
+    write = run & (k < total)
+    data = _gather_bytes(ub, dyn["src"] + i * ustep + p)
+    dst_buf = _scatter_bytes(dst_buf, dyn["dst"] + i * gstep + p, data, write)
+    return dst_buf, fault

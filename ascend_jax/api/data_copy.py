@@ -1,0 +1,390 @@
+"""DataCopy and DataCopyPad (数据搬运): GM <-> UB and UB -> UB, pure functions.
+
+``state, gm = DataCopy(state, gm, dst, src, countOrParams)``: ``gm`` is the tuple of GM byte
+buffers (``uint8[n]`` each) that ``GlobalTensor.buf`` indexes; the call returns it with the
+written buffer replaced (UB -> UB and GM -> UB return it unchanged). Prototypes (C++ order):
+
+  DataCopy(dst: LocalTensor,  src: GlobalTensor, count)            GM -> UB, 连续搬运
+  DataCopy(dst: GlobalTensor, src: LocalTensor,  count)            UB -> GM
+  DataCopy(dst: LocalTensor,  src: LocalTensor,  count)            UB -> UB
+  DataCopy(dst, src, DataCopyParams)                               the three paths, 高维切分搬运
+  DataCopyPad(dst: LocalTensor,  src: GlobalTensor, DataCopyExtParams, DataCopyPadExtParams)
+  DataCopyPad(dst: GlobalTensor, src: LocalTensor,  DataCopyExtParams)
+
+Semantics: docs/MODEL.md "GM, DataCopy and UB allocation"; spec pages 数据搬运/GM与UB数据搬运/*,
+数据搬运/UB与UB数据搬运/*. Static misuse raises UsageError; traced values out of range record
+``BAD_PARAM`` and suppress the call.
+"""
+
+import math
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from .._engine import copy as CP
+from ..errors import NotModelledError, UsageError
+from ..gm import GlobalTensor
+from ..params import (
+    DataCopyExtParams,
+    DataCopyPadExtParams,
+    DataCopyPadParams,
+    DataCopyParams,
+    as_data_copy_ext_params,
+    as_data_copy_params,
+    as_pad_params,
+)
+from ..profile import as_profile
+from ..registry import ApiSpec, register
+from ..tensor import LocalTensor
+from . import _args as A
+
+I32 = jnp.int32
+BLK = 32
+
+
+def _kind(api, dst, src, p):
+    d_loc, s_loc = isinstance(dst, LocalTensor), isinstance(src, LocalTensor)
+    d_gm, s_gm = isinstance(dst, GlobalTensor), isinstance(src, GlobalTensor)
+    if d_loc and s_gm:
+        return "gm2ub"
+    if d_gm and s_loc:
+        return "ub2gm"
+    if d_loc and s_loc:
+        return "ub2ub"
+    raise UsageError(
+        api,
+        "dst, src",
+        f"{type(dst).__name__}, {type(src).__name__}",
+        "(LocalTensor, GlobalTensor) | (GlobalTensor, LocalTensor) | (LocalTensor, LocalTensor)",
+        p,
+    )
+
+
+def _check_dtypes(api, dst, src, p):
+    if dst.dtype != src.dtype:
+        raise UsageError(
+            api, "src.dtype", src.dtype.name, dst.dtype.name, p, "src and dst must have the same element type"
+        )
+
+
+def _gm_buf(api, arg, t, gm, p):
+    if not isinstance(t.buf, int) or not 0 <= t.buf < len(gm):
+        raise UsageError(api, f"{arg}.buf", t.buf, f"a GM buffer index in [0, {len(gm) - 1}]", p)
+    return gm[t.buf]
+
+
+def _static(*vals):
+    return all(A.is_static(v) for v in vals)
+
+
+def _field(api, name, value, lo, hi, p, bad):
+    """Static: range-checked int; traced: int32 clamped into range, ``bad`` ORed."""
+    if A.is_static(value):
+        return A.static_int(api, name, value, lo, hi, p), bad
+    v = jnp.asarray(value)
+    if v.dtype == jnp.uint32:
+        big = v > np.uint32(2**30)
+        v = jnp.where(big, 2**30, v.astype(I32))
+        if hi >= 2**30:
+            bad = bad | (big & (hi < 2**32 - 1))
+    else:
+        v = v.astype(I32)
+    bad = bad | (v < lo) | (v > min(hi, 2**30))
+    return jnp.clip(v, lo, min(hi, 2**30)), bad
+
+
+def _gm_static_span(api, arg, t, buf, start_off, step, count, last_len, p):
+    """Static GM bounds check (every value a Python int)."""
+    if count == 0 or last_len == 0 or not _static(t.addr):
+        return
+    base = int(t.addr) + start_off
+    end = base + (count - 1) * step + last_len
+    n = buf.shape[-1]
+    if base < 0 or end > n:
+        raise UsageError(
+            api,
+            arg,
+            f"bytes [{base}, {end}) of GM buffer {t.buf}",
+            f"inside [0, {n})",
+            p,
+            "the access runs past the GM array",
+        )
+
+
+@register(
+    ApiSpec(
+        "DataCopy",
+        "data_copy",
+        (
+            "DataCopy(dst: LocalTensor, src: GlobalTensor, count)",
+            "DataCopy(dst: GlobalTensor, src: LocalTensor, count)",
+            "DataCopy(dst: LocalTensor, src: LocalTensor, count)",
+            "DataCopy(dst, src, DataCopyParams{blockCount, blockLen, srcStride, dstStride})",
+        ),
+        "memory-vector/数据搬运/GM与UB数据搬运/GM与UB连续数据搬运(DataCopy).md",
+    )
+)
+def DataCopy(state, gm, dst, src, countOrParams, *, profile=None, max_blocks=None):
+    """Copy between GM and UB (or UB and UB) in 32-byte DataBlocks. Returns ``(state, gm)``.
+
+    ``countOrParams``: an element count (int or traced; ``count*sizeof(T)`` must be a multiple of
+    32 bytes unless ``apis.DataCopy.count_unaligned = "round_down"``) or a ``DataCopyParams``.
+    ``max_blocks`` (static): the slot bucket when the count/params are traced (default: what
+    the UB-side tensor holds).
+    """
+    p = as_profile(profile)
+    api = "DataCopy"
+    kind = _kind(api, dst, src, p)
+    _check_dtypes(api, dst, src, p)
+    dt = dst.dtype
+    a = p.require_api(api, dt)
+    if kind == "ub2ub" and not a.get("ub_to_ub", True):
+        raise UsageError(
+            api,
+            "dst, src",
+            "LocalTensor, LocalTensor",
+            "GM <-> UB only",
+            p,
+            "UB -> UB DataCopy is not supported",
+        )
+    gm = tuple(gm or ())
+    bad = jnp.zeros((), bool)
+    if isinstance(countOrParams, (DataCopyExtParams, DataCopyPadExtParams, DataCopyPadParams)):
+        raise UsageError(api, "params", type(countOrParams).__name__, "a count or DataCopyParams", p)
+    if isinstance(countOrParams, (DataCopyParams, tuple, list, dict)):
+        prm = as_data_copy_params(countOrParams)
+        bc, bad = _field(api, "blockCount", prm.blockCount, 0, 4095, p, bad)
+        bl, bad = _field(api, "blockLen", prm.blockLen, 0, 65535, p, bad)
+        sg, bad = _field(api, "srcStride", prm.srcStride, 0, 65535, p, bad)
+        dg, bad = _field(api, "dstStride", prm.dstStride, 0, 65535, p, bad)
+    else:
+        count = countOrParams
+        size = dt.itemsize
+        policy = a.get("count_unaligned", "error")
+        if A.is_static(count):
+            count = A.static_int(api, "count", count, 0, 2**32 - 1, p)
+            if (count * size) % BLK and policy == "error":
+                raise UsageError(
+                    api,
+                    "count",
+                    count,
+                    f"a multiple of {BLK // math.gcd(BLK, size)} ({BLK} bytes of {dt.name})",
+                    p,
+                    "count*sizeof(T) must be 32-byte aligned (GM与UB连续数据搬运: 搬运量需要32字节对齐)",
+                )
+            cap = p.ub_usable_bytes // size
+            if count > cap:
+                raise UsageError(api, "count", count, f"[0, {cap}] (ub_usable_bytes / sizeof(T))", p)
+            bc, bl = 1, count * size // BLK
+        else:
+            c = jnp.asarray(count)
+            c = c.astype(jnp.uint32).astype(I32) if c.dtype == jnp.uint32 else c.astype(I32)
+            bad = bad | (c < 0)
+            c = jnp.maximum(c, 0)
+            c = jnp.minimum(c, (2**30) // size)
+            nbytes = c * size
+            if policy == "error":
+                bad = bad | (nbytes % BLK != 0)
+            bc, bl = jnp.int32(1), nbytes // BLK
+        sg = dg = 0
+    local = dst if kind != "ub2gm" else src
+    if _static(bc, bl):
+        nb = int(bc) * int(bl)
+    elif max_blocks is not None:
+        nb = int(max_blocks)
+    else:
+        nb = max(1, -(-local.nbytes // BLK))
+    # static GM bounds
+    for side, t, gap in (("dst", dst, dg), ("src", src, sg)):
+        if isinstance(t, GlobalTensor):
+            buf = _gm_buf(api, side, t, gm, p)
+            if _static(bc, bl, gap):
+                _gm_static_span(api, side, t, buf, 0, (int(bl) + int(gap)) * BLK, int(bc), int(bl) * BLK, p)
+    dyn = {
+        "src": A.addr_of(src),
+        "dst": A.addr_of(dst),
+        "bc": jnp.asarray(bc, I32),
+        "bl": jnp.asarray(bl, I32),
+        "src_gap": jnp.asarray(sg, I32),
+        "dst_gap": jnp.asarray(dg, I32),
+        "bad": bad,
+    }
+    src_buf = gm[src.buf] if isinstance(src, GlobalTensor) else None
+    dst_buf = gm[dst.buf] if isinstance(dst, GlobalTensor) else None
+    ub, new_dst, fault = CP.block_copy(
+        state.ub,
+        src_buf,
+        dst_buf,
+        dyn,
+        kind=kind,
+        nb=max(nb, 1),
+        ub_limit=min(state.ub.shape[-1], p.ub_usable_bytes),
+        gm_align=dt.itemsize,
+        ub_align=p.operand_alignment_bytes,
+        zero_policy=a.get("zero_block", "nop"),
+    )
+    state = state.replace(ub=ub, fault=state.fault | fault)
+    if isinstance(dst, GlobalTensor):
+        gm = gm[: dst.buf] + (new_dst,) + gm[dst.buf + 1 :]
+    return state, gm
+
+
+@register(
+    ApiSpec(
+        "DataCopyPad",
+        "data_copy",
+        (
+            "DataCopyPad(dst: LocalTensor, src: GlobalTensor, DataCopyExtParams, DataCopyPadExtParams<T>)",
+            "DataCopyPad(dst: GlobalTensor, src: LocalTensor, DataCopyExtParams)",
+        ),
+        "memory-vector/数据搬运/GM与UB数据搬运/GMToUB非对齐数据搬运(DataCopyPad).md",
+    )
+)
+def DataCopyPad(
+    state, gm, dst, src, dataCopyParams, padParams=None, *, profile=None, max_blocks=None, mode=0
+):
+    """Unaligned copy GM -> UB (with padding) or UB -> GM. Returns ``(state, gm)``.
+
+    ``dataCopyParams``: ``DataCopyExtParams`` (blockLen and the GM-side stride in bytes, the
+    UB-side stride in 32-byte blocks); a ``DataCopyParams`` is read with the same units (the
+    older prototype). ``padParams`` (GM -> UB only): ``DataCopyPadExtParams``. ``mode``:
+    ``PaddingMode`` (0 Normal; 1 Compact is not modelled). ``max_blocks`` (static): slot bucket
+    for traced parameters (GM -> UB: UB blocks; UB -> GM: bytes / 32).
+    """
+    p = as_profile(profile)
+    api = "DataCopyPad"
+    kind = _kind(api, dst, src, p)
+    if kind == "ub2ub":
+        raise UsageError(api, "dst, src", "LocalTensor, LocalTensor", "GM -> UB or UB -> GM", p)
+    _check_dtypes(api, dst, src, p)
+    dt = dst.dtype
+    size = dt.itemsize
+    a = p.require_api(api, dt)
+    if int(mode) != 0:
+        if not a.get("compact_mode", False):
+            raise UsageError(api, "mode", mode, "PaddingMode::Normal (0)", p)
+        raise NotModelledError(
+            "DataCopyPad: PaddingMode::Compact is documented on this profile but not modelled"
+        )
+    gm = tuple(gm or ())
+    prm = as_data_copy_ext_params(dataCopyParams)
+    bad = jnp.zeros((), bool)
+    bc, bad = _field(api, "blockCount", prm.blockCount, 0, 4095, p, bad)
+    bl, bad = _field(api, "blockLen", prm.blockLen, 0, 2097151, p, bad)
+    if A.is_static(bl):
+        if bl % size:
+            raise UsageError(api, "blockLen", bl, f"a multiple of sizeof({dt.cpp}) = {size}", p)
+    else:
+        bad = bad | (bl % size != 0)
+    gm_side = "src" if kind == "gm2ub" else "dst"
+    # SPEC: DataCopyPad 约束说明 -- strides uint32 [0, 2^32-1]; 950: GM->UB srcStride int64 in
+    # [-blockLen, 2^40-1], dstStride [0, 65535]; UB->GM srcStride [0, 65535], dstStride [0, 2^40-1].
+    lo_gm = -(2**31) if a.get("negative_src_stride", False) and kind == "gm2ub" else 0
+    ub_hi = a.get("ub_stride_max", 2**32 - 1)
+    gm_hi = 2**32 - 1
+    strides = {}
+    for name in ("srcStride", "dstStride"):
+        side = "src" if name == "srcStride" else "dst"
+        v = getattr(prm, name)
+        if side == gm_side:
+            s, bad = _field(api, name, v, lo_gm, gm_hi, p, bad)
+            if lo_gm < 0:
+                if A.is_static(s) and A.is_static(bl) and s < -bl:
+                    raise UsageError(api, name, s, f"[-blockLen, 2^40-1] = [{-bl}, {2**40 - 1}]", p)
+                if not (A.is_static(s) and A.is_static(bl)):
+                    bad = bad | (jnp.asarray(s) < -jnp.asarray(bl))
+                    s = jnp.maximum(s, -jnp.asarray(bl))
+        else:
+            s, bad = _field(api, name, v, 0, ub_hi, p, bad)
+        strides[side] = s
+    if kind == "gm2ub":
+        pad = as_pad_params(padParams)
+        if not isinstance(pad.isPad, (bool, np.bool_)):
+            raise UsageError(api, "isPad", pad.isPad, "a Python bool (compile-time)", p)
+        lp, bad = _field(api, "leftPadding", pad.leftPadding, 0, BLK // size, p, bad)
+        rp, bad = _field(api, "rightPadding", pad.rightPadding, 0, BLK // size, p, bad)
+        pv = pad.paddingValue
+        if size == 8 and A.is_static(pv) and pv != 0:
+            raise UsageError(api, "paddingValue", pv, "0 (64-bit T)", p)
+        pad_bytes = _scalar_bytes(pv, dt)
+        row = None
+        if _static(bc, bl, lp, rp):
+            row = -(-(int(lp) * size + int(bl) + int(rp) * size) // BLK)
+        if row is not None and _static(bc):
+            nb = int(bc) * row
+        elif max_blocks is not None:
+            nb = int(max_blocks)
+        else:
+            nb = max(1, -(-dst.nbytes // BLK))
+        buf = _gm_buf(api, "src", src, gm, p)
+        if _static(bc, bl, strides["src"]):
+            _gm_static_span(api, "src", src, buf, 0, int(bl) + int(strides["src"]), int(bc), int(bl), p)
+        dyn = {
+            "src": A.addr_of(src),
+            "dst": A.addr_of(dst),
+            "bc": jnp.asarray(bc, I32),
+            "bl": jnp.asarray(bl, I32),
+            "src_stride": jnp.asarray(strides["src"], I32),
+            "dst_stride": jnp.asarray(strides["dst"], I32),
+            "lb": jnp.asarray(lp, I32) * size,
+            "rb": jnp.asarray(rp, I32) * size,
+            "bad": bad,
+        }
+        ub, fault = CP.pad_gm2ub(
+            state.ub,
+            buf,
+            dyn,
+            pad_bytes,
+            nb=max(nb, 1),
+            ub_limit=min(state.ub.shape[-1], p.ub_usable_bytes),
+            ub_align=p.operand_alignment_bytes,
+            is_pad=bool(pad.isPad),
+            size=size,
+            zero_policy=a.get("zero_block", "nop"),
+        )
+        return state.replace(ub=ub, fault=state.fault | fault), gm
+    # UB -> GM
+    if padParams is not None:
+        raise TypeError("DataCopyPad UB -> GM takes no padParams")
+    buf = _gm_buf(api, "dst", dst, gm, p)
+    if _static(bc, bl):
+        nbytes = int(bc) * int(bl)
+    elif max_blocks is not None:
+        nbytes = int(max_blocks) * BLK
+    else:
+        nbytes = max(1, src.nbytes)
+    if _static(bc, bl, strides["dst"]):
+        _gm_static_span(api, "dst", dst, buf, 0, int(bl) + int(strides["dst"]), int(bc), int(bl), p)
+    dyn = {
+        "src": A.addr_of(src),
+        "dst": A.addr_of(dst),
+        "bc": jnp.asarray(bc, I32),
+        "bl": jnp.asarray(bl, I32),
+        "src_stride": jnp.asarray(strides["src"], I32),
+        "dst_stride": jnp.asarray(strides["dst"], I32),
+        "bad": bad,
+    }
+    new, fault = CP.pad_ub2gm(
+        state.ub,
+        buf,
+        dyn,
+        nb=max(nbytes, 1),
+        ub_limit=min(state.ub.shape[-1], p.ub_usable_bytes),
+        ub_align=p.operand_alignment_bytes,
+        zero_policy=a.get("zero_block", "nop"),
+    )
+    gm = gm[: dst.buf] + (new,) + gm[dst.buf + 1 :]
+    return state.replace(fault=state.fault | fault), gm
+
+
+def _scalar_bytes(value, dt):
+    """uint8[sizeof(T)]: ``value`` converted to T (little endian); traced values allowed."""
+    if A.is_static(value):
+        arr = (
+            np.asarray(value).astype(dt.np_dtype) if dt.kind != "complex" else np.asarray(value, dt.np_dtype)
+        )
+        return jnp.asarray(np.frombuffer(arr.tobytes(), np.uint8).copy())
+    v = jnp.asarray(value).astype(dt.np_dtype)
+    raw = lax.bitcast_convert_type(v, jnp.uint8)
+    return raw.reshape(-1)

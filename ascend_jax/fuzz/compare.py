@@ -1,0 +1,114 @@
+"""The one comparator of the differential engine: fast-path state vs reference state, field by
+field (UB bytes, vmask, mask_mode, cmpmask, ctrl, rsvd_cnt, fault bits) plus the API's return value
+(rsvdCnt, GetCtrlSpr, ...). Floats are never compared as values: UB is compared as bytes, so -0/+0
+and NaN payloads count."""
+
+import dataclasses
+
+import numpy as np
+
+from ..errors import Fault, describe_faults
+
+REGISTER_FIELDS = ("vmask", "cmpmask", "ctrl")
+_BAD_VALUE = int(Fault.BAD_PARAM | Fault.BAD_MASK)
+
+
+@dataclasses.dataclass
+class Difference:
+    fields: list  # names of the fields that differ ("ub", "vmask", ..., "fault", "ret")
+    messages: list  # one human line per field
+    first_bytes: list  # [(byte address, expected, got)] of the first differing UB bytes (<= 16)
+    n_bytes: int = 0  # number of differing UB bytes
+
+    def __str__(self):
+        return "; ".join(self.messages)
+
+    def to_json(self):
+        return {
+            "fields": self.fields,
+            "messages": self.messages,
+            "first_bytes": [list(map(int, b)) for b in self.first_bytes],
+            "n_bytes": int(self.n_bytes),
+        }
+
+
+def _u32(x):
+    return np.asarray(x).astype(np.uint32).ravel()
+
+
+def compare(fast, ref, fast_ret=None, ref_ret=None, ret_compared=True):
+    """None if ``fast`` and ``ref`` agree, else a ``Difference``. Either state may be a CoreState
+    (NumPy or jax leaves) or a reference RefState; ``fast_ret``/``ref_ret`` are the returned values
+    (None when the API returns only the state)."""
+    fields, msgs, first = [], [], []
+    ff, rf = int(np.asarray(fast.fault)), int(np.asarray(ref.fault))
+    if rf & _BAD_VALUE and (ff & _BAD_VALUE) == (rf & _BAD_VALUE):
+        # MODEL.md does not say which other fault bits accompany a traced out-of-range value (the
+        # call is suppressed either way): the fast path may also OR the address / bucket faults it
+        # computed next to BAD_PARAM / BAD_MASK. Everything else is still compared.
+        ff = rf
+    if ff != rf:
+        fields.append("fault")
+        msgs.append(f"fault fast={describe_faults(ff)} ref={describe_faults(rf)}")
+    ub_f, ub_r = np.asarray(fast.ub, np.uint8), np.asarray(ref.ub, np.uint8)
+    n = 0
+    if ub_f.shape != ub_r.shape:
+        fields.append("ub")
+        msgs.append(f"UB size differs: fast {ub_f.shape} ref {ub_r.shape}")
+    else:
+        diff = np.nonzero(ub_f != ub_r)[0]
+        n = int(diff.size)
+        if n:
+            i = int(diff[0])
+            fields.append("ub")
+            first = [(int(a), int(ub_r[a]), int(ub_f[a])) for a in diff[:16]]
+            w = i & ~3
+            msgs.append(
+                f"{n} UB bytes differ, first at {i}: fast {ub_f[i]:#04x} ref {ub_r[i]:#04x} "
+                f"(fast {ub_f[w : w + 4].tobytes().hex()} ref {ub_r[w : w + 4].tobytes().hex()})"
+            )
+    for f in REGISTER_FIELDS:
+        a, b = _u32(getattr(fast, f)), _u32(getattr(ref, f))
+        if a.shape != b.shape or np.any(a != b):
+            fields.append(f)
+            msgs.append(f"{f} fast {[hex(int(x)) for x in a]} ref {[hex(int(x)) for x in b]}")
+    for f in ("mask_mode", "rsvd_cnt"):
+        a, b = int(np.asarray(getattr(fast, f))), int(np.asarray(getattr(ref, f)))
+        if a != b:
+            fields.append(f)
+            msgs.append(f"{f} fast {a} ref {b}")
+    if ret_compared and not _same_ret(fast_ret, ref_ret):
+        fields.append("ret")
+        msgs.append(f"returned value fast {_show(fast_ret)} ref {_show(ref_ret)}")
+    if not fields:
+        return None
+    return Difference(fields, msgs, first, n)
+
+
+def _same_ret(a, b):
+    if a is None or b is None:
+        return a is None and b is None
+    return np.array_equal(np.asarray(a).astype(np.int64), np.asarray(b).astype(np.int64))
+
+
+def _show(v):
+    return None if v is None else np.asarray(v).tolist()
+
+
+def message(fast, ref, fast_ret=None, ref_ret=None):
+    """The comparator as a string (None if equal): the form the harnesses' ``compare`` return."""
+    d = compare(fast, ref, fast_ret, ref_ret)
+    return None if d is None else str(d)
+
+
+def digest(state, ret=None):
+    """A short hash of a result (all state fields and the return value): equal results, equal
+    digests, whatever the batch a case ran in."""
+    import hashlib
+
+    h = hashlib.blake2b(digest_size=8)
+    for f in ("ub", "vmask", "mask_mode", "cmpmask", "ctrl", "rsvd_cnt", "fault"):
+        h.update(np.ascontiguousarray(np.asarray(getattr(state, f)).astype(np.int64)).tobytes())
+    if ret is not None:
+        h.update(np.asarray(ret).astype(np.int64).tobytes())
+    return h.hexdigest()

@@ -1,0 +1,244 @@
+"""What every family adapter provides to the engine, and the helpers they share: case <-> JSON,
+coverage labels (mask kind, repeat regime, stride regime), generic shrink candidates and the
+generic deliberately-invalid mutations."""
+
+import dataclasses
+import math
+
+from ... import dtypes as _dt
+
+# -- case <-> JSON (exact: floats as hex, so -0, NaN and subnormals survive) ----------------------
+
+
+def encode(v):
+    if isinstance(v, bool) or v is None or isinstance(v, str):
+        return v
+    if isinstance(v, int):
+        return int(v)
+    if isinstance(v, float):
+        return {"float": float(v).hex()}
+    if isinstance(v, complex):
+        return {"complex": [v.real.hex(), v.imag.hex()]}
+    if isinstance(v, (tuple, list)):
+        return [encode(x) for x in v]
+    if hasattr(v, "item"):  # NumPy scalar
+        return encode(v.item())
+    raise TypeError(f"cannot encode {v!r}")
+
+
+def decode(v):
+    if isinstance(v, dict):
+        if "float" in v:
+            return float.fromhex(v["float"])
+        if "complex" in v:
+            return complex(float.fromhex(v["complex"][0]), float.fromhex(v["complex"][1]))
+    if isinstance(v, list):
+        return tuple(decode(x) for x in v)
+    return v
+
+
+# -- coverage labels ---------------------------------------------------------------------------
+
+
+def repeat_regime(n, p):
+    """"0", "1", "max" (max_repeat_times, 255) or "mid"."""
+    n = int(n)
+    if n <= 0:
+        return "0"
+    if n == 1:
+        return "1"
+    if n >= p.max_repeat_times:
+        return "max"
+    return "mid"
+
+
+def stride_regime(blk, rep, footprint_blocks=8):
+    """"zero" (a stride 0), "overlap" (repeats closer than their footprint), "gap" (block stride >
+    1 or repeats further apart than their footprint) or "default" (contiguous)."""
+    blk, rep = tuple(blk), tuple(rep)
+    if any(x == 0 for x in blk + rep):
+        return "zero"
+    if any(r < footprint_blocks * b for b, r in zip(blk, rep, strict=False)):
+        return "overlap"
+    if any(b > 1 for b in blk) or any(r > footprint_blocks for r in rep):
+        return "gap"
+    return "default"
+
+
+def popcount(v):
+    return bin(int(v)).count("1")
+
+
+def mask_label(form, mask_mode, mask, L, is_set_mask=True):
+    """The mask kind of a call: count form, Counter mode, register, or the Normal-mode mask
+    argument's shape (zero / one lane / all lanes / partial)."""
+    if form == "count":
+        return "count" if is_set_mask else "count-register"
+    if form in ("register", "nomask"):
+        return ("counter-" if mask_mode else "") + form
+    if mask_mode == 1:
+        return "counter"
+    if form == "continuous":
+        n = min(int(mask), L)
+        return "cont-zero" if n == 0 else ("cont-one" if n == 1 else ("cont-all" if n >= L else "cont-part"))
+    if form == "bitwise":
+        words = mask if isinstance(mask, (tuple, list)) else (mask,)
+        v = sum(int(w) << (64 * i) for i, w in enumerate(words)) & ((1 << L) - 1)
+        k = popcount(v)
+        return "bits-zero" if k == 0 else ("bits-one" if k == 1 else ("bits-all" if k == L else "bits-part"))
+    return form
+
+
+def lanes(p, dtype):
+    return p.lanes(_dt.as_dtype(dtype))
+
+
+# -- shrinking -----------------------------------------------------------------------------------
+
+
+def smaller_ints(v, lo=0):
+    """Simpler values of a non-negative int, simplest first."""
+    v = int(v)
+    out = []
+    for c in (lo, 1, v // 2, v - 1):
+        if lo <= c < v and c not in out:
+            out.append(c)
+    return out
+
+
+def bit_halves(v):
+    """Simpler bit sets of ``v``: its lowest / highest set bit alone, then each half of its set
+    bits."""
+    v = int(v)
+    bits = [i for i in range(v.bit_length()) if v >> i & 1]
+    if len(bits) <= 1:
+        return []
+    out = [1 << bits[0], 1 << bits[-1]]
+    h = len(bits) // 2
+    for part in (bits[:h], bits[h:]):
+        out.append(sum(1 << i for i in part))
+    return list(dict.fromkeys(out))
+
+
+def words_value(words):
+    return sum(int(w) << (64 * i) for i, w in enumerate(words))
+
+
+def value_words(v, n):
+    return tuple((int(v) >> (64 * i)) & (2**64 - 1) for i in range(n))
+
+
+def generic_shrinks(case, p, default_strides):
+    """Candidates common to the strided families: fewer repeats, smaller counts, simpler masks,
+    default strides, Normal mode, simpler data. Each is a ``dataclasses.replace`` of ``case``."""
+    rep = dataclasses.replace
+    f = {x.name for x in dataclasses.fields(case)}
+    out = []
+    if "repeat" in f:
+        out += [rep(case, repeat=r) for r in smaller_ints(case.repeat, lo=1)]
+    if "count" in f and getattr(case, "form", "") == "count":
+        out += [rep(case, count=c) for c in smaller_ints(case.count, lo=1)]
+    if "mask" in f and getattr(case, "mask_mode", 0) == 0:
+        m = case.mask
+        if isinstance(m, tuple):
+            v = words_value(m)
+            out += [rep(case, mask=value_words(b, len(m))) for b in bit_halves(v)]
+        elif isinstance(m, int) and getattr(case, "form", "") == "continuous":
+            L = lanes(p, case.dtype)
+            out += [rep(case, mask=c) for c in smaller_ints(min(m, L), lo=1)]
+            if m > L:
+                out.append(rep(case, mask=L))
+    if "strides" in f and tuple(case.strides) != tuple(default_strides):
+        out.append(rep(case, strides=tuple(default_strides)))
+        for k, d in enumerate(default_strides):
+            if case.strides[k] != d:
+                s = list(case.strides)
+                s[k] = d
+                out.append(rep(case, strides=tuple(s)))
+    if "data" in f and case.data != "small":
+        out.append(rep(case, data="small"))
+    if "cmpmask" in f and any(case.cmpmask):
+        out.append(rep(case, cmpmask=(0, 0, 0, 0)))
+    return out
+
+
+def reps_of_count(count, L):
+    return math.ceil(int(count) / L)
+
+
+# -- export helpers ------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Operand:
+    """A UB region a call reads or writes, for export to .bin files."""
+
+    name: str  # "src0", "dst", ...
+    addr: int  # byte address
+    nbytes: int
+    dtype: str  # element type the .bin file holds
+    role: str  # "in" | "out" | "inout"
+    layout: tuple = ()  # ("strided", blk, rep, blocks_per_repeat, repeats) | ("bits", bytes_per_repeat)
+    # | ("packed",): how a byte maps back to (repeat, block, lane)
+
+
+def strided_operand(name, addr, dtype, blk, rep, nblk, reps, role):
+    """The byte range a strided operand covers over ``reps`` repeats of ``nblk`` blocks."""
+    reps = max(1, int(reps))
+    lo, hi = None, None
+    for r in range(reps):
+        for b in range(nblk):
+            a = addr + (r * rep + b * blk) * 32
+            lo = a if lo is None else min(lo, a)
+            hi = a + 32 if hi is None else max(hi, a + 32)
+    return Operand(name, lo, hi - lo, dtype, role, ("strided", addr, blk, rep, nblk, reps))
+
+
+def locate(layout, byte_addr, itemsize):
+    """(repeat, block, lane) of a byte in an operand's layout (the first in program order), or
+    None."""
+    kind = layout[0] if layout else ""
+    if kind == "strided":
+        _, addr, blk, rep, nblk, reps = layout
+        E = 32 // itemsize
+        for r in range(reps):
+            for b in range(nblk):
+                a = addr + (r * rep + b * blk) * 32
+                if a <= byte_addr < a + 32:
+                    return (r, b, b * E + (byte_addr - a) // itemsize)
+        return None
+    if kind == "bits":
+        _, addr, W, L = layout
+        off = byte_addr - addr
+        r, lane0 = divmod(off, W)
+        return (r, (lane0 * 8) // 256 if L else 0, lane0 * 8)
+    if kind == "packed":
+        _, addr = layout
+        j = (byte_addr - addr) // itemsize
+        return (0, j * itemsize // 32, j)
+    return None
+
+
+# -- deliberately invalid cases ------------------------------------------------------------------
+
+
+def data_mutations(rng, p, case, dst="dst", src="src", dst_blk_stride=True):
+    """One data-dependent fault injected into a valid case: (case, what). What the fault bits
+    must then be is decided by both implementations (a call with no active lane faults on
+    nothing), and they must agree."""
+    rep = dataclasses.replace
+    kinds = ["misaligned", "out-of-ub", "overlap"]
+    if dst_blk_stride and hasattr(case, "strides") and getattr(case, "form", "") not in ("count", "-"):
+        kinds.append("dst-blk-stride-0")
+    k = kinds[int(rng.integers(len(kinds)))]
+    a = getattr(case, dst)
+    if k == "misaligned":
+        step = max(1, p.operand_alignment_bytes // 2)
+        return rep(case, **{dst: a + step}), k
+    if k == "out-of-ub":
+        return rep(case, **{dst: case.ub_bytes - 32 * int(rng.integers(0, 3))}), k
+    if k == "overlap":
+        return rep(case, **{src: a + 32 * int(rng.choice([1, 2, 8]))}), k
+    s = list(case.strides)
+    s[0] = 0
+    return rep(case, strides=tuple(s)), k

@@ -1,0 +1,85 @@
+"""The adapter base class (see ``ascend_jax.fuzz.families``)."""
+
+import dataclasses
+
+from .base import decode, encode
+
+
+class Family:
+    """One API family. Subclasses set ``name``, ``apis``, ``case_type`` and implement the hooks."""
+
+    name = ""
+    apis = ()
+    case_type = None
+    batched = True  # False: ``fast_one`` runs each case eagerly (register APIs)
+
+    # -- generation
+    def units(self, p, api):
+        """The (api, ...) tuples a case of ``api`` is drawn from on profile ``p`` ([] = not on p)."""
+        raise NotImplementedError
+
+    def generate(self, rng, p, unit, fault_rate):
+        raise NotImplementedError
+
+    def normalize(self, case, p):
+        """Recompute derived static fields (e.g. the repeat bucket) after a shrink step."""
+        return case
+
+    def invalid_static(self, rng, p, case):
+        """(case, argument name expected) of a static misuse both implementations must reject, or
+        None."""
+        return None
+
+    def invalid_data(self, rng, p, case):
+        """(case, what) with a data-dependent fault (misaligned / out of UB / stride 0 / overlap),
+        or None."""
+        return None
+
+    # -- running
+    def signature(self, case, p):
+        raise NotImplementedError
+
+    def initial_ub(self, case):
+        raise NotImplementedError
+
+    def stack_dyn(self, cases, p):
+        raise NotImplementedError
+
+    def fast_fn(self, case0, p):
+        raise NotImplementedError
+
+    def fast_one(self, case, state, p):
+        raise NotImplementedError
+
+    def reference(self, case, p, mod, state):
+        """(RefState, returned value or None)."""
+        raise NotImplementedError
+
+    def call_static(self, mod, case, state, p):
+        """``mod``'s API called with static (Python) values only: for deliberately invalid cases."""
+        raise NotImplementedError
+
+    # -- reporting
+    def api_of(self, case):
+        return case.api
+
+    def labels(self, case, p):
+        """(mask kind, repeat regime, stride regime) for the coverage table."""
+        return ("n/a", "n/a", "n/a")
+
+    def call_text(self, case):
+        return case.call_repr()
+
+    def shrink(self, case, p):
+        return []
+
+    def operands(self, case, p):
+        return []
+
+    # -- JSON
+    def to_json(self, case):
+        return {f.name: encode(getattr(case, f.name)) for f in dataclasses.fields(case)}
+
+    def from_json(self, d):
+        names = {f.name for f in dataclasses.fields(self.case_type)}
+        return self.case_type(**{k: decode(v) for k, v in d.items() if k in names})

@@ -1,0 +1,73 @@
+"""The one register randomisation of the differential engine: every family generator draws the
+vector mask, mask mode, CMPMASK, CTRL and the gather-mask count register through ``draw``, so every
+API sees the same register distribution (the call-form specific Counter-mode count is then
+written over ``vmask`` by the generator that needs it)."""
+
+import dataclasses
+
+import numpy as np
+
+LANE_KINDS = ("all", "zero", "single", "prefix", "random")
+
+
+def lane_bits(rng, L, reg_bits):
+    """A lane bit set as a Python int: all lanes, none, one, a prefix or random bits (only the
+    bits a repeat of ``L`` lanes and the ``reg_bits``-bit register have)."""
+    kind = LANE_KINDS[int(rng.integers(len(LANE_KINDS)))]
+    v = 0
+    if kind == "all":
+        v = (1 << L) - 1
+    elif kind == "single":
+        v = 1 << int(rng.integers(L))
+    elif kind == "prefix":
+        v = (1 << int(rng.integers(L + 1))) - 1
+    elif kind == "random":
+        bits = rng.random(L) < 0.5
+        v = int(sum(1 << i for i in np.nonzero(bits)[0]))
+    return v & ((1 << min(L, reg_bits)) - 1)
+
+
+def words8(v):
+    """A register value as 8 uint32 words, low word first (the vmask layout)."""
+    return tuple(int((int(v) >> (32 * i)) & 0xFFFFFFFF) for i in range(8))
+
+
+def reset_ctrl(p):
+    return (p.ctrl_reset_value & 0xFFFFFFFF, (p.ctrl_reset_value >> 32) & 0xFFFFFFFF)
+
+
+def random_ctrl(rng, p):
+    """CTRL at its reset value with each modelled control bit (float saturation, integer
+    saturation) flipped with probability 1/2."""
+    c = list(reset_ctrl(p))
+    for bit in (p.float_saturation_ctrl_bit, p.int_saturation_ctrl_bit):
+        if bit >= 0 and rng.random() < 0.5:
+            c[bit // 32] ^= 1 << (bit % 32)
+    return tuple(c)
+
+
+@dataclasses.dataclass(frozen=True)
+class Registers:
+    vmask: tuple  # 8 uint32 words
+    mask_mode: int
+    cmpmask: tuple  # 4 uint32 words
+    ctrl: tuple  # 2 uint32 words
+    rsvd_cnt: int
+
+
+def draw(rng, p, L, counter_ok=True, counter_share=0.2):
+    """Random registers for one case on profile ``p`` (``L`` lanes per repeat of the case's T).
+    Counter mode only where the profile has it and ``counter_ok``."""
+    mask_mode = 0
+    u = rng.random()
+    if counter_ok and p.counter_mode != "unsupported" and u < counter_share:
+        mask_mode = 1
+    vm = lane_bits(rng, L, p.vector_mask_bits)
+    cmpmask = tuple(int(x) for x in rng.integers(0, 2**32, 4, dtype=np.uint64))
+    return Registers(
+        vmask=words8(vm),
+        mask_mode=mask_mode,
+        cmpmask=cmpmask,
+        ctrl=random_ctrl(rng, p),
+        rsvd_cnt=int(rng.integers(0, 1000)),
+    )

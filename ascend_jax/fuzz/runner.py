@@ -1,0 +1,136 @@
+"""The one batched runner of the differential engine.
+
+Fast path: cases are grouped by their family's static signature; each group runs in chunks of
+``batch`` cases, padded with copies of the chunk's first case (the batch size is a static shape, so
+one compilation serves every chunk of a signature), through one vmapped call with every other
+parameter traced. Reference: the literal NumPy oracle, one case at a time. ``run_all`` overlaps the
+two: the fast chunks run in worker threads (XLA releases the GIL while it compiles and runs) while
+the main thread computes the reference.
+
+A family adapter (``ascend_jax.fuzz.families``) supplies ``signature``, ``initial_ub``,
+``stack_dyn``, ``fast_fn`` (batched) or ``fast_one`` (unbatched, eager) and ``reference``.
+"""
+
+import concurrent.futures
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .. import reference as _ref
+from ..profile import as_profile
+from ..state import CoreState
+
+_FIELDS = ("ub", "vmask", "mask_mode", "cmpmask", "ctrl", "rsvd_cnt", "fault")
+
+
+def initial_fields(case, ub):
+    """The case's initial state as NumPy fields: UB bytes from the family, registers from the case
+    (``fuzz.regs`` drew them)."""
+    return {
+        "ub": np.asarray(ub, np.uint8),
+        "vmask": np.array(case.vmask, np.uint32),
+        "mask_mode": np.int32(case.mask_mode),
+        "cmpmask": np.array(getattr(case, "cmpmask", (0, 0, 0, 0)), np.uint32),
+        "ctrl": np.array(case.ctrl, np.uint32),
+        "rsvd_cnt": np.int32(getattr(case, "rsvd_init", 0)),
+        "fault": np.uint32(0),
+    }
+
+
+def ref_state(fields, p):
+    st = _ref.reset_state(p, ub_bytes=len(fields["ub"]))
+    st.ub = np.array(fields["ub"], np.uint8)
+    st.vmask = np.array(fields["vmask"], np.uint32)
+    st.mask_mode = int(fields["mask_mode"])
+    st.cmpmask = np.array(fields["cmpmask"], np.uint32)
+    st.ctrl = np.array(fields["ctrl"], np.uint32)
+    st.rsvd_cnt = int(fields["rsvd_cnt"])
+    st.fault = int(fields["fault"])
+    return st
+
+
+def core_state(fields_list):
+    """Stack per-case fields into one batched CoreState (or an unbatched one from a dict)."""
+    if isinstance(fields_list, dict):
+        return CoreState(**{f: jnp.asarray(fields_list[f]) for f in _FIELDS})
+    return CoreState(**{f: jnp.asarray(np.stack([d[f] for d in fields_list])) for f in _FIELDS})
+
+
+def fields_of(adapter, case, p, fields=None):
+    return fields if fields is not None else initial_fields(case, adapter.initial_ub(case))
+
+
+def _split(res, n):
+    res = jax.tree_util.tree_map(np.asarray, res)
+    return [jax.tree_util.tree_map(lambda x, j=j: x[j], res) for j in range(n)]
+
+
+def run_fast_chunk(adapter, cases, p, batch, fields=None):
+    """At most ``batch`` cases of one signature -> [(state, ret)] (NumPy leaves)."""
+    n = len(cases)
+    if not adapter.batched:
+        out = []
+        for k, c in enumerate(cases):
+            f = fields_of(adapter, c, p, None if fields is None else fields[k])
+            st, ret = adapter.fast_one(c, core_state(f), p)
+            out.append((jax.tree_util.tree_map(np.asarray, st), None if ret is None else np.asarray(ret)))
+        return out
+    padded = list(cases) + [cases[0]] * (batch - n)
+    fl = [fields_of(adapter, c, p, None if fields is None else fields[k]) for k, c in enumerate(cases)]
+    fl += [fl[0]] * (batch - n)
+    state = core_state(fl)
+    dyn = adapter.stack_dyn(padded, p)
+    st, ret = adapter.fast_fn(padded[0], p)(state, dyn)
+    sts = _split(st, n)
+    rets = [None] * n if ret is None else [np.asarray(r) for r in _split(ret, n)]
+    return list(zip(sts, rets, strict=True))
+
+
+def chunks(adapter, cases, p, batch):
+    """[(signature, [case indices])]: each signature's cases in chunks of at most ``batch``, in
+    order of first appearance."""
+    groups = {}
+    for i, c in enumerate(cases):
+        groups.setdefault(adapter.signature(c, p), []).append(i)
+    out = []
+    for sig, idx in groups.items():
+        for k in range(0, len(idx), batch):
+            out.append((sig, idx[k : k + batch]))
+    return out
+
+
+def run_fast(adapter, cases, p, batch=256, fields=None):
+    """[(state, ret)] for every case through the fast path (batched by signature)."""
+    p = as_profile(p)
+    out = [None] * len(cases)
+    for _, idx in chunks(adapter, cases, p, batch):
+        fl = None if fields is None else [fields[i] for i in idx]
+        for i, r in zip(idx, run_fast_chunk(adapter, [cases[i] for i in idx], p, batch, fl), strict=True):
+            out[i] = r
+    return out
+
+
+def run_reference(adapter, case, p, oracle=None, fields=None):
+    """(RefState, ret) of the NumPy reference (``oracle``: a module-like object with the reference
+    API functions; default ``ascend_jax.reference``)."""
+    p = as_profile(p)
+    st = ref_state(fields_of(adapter, case, p, fields), p)
+    return adapter.reference(case, p, oracle or _ref, st)
+
+
+def run_all(adapter, cases, p, batch=256, workers=2, oracle=None):
+    """(fast results, reference results) for every case: the fast chunks run in ``workers``
+    threads while the main thread computes the reference."""
+    p = as_profile(p)
+    fast = [None] * len(cases)
+    with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as ex:
+        futs = {
+            ex.submit(run_fast_chunk, adapter, [cases[i] for i in idx], p, batch): idx
+            for _, idx in chunks(adapter, cases, p, batch)
+        }
+        refs = [run_reference(adapter, c, p, oracle) for c in cases]
+        for f, idx in futs.items():
+            for i, r in zip(idx, f.result(), strict=True):
+                fast[i] = r
+    return fast, refs

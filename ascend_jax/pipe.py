@@ -1,0 +1,295 @@
+"""UB allocation in the style of Ascend C's TPipe / TQue / TBuf (资源管理/Pipe和Que框架).
+
+A ported kernel keeps its shape::
+
+    pipe = aj.TPipe(k)
+    q = aj.TQue(aj.TPosition.VECIN, 2)         # depth
+    pipe.InitBuffer(q, 2, 1024)                 # num buffers, bytes each (rounded up to 32 B)
+    x = q.AllocTensor(aj.float32)               # LocalTensor of 1024 / 4 elements
+    q.EnQue(x); x = q.DeQue(aj.float32); q.FreeTensor(x)
+    b = aj.TBuf(aj.TPosition.VECCALC); pipe.InitBuffer(b, 2048); t = b.Get(aj.float32)
+
+Queue operations carry no data semantics (the model executes in program order, so there is
+nothing to synchronise); they only keep the discipline and raise ``UsageError`` when it is
+broken: InitBuffer twice, UB overflow (the kernel's allocator: usable UB minus reserved scratch),
+more than ``profile.max_buffers`` buffers, AllocTensor with no idle buffer or beyond
+``profile.que_alloc_limit`` tensors per TPosition, FreeTensor twice or of a foreign tensor,
+DeQue of an empty queue, and use after free (``Kernel`` checks every tensor passed to an API).
+Memory comes from the same bump allocator as ``Kernel.alloc``, so both styles can be mixed.
+"""
+
+import enum
+
+from . import dtypes as _dt
+from .errors import UsageError
+from .tensor import LocalTensor
+
+
+class TPosition(enum.IntEnum):
+    """Logical memory positions (辅助数据结构/TPosition). Only the vector ones map to UB here."""
+
+    GM = 0
+    A1 = 1
+    A2 = 2
+    B1 = 3
+    B2 = 4
+    C1 = 5
+    C2 = 6
+    CO1 = 7
+    CO2 = 8
+    VECIN = 9
+    VECOUT = 10
+    VECCALC = 11
+    LCM = 12
+    SPM = 13
+    SHM = 14
+    TSCM = 15
+    MAX = 16
+
+
+QuePosition = TPosition
+_UB_POSITIONS = (TPosition.VECIN, TPosition.VECOUT, TPosition.VECCALC)
+
+_BLK = 32
+
+
+class _Buffer:
+    """One UB buffer of a TQue/TBuf: address, size, and whether a tensor handed out is live."""
+
+    def __init__(self, owner, index, addr, nbytes):
+        self.owner, self.index, self.addr, self.nbytes = owner, index, addr, nbytes
+        self.freed = False  # the tensor currently handed out from this buffer was freed
+        self.in_use = False
+
+    def describe(self):
+        return f"buffer {self.index} of {self.owner!r} (UB+{self.addr}, {self.nbytes} bytes) was freed"
+
+
+class TPipe:
+    """The memory manager of one kernel: hands UB to queues and TBufs from ``k``'s allocator."""
+
+    def __init__(self, k):
+        self.k = k
+        self.profile = k.profile
+        self._alloc_count = {}  # TPosition -> tensors currently allocated from queues there
+
+    def InitBuffer(self, obj, *args):
+        """``InitBuffer(que, num, len)`` or ``InitBuffer(buf, len)``; ``len`` in bytes, rounded up
+        to 32 bytes (InitBuffer.md: "不满足32字节对齐时...自动向上补齐"). Returns True."""
+        if isinstance(obj, TQue):
+            if len(args) != 2:
+                raise TypeError("InitBuffer(que, num, len) takes a buffer count and a byte length")
+            num, length = args
+            self._check_int("num", num, 1, 255)
+        elif isinstance(obj, TBuf):
+            if len(args) != 1:
+                raise TypeError("InitBuffer(buf, len) takes one byte length")
+            num, length = 1, args[0]
+        else:
+            raise UsageError("InitBuffer", "que", type(obj).__name__, "a TQue or TBuf", self.profile)
+        self._check_int("len", length, 1, 2**32 - 1)
+        if obj._buffers:
+            raise UsageError(
+                "InitBuffer",
+                "que",
+                repr(obj),
+                "a TQue/TBuf without memory",
+                self.profile,
+                "InitBuffer was already called for it (TPipe::Reset is needed before a second InitBuffer)",
+            )
+        if self.k._n_buffers + num > self.profile.max_buffers:
+            raise UsageError(
+                "InitBuffer",
+                "num",
+                num,
+                f"at most {self.profile.max_buffers - self.k._n_buffers} more buffers",
+                self.profile,
+                f"a kernel may use at most {self.profile.max_buffers} buffers (InitBuffer.md)",
+            )
+        nbytes = -(-int(length) // _BLK) * _BLK
+        bufs = []
+        for i in range(int(num)):
+            addr = self.k._bump(nbytes, "InitBuffer", "len", length)
+            bufs.append(_Buffer(obj, i, addr, nbytes))
+        self.k._n_buffers += int(num)
+        obj._attach(self, bufs)
+        return True
+
+    def _check_int(self, name, v, lo, hi):
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+            raise UsageError("InitBuffer", name, v, f"an integer in [{lo}, {hi}]", self.profile)
+
+
+class _Managed:
+    def __init__(self, pos):
+        self.pos = TPosition(pos)
+        self._buffers = []
+        self.pipe = None
+
+    def _attach(self, pipe, bufs):
+        self.pipe, self._buffers = pipe, bufs
+
+    def _require_init(self, api):
+        if not self._buffers:
+            raise UsageError(api, "self", repr(self), "an object after TPipe.InitBuffer", None)
+
+    def _tensor(self, buf, dtype, length=None):
+        d = _dt.as_dtype(dtype)
+        n = buf.nbytes // d.itemsize if length is None else int(length)
+        return LocalTensor(d, buf.addr, n, "", buf)
+
+
+class TQue(_Managed):
+    """``TQue<pos, depth>``: a queue of UB buffers (``InitBuffer(que, num, len)``)."""
+
+    def __init__(self, pos=TPosition.VECIN, depth=1):
+        super().__init__(pos)
+        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
+            raise UsageError("TQue", "depth", depth, "an integer >= 0", None)
+        self.depth = depth
+        self._queue = []
+
+    def __repr__(self):
+        return f"TQue({self.pos.name}, depth={self.depth}, buffers={len(self._buffers)})"
+
+    def AllocTensor(self, dtype):
+        """A LocalTensor over the next idle buffer (its whole length in elements of ``dtype``)."""
+        self._require_init("AllocTensor")
+        p = self.pipe.profile
+        idle = [b for b in self._buffers if not b.in_use]
+        if not idle:
+            raise UsageError(
+                "AllocTensor",
+                "que",
+                repr(self),
+                f"at most {len(self._buffers)} tensors allocated at once (the InitBuffer num)",
+                p,
+                "every buffer of the queue is in use; FreeTensor one first",
+            )
+        n = self.pipe._alloc_count.get(self.pos, 0)
+        if n >= p.que_alloc_limit:
+            raise UsageError(
+                "AllocTensor",
+                "que",
+                repr(self),
+                f"at most {p.que_alloc_limit} tensors allocated per TPosition",
+                p,
+                f"{n} tensors of TPosition::{self.pos.name} are allocated (AllocTensor.md)",
+            )
+        self.pipe._alloc_count[self.pos] = n + 1
+        b = idle[0]
+        # a fresh handle per allocation: tensors of an earlier, freed allocation stay invalid
+        nb = _Buffer(self, b.index, b.addr, b.nbytes)
+        nb.in_use = True
+        self._buffers[self._buffers.index(b)] = nb
+        return self._tensor(nb, dtype)
+
+    def _own(self, api, t):
+        if not isinstance(t, LocalTensor) or t.handle is None or t.handle.owner is not self:
+            raise UsageError(api, "tensor", repr(t), f"a tensor allocated from {self!r}", self.pipe.profile)
+        if t.handle.freed:
+            raise UsageError(
+                api,
+                "tensor",
+                repr(t),
+                "a live tensor",
+                self.pipe.profile,
+                f"double free: {t.handle.describe()}",
+            )
+
+    def EnQue(self, tensor):
+        """Put an allocated tensor in the queue; False when the queue already holds ``depth`` tensors."""
+        self._require_init("EnQue")
+        self._own("EnQue", tensor)
+        if self.depth and len(self._queue) >= self.depth:
+            return False
+        self._queue.append(tensor)
+        return True
+
+    def DeQue(self, dtype=None):
+        """The oldest queued tensor (optionally viewed as ``dtype``); an empty queue is an error."""
+        self._require_init("DeQue")
+        if not self._queue:
+            raise UsageError(
+                "DeQue",
+                "que",
+                repr(self),
+                "a queue holding a tensor (EnQue first)",
+                self.pipe.profile,
+                "empty queue",
+            )
+        t = self._queue.pop(0)
+        if t.handle.freed:
+            raise UsageError(
+                "DeQue", "tensor", repr(t), "a live tensor", self.pipe.profile, t.handle.describe()
+            )
+        return t if dtype is None or _dt.as_dtype(dtype) == t.dtype else t.ReinterpretCast(dtype)
+
+    def FreeTensor(self, tensor):
+        """Return the tensor's buffer to the queue; the tensor (and every view of it) becomes invalid."""
+        self._require_init("FreeTensor")
+        self._own("FreeTensor", tensor)
+        h = tensor.handle
+        h.freed, h.in_use = True, False
+        self._queue = [t for t in self._queue if t.handle is not h]
+        self.pipe._alloc_count[self.pos] -= 1
+
+    def HasTensorInQue(self):
+        return bool(self._queue)
+
+    def GetTensorCountInQue(self):
+        return len(self._queue)
+
+    def HasIdleBuffer(self):
+        return any(not b.in_use for b in self._buffers)
+
+    def VacantInQue(self):
+        return not self.depth or len(self._queue) < self.depth
+
+
+class TBuf(_Managed):
+    """``TBuf<pos>``: one UB buffer for temporaries (``InitBuffer(buf, len)``, ``Get``)."""
+
+    def __init__(self, pos=TPosition.VECCALC):
+        super().__init__(pos)
+
+    def __repr__(self):
+        n = self._buffers[0].nbytes if self._buffers else 0
+        return f"TBuf({self.pos.name}, {n} bytes)"
+
+    def Get(self, dtype, length=None):
+        """The buffer as a LocalTensor of ``dtype`` (all of it, or the first ``length`` elements)."""
+        self._require_init("Get")
+        b = self._buffers[0]
+        d = _dt.as_dtype(dtype)
+        if length is not None:
+            if isinstance(length, bool) or not isinstance(length, int) or length < 0:
+                raise UsageError("Get", "len", length, "a non-negative integer", self.pipe.profile)
+            if length * d.itemsize > b.nbytes:
+                raise UsageError(
+                    "Get",
+                    "len",
+                    length,
+                    f"at most {b.nbytes // d.itemsize} elements of {d.name}",
+                    self.pipe.profile,
+                    "len*sizeof(T) may not exceed the TBuf length (Get.md)",
+                )
+        return self._tensor(b, d, length)
+
+    def GetWithOffset(self, dtype, length, offset):
+        """``GetWithOffset<T>(size, bufOffset)``: ``length`` elements starting ``offset`` bytes in
+        (``offset`` a multiple of 32)."""
+        self._require_init("GetWithOffset")
+        b = self._buffers[0]
+        d = _dt.as_dtype(dtype)
+        if offset % _BLK or offset < 0:
+            raise UsageError("GetWithOffset", "bufOffset", offset, "a multiple of 32", self.pipe.profile)
+        if offset + length * d.itemsize > b.nbytes:
+            raise UsageError(
+                "GetWithOffset",
+                "size",
+                length,
+                f"at most {(b.nbytes - offset) // d.itemsize}",
+                self.pipe.profile,
+            )
+        return LocalTensor(d, b.addr + offset, int(length), "", b)
