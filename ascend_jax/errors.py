@@ -63,6 +63,7 @@ class Fault(enum.IntFlag):
     # model limit, not hardware: a traced count/repeat needs more repeats than the static bucket
     # holds (pass a larger max_repeats); the call is suppressed
     BUCKET_OVERFLOW = 1 << 9
+    OUT_OF_GM = 1 << 10  # a DataCopy GM access outside its GlobalTensor's buffer
 
 
 def describe_faults(word: int) -> str:

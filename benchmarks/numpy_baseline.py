@@ -169,12 +169,14 @@ def shift_right(ub, dtype, dst, src, amount, round_en, act, strides):
     n_rep = act.shape[0]
     si = lane_index(src, size, n_rep, L, sb, sr)
     di = lane_index(dst, size, n_rep, L, db, dr)
-    x = view[si].view(d.np_dtype).astype(np.int64)
+    x = view[si[act]].view(d.np_dtype).astype(np.int64)
     n = int(amount)
     r = x >> min(n, 63)
     if round_en and d.is_signed_int and n >= 1:
         r = r + ((x >> (n - 1)) & 1)
-    write_lanes(view, di, r.astype(d.np_dtype).view(_BITS[size]), act)
+    full = np.zeros(si.shape, _BITS[size])
+    full[act] = r.astype(d.np_dtype).view(_BITS[size])
+    write_lanes(view, di, full, act)
 
 
 def select(ub, dtype, mode, dst, sel, src0, src1, act, strides, count_form, scalar_bits=0, scratch=None):
@@ -191,12 +193,14 @@ def select(ub, dtype, mode, dst, sel, src0, src1, act, strides, count_form, scal
         selb = np.broadcast_to(bits[:L], (n_rep, L))
     else:
         selb = bits[: n_rep * L].reshape(n_rep, L)
-    a = view[lane_index(src0, size, n_rep, L, s0b, s0r)]
+    pick = selb[act]
+    a = view[lane_index(src0, size, n_rep, L, s0b, s0r)[act]]
     if mode == 1:
-        b = np.full((n_rep, L), scalar_bits, bt)
+        b = bt(scalar_bits)
     else:
-        b = view[lane_index(src1, size, n_rep, L, s1b, s1r)]
-    out = np.where(selb, a, b)
+        b = view[lane_index(src1, size, n_rep, L, s1b, s1r)[act]]
+    out = np.zeros((n_rep, L), bt)
+    out[act] = np.where(pick, a, b)
     write_lanes(view, lane_index(dst, size, n_rep, L, db, dr), out, act)
     if scratch is not None and mode in (1, 2) and act.any():
         pat = (
@@ -227,14 +231,15 @@ def compares(ub, dtype, cmp, dst, src0, scalar_bits, act, strides):
     view = ub.view(bt)
     sb, sr = strides
     n_rep = act.shape[0]
-    x = view[lane_index(src0, size, n_rep, L, sb, sr)]
+    x = view[lane_index(src0, size, n_rep, L, sb, sr)[act]]
     s = np.array(scalar_bits, bt)
     with np.errstate(all="ignore"):
         if d.is_float:
             x, s = x.view(_FLOAT[d.name]).astype(np.float64), float(s.view(_FLOAT[d.name]))
         else:
             x, s = x.view(d.np_dtype), s.view(d.np_dtype)
-        res = _CMP[cmp](x, s) & act
+        res = np.zeros(act.shape, bool)
+        res[act] = _CMP[cmp](x, s)
     issued = act.any(axis=1)
     packed = np.packbits(res, axis=1, bitorder="little")  # [n_rep, L/8]
     W = L // 8

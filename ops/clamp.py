@@ -22,13 +22,16 @@ from . import _golden as G
 
 APIS = ("Maxs", "Mins")
 DTYPES = ("float32", "half", "int16", "int32")
+CONFIGS = [{"dtype": d} for d in DTYPES]
+FAST = (0, 1, 2, 3)
 
 
 class KernelClamp:
-    def __init__(self, k, dtype, dataSize=512, maxRepeat=16):
+    def __init__(self, k, dtype, dataSize=512):
         self.k = k
         self.T = aj.as_dtype(dtype)
-        self.dataSize, self.maxRepeat = dataSize, maxRepeat
+        self.dataSize = dataSize
+        self.maxRepeat = -(-dataSize * self.T.itemsize // 256)  # static bound for traced counts
 
     def Init(self, srcGm, dstGm):
         self.srcGlobal, self.dstGlobal = srcGm, dstGm
@@ -84,7 +87,10 @@ def requirements(dtype="float32"):
 
 def gen_data(rng, batch, dtype="float32", dataSize=512):
     npd = aj.as_dtype(dtype).np_dtype
-    inputs = {"src": G.random_values(rng, npd, (batch, dataSize)), "dst": G.random_values(rng, npd, (batch, dataSize))}
+    inputs = {
+        "src": G.random_values(rng, npd, (batch, dataSize)),
+        "dst": G.random_values(rng, npd, (batch, dataSize)),
+    }
     a = G.random_scalars(rng, npd, batch)
     b = G.random_scalars(rng, npd, batch)
     with np.errstate(invalid="ignore"):
@@ -110,3 +116,8 @@ def golden(inputs, params, profile, dtype="float32"):
     g = np.arange(x.shape[1])
     active = g[None, :] < params["count"][:, None]
     return np.where(active, res, G.bits(inputs["dst"]))
+
+
+def gen_case(rng, batch, profile, dtype="float32"):
+    inputs, params = gen_data(rng, batch, dtype)
+    return [inputs["src"], inputs["dst"]], params, {"gm": {1: golden(inputs, params, profile, dtype)}}

@@ -32,6 +32,8 @@ from . import _golden as G
 
 APIS = ("CompareScalar", "GatherMask")
 DTYPES = ("float32",)
+CONFIGS = [{"dtype": "float32"}]
+FAST = (0,)
 
 
 class KernelCompact:
@@ -115,7 +117,10 @@ def requirements(dtype="float32"):
 
 def gen_data(rng, batch, dtype="float32", dataSize=512):
     npd = aj.as_dtype(dtype).np_dtype
-    inputs = {"src": G.random_values(rng, npd, (batch, dataSize)), "dst": G.random_values(rng, npd, (batch, dataSize))}
+    inputs = {
+        "src": G.random_values(rng, npd, (batch, dataSize)),
+        "dst": G.random_values(rng, npd, (batch, dataSize)),
+    }
     params = {
         "threshold": G.random_scalars(rng, npd, batch),
         "n": rng.integers(1, dataSize + 1, batch).astype(np.int32),
@@ -123,7 +128,7 @@ def gen_data(rng, batch, dtype="float32", dataSize=512):
     return inputs, params
 
 
-def golden(inputs, params, profile):
+def golden(inputs, params, profile, dtype="float32"):
     x, dst = inputs["src"], G.bits(inputs["dst"]).copy()
     g = np.arange(x.shape[1])
     keep = G.compare(x, params["threshold"][:, None], "GT", profile.float_subnormals)
@@ -133,3 +138,9 @@ def golden(inputs, params, profile):
     for c in range(x.shape[0]):
         dst[c, : cnt[c]] = xb[c, keep[c]]
     return dst, cnt
+
+
+def gen_case(rng, batch, profile, dtype="float32"):
+    inputs, params = gen_data(rng, batch, dtype)
+    dst, cnt = golden(inputs, params, profile, dtype)
+    return [inputs["src"], inputs["dst"]], params, {"gm": {1: dst}, "out": cnt}

@@ -23,6 +23,13 @@ from . import _golden as G
 from .gather_mask_user import processed
 
 APIS = ("GatherMask",)
+CONFIGS = [
+    {"reduceMode": False, "dtype": "uint16"},
+    {"reduceMode": True, "dtype": "uint16"},
+    {"reduceMode": False, "dtype": "float32"},
+    {"reduceMode": True, "dtype": "int32"},
+]
+FAST = (0, 1)
 
 
 class KernelGatherMask:
@@ -101,7 +108,7 @@ def kernel(reduceMode=False, dtype="uint16"):
     return functools.partial(gather_mask_builtin_kernel, dtype=dtype, reduceMode=reduceMode)
 
 
-def requirements(dtype="uint16"):
+def requirements(reduceMode=False, dtype="uint16"):
     return [("GatherMask", dtype, {})]
 
 
@@ -156,3 +163,9 @@ def golden(inputs, params, profile, reduceMode, dtype="uint16"):
         dst[c, : kept.size] = kept
         cnt[c] = kept.size
     return dst, cnt
+
+
+def gen_case(rng, batch, profile, reduceMode=False, dtype="uint16"):
+    inputs, params = gen_data(rng, batch, reduceMode, profile, dtype)
+    dst, cnt = golden(inputs, params, profile, reduceMode, dtype)
+    return [inputs["src0"], inputs["dst"]], params, {"gm": {1: dst}, "out": cnt}

@@ -26,7 +26,21 @@ import ascend_jax as aj
 from . import _golden as G
 
 APIS = ("GatherMask",)
-PATTERN_OF = {"uint32": "uint32", "int32": "uint32", "float32": "uint32", "uint16": "uint16", "int16": "uint16", "half": "uint16"}
+CONFIGS = [
+    {"reduceMode": True, "dtype": "uint32"},
+    {"reduceMode": False, "dtype": "uint32"},
+    {"reduceMode": True, "dtype": "half"},
+    {"reduceMode": False, "dtype": "float32"},
+]
+FAST = (0, 1)
+PATTERN_OF = {
+    "uint32": "uint32",
+    "int32": "uint32",
+    "float32": "uint32",
+    "uint16": "uint16",
+    "int16": "uint16",
+    "half": "uint16",
+}
 
 
 class KernelGatherMask:
@@ -116,7 +130,7 @@ def kernel(reduceMode=True, dtype="uint32"):
     return functools.partial(gather_mask_user_kernel, dtype=dtype, reduceMode=reduceMode)
 
 
-def requirements(dtype="uint32"):
+def requirements(reduceMode=True, dtype="uint32"):
     return [("GatherMask", dtype, {"pattern_dtypes": PATTERN_OF[dtype]})]
 
 
@@ -125,7 +139,9 @@ def requirements(dtype="uint32"):
 
 def sizes(dtype):
     """(dataSize, patternSize) in elements: 1 KB of T, 128 bytes of the pattern type."""
-    return 1024 // aj.as_dtype(dtype).itemsize, 128 // aj.as_dtype(PATTERN_OF[aj.as_dtype(dtype).name]).itemsize
+    return 1024 // aj.as_dtype(dtype).itemsize, 128 // aj.as_dtype(
+        PATTERN_OF[aj.as_dtype(dtype).name]
+    ).itemsize
 
 
 def gen_data(rng, batch, reduceMode, dtype="uint32"):
@@ -136,7 +152,9 @@ def gen_data(rng, batch, reduceMode, dtype="uint32"):
     dataSize, patternSize = sizes(dtype)
     inputs = {
         "src0": G.random_values(rng, npd, (batch, dataSize)),
-        "src1": rng.integers(0, 1 << (8 * np.dtype(upd).itemsize), (batch, patternSize), dtype=np.uint64).astype(upd),
+        "src1": rng.integers(
+            0, 1 << (8 * np.dtype(upd).itemsize), (batch, patternSize), dtype=np.uint64
+        ).astype(upd),
         "dst": G.random_values(rng, npd, (batch, dataSize)),
     }
     dense = rng.random(batch) < 0.1  # some all-ones and all-zero patterns
@@ -185,3 +203,9 @@ def golden(inputs, params, profile, reduceMode, dtype="uint32"):
         dst[c, : kept.size] = kept
         cnt[c] = kept.size
     return dst, cnt
+
+
+def gen_case(rng, batch, profile, reduceMode=True, dtype="uint32"):
+    inputs, params = gen_data(rng, batch, reduceMode, dtype)
+    dst, cnt = golden(inputs, params, profile, reduceMode, dtype)
+    return [inputs["src0"], inputs["src1"], inputs["dst"]], params, {"gm": {2: dst}, "out": cnt}

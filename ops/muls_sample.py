@@ -21,14 +21,17 @@ import ascend_jax as aj
 from . import _golden as G
 
 APIS = ("Muls",)
-DTYPES = ("int16", "int32", "half", "float32")
+DTYPES = ("int16", "float32", "half", "int32")
+CONFIGS = [{"dtype": d} for d in DTYPES]
+FAST = (0, 1, 2, 3)
 
 
 class KernelMuls:
-    def __init__(self, k, dtype, dataSize=512, maxRepeat=16):
+    def __init__(self, k, dtype, dataSize=512):
         self.k = k
         self.T = aj.as_dtype(dtype)
-        self.dataSize, self.maxRepeat = dataSize, maxRepeat
+        self.dataSize = dataSize
+        self.maxRepeat = -(-dataSize * self.T.itemsize // 256)  # static bound for traced counts
 
     def Init(self, srcGm, dstGm):
         self.srcGlobal, self.dstGlobal = srcGm, dstGm
@@ -83,7 +86,10 @@ def requirements(dtype="int16"):
 
 def gen_data(rng, batch, dtype="int16", dataSize=512):
     npd = aj.as_dtype(dtype).np_dtype
-    inputs = {"src": G.random_values(rng, npd, (batch, dataSize)), "dst": G.random_values(rng, npd, (batch, dataSize))}
+    inputs = {
+        "src": G.random_values(rng, npd, (batch, dataSize)),
+        "dst": G.random_values(rng, npd, (batch, dataSize)),
+    }
     params = {
         "scalarValue": G.random_scalars(rng, npd, batch),
         "count": rng.integers(1, dataSize + 1, batch).astype(np.int32),
@@ -111,3 +117,8 @@ def golden(inputs, params, profile, dtype="int16"):
     g = np.arange(x.shape[1])
     active = g[None, :] < params["count"][:, None]
     return np.where(active, res, G.bits(inputs["dst"]))
+
+
+def gen_case(rng, batch, profile, dtype="int16"):
+    inputs, params = gen_data(rng, batch, dtype)
+    return [inputs["src"], inputs["dst"]], params, {"gm": {1: golden(inputs, params, profile, dtype)}}

@@ -28,6 +28,8 @@ from . import _golden as G
 APIS_SELECT = ("CompareScalar", "Select")
 APIS_MAXS = ("Maxs",)
 DTYPES = ("float32",)
+CONFIGS = [{"variant": "select", "dtype": "float32"}, {"variant": "maxs", "dtype": "float32"}]
+FAST = (0, 1)
 
 
 class KernelRelu:
@@ -67,7 +69,9 @@ class KernelRelu:
         if self.variant == "select":
             selMask = self.selBuf.Get(aj.uint8)
             k.CompareScalar(selMask, srcLocal, zero.item(), aj.CMPMODE.GT, self.dataSize)
-            k.Select(dstLocal, selMask, srcLocal, zero.item(), aj.SELMODE.VSEL_TENSOR_SCALAR_MODE, self.dataSize)
+            k.Select(
+                dstLocal, selMask, srcLocal, zero.item(), aj.SELMODE.VSEL_TENSOR_SCALAR_MODE, self.dataSize
+            )
         else:
             k.Maxs(dstLocal, srcLocal, zero.item(), self.dataSize)
         self.outQueueDst.EnQue(dstLocal)
@@ -89,7 +93,7 @@ def kernel(variant="select", dtype="float32", dataSize=256):
     return functools.partial(relu_kernel, dtype=dtype, variant=variant, dataSize=dataSize)
 
 
-def requirements(variant, dtype="float32"):
+def requirements(variant="select", dtype="float32"):
     if variant == "select":
         return [("CompareScalar", dtype, {"cmp_mode": "GT"}), ("Select", dtype, {"modes": 1})]
     return [("Maxs", dtype, {})]
@@ -115,3 +119,8 @@ def golden(inputs, profile, variant):
 def agree_mask(x):
     """Lanes where the two variants must agree bit for bit (all but NaN inputs)."""
     return ~np.isnan(x)
+
+
+def gen_case(rng, batch, profile, variant="select", dtype="float32"):
+    inputs, params = gen_data(rng, batch, dtype)
+    return [inputs["src"], inputs["dst"]], params, {"gm": {1: golden(inputs, profile, variant)}}

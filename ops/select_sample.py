@@ -27,17 +27,22 @@ import ascend_jax as aj
 from . import _golden as G
 
 APIS = ("Select",)
-DTYPES = ("float32", "half")
+# compile-time configurations the tests run (the first ones are the seed's)
+CONFIGS = [{"selMode": m, "form": f, "dtype": "float32"} for m in (0, 1, 2) for f in ("count", "highdim")] + [
+    {"selMode": m, "form": "highdim", "dtype": "half"} for m in (0, 1, 2)
+]
+GM = ("src0", "src1", "sel", "dst")
+FAST = (0, 1, 2, 3, 4, 5)  # CONFIGS the fast tests run on the default profile (the rest: nightly)
 
 
 class KernelSelect:
-    def __init__(self, k, selMode, form="count", dtype=aj.float32, dataSize=256, maxRepeat=4):
+    def __init__(self, k, selMode, form="count", dtype=aj.float32, dataSize=256):
         self.k = k
         self.selMode = int(selMode)
         self.form = form
         self.T = aj.as_dtype(dtype)
         self.dataSize = dataSize
-        self.maxRepeat = maxRepeat
+        self.maxRepeat = -(-dataSize * self.T.itemsize // 256)  # static bound for traced counts
         self.oneSelectDataSize = 256 // self.T.itemsize
         # SPEC: seed 000 KernelSelect: mode 0 keeps 32 selMask bytes per repeat (only the first
         # 256/sizeof(T) bits are used); modes 1 and 2 consume dataSize bits (dataSize / 8 bytes).
@@ -91,7 +96,9 @@ class KernelSelect:
             m = self.oneSelectDataSize if mask is None else mask
             rep = self.dataSize // self.oneSelectDataSize if repeatTimes is None else repeatTimes
             params = aj.BinaryRepeatParams(1, 1, 1, 8, 8, 8)
-            k.Select(dstLocal, maskLocal, src0Local, src1, self.selMode, m, rep, params, max_repeats=self.maxRepeat)
+            k.Select(
+                dstLocal, maskLocal, src0Local, src1, self.selMode, m, rep, params, max_repeats=self.maxRepeat
+            )
         self.outQueueDst.EnQue(dstLocal)
         self.inQueueSrc0.FreeTensor(src0Local)
         self.inQueueSrc1.FreeTensor(src1Local)
@@ -130,7 +137,7 @@ def kernel(selMode=0, form="count", dtype="float32", dataSize=256):
     return functools.partial(select_kernel, selMode=int(selMode), form=form, dtype=dtype, dataSize=dataSize)
 
 
-def requirements(selMode, dtype="float32"):
+def requirements(selMode=0, form="count", dtype="float32"):
     """(api, dtype, extra) the op needs; extra: the Select mode (``apis.Select.modes``)."""
     return [("Select", dtype, {"modes": int(selMode)})]
 
@@ -192,6 +199,15 @@ def golden(inputs, params, selMode, form="count", dtype="float32", dataSize=256)
         w = params["mask"].astype(np.uint64)
         lane_bits = np.zeros((batch, lanes), bool)
         for j in range(w.shape[1]):
-            lane_bits[:, 32 * j : 32 * (j + 1)] = ((w[:, j : j + 1] >> np.arange(32, dtype=np.uint64)) & 1) == 1
+            lane_bits[:, 32 * j : 32 * (j + 1)] = (
+                (w[:, j : j + 1] >> np.arange(32, dtype=np.uint64)) & 1
+            ) == 1
         active = lane_bits[:, g % lanes] & (g[None, :] // lanes < params["repeatTimes"][:, None])
     return np.where(active, picked, dst).astype(src0.dtype)
+
+
+def gen_case(rng, batch, profile, selMode=0, form="count", dtype="float32"):
+    """(GM arrays in kernel order, traced parameters, expected {"gm": {index: bits}})."""
+    inputs, params = gen_data(rng, batch, selMode, form, dtype)
+    exp = {"gm": {0: G.bits(inputs["src0"]), 3: golden(inputs, params, selMode, form, dtype)}}
+    return [inputs[n] for n in GM], params, exp

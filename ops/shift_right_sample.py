@@ -23,14 +23,19 @@ from . import _golden as G
 
 APIS = ("ShiftRight",)
 DTYPES = ("int16", "uint16", "int32", "uint32")
+CONFIGS = [{"dtype": d, "form": "count", "roundEn": False} for d in DTYPES] + [
+    {"dtype": d, "form": "highdim", "roundEn": r} for r in (True, False) for d in ("int16", "int32", "uint16")
+]
+FAST = (0, 3, 4, 5, 9)
 
 
 class KernelShiftRight:
-    def __init__(self, k, dtype, form, roundEn, dataSize=512, maxRepeat=4):
+    def __init__(self, k, dtype, form, roundEn, dataSize=512):
         self.k = k
         self.T = aj.as_dtype(dtype)
         self.form, self.roundEn = form, roundEn
-        self.dataSize, self.maxRepeat = dataSize, maxRepeat
+        self.dataSize = dataSize
+        self.maxRepeat = -(-dataSize * self.T.itemsize // 256)  # static bound for traced counts
 
     def Init(self, srcGm, dstGm):
         self.srcGlobal, self.dstGlobal = srcGm, dstGm
@@ -98,7 +103,7 @@ def kernel(dtype="int16", form="count", roundEn=False, dataSize=512):
     return functools.partial(shift_right_kernel, dtype=dtype, form=form, roundEn=roundEn, dataSize=dataSize)
 
 
-def requirements(dtype="int16", roundEn=False):
+def requirements(dtype="int16", form="count", roundEn=False):
     extra = {"round_en": True} if roundEn else {}
     return [("ShiftRight", dtype, extra)]
 
@@ -116,7 +121,10 @@ def max_shift(profile, dtype):
 def gen_data(rng, batch, profile, dtype="int16", form="count", dataSize=512):
     npd = aj.as_dtype(dtype).np_dtype
     lanes = 256 // np.dtype(npd).itemsize
-    inputs = {"src": G.random_values(rng, npd, (batch, dataSize)), "dst": G.random_values(rng, npd, (batch, dataSize))}
+    inputs = {
+        "src": G.random_values(rng, npd, (batch, dataSize)),
+        "dst": G.random_values(rng, npd, (batch, dataSize)),
+    }
     params = {"scalarValue": rng.integers(0, max_shift(profile, dtype) + 1, batch).astype(npd)}
     if form == "count":
         params["count"] = rng.integers(1, dataSize + 1, batch).astype(np.int32)
@@ -144,5 +152,12 @@ def golden(inputs, params, dtype="int16", form="count", roundEn=False):
         active = g[None, :] < params["count"][:, None]
     else:
         lanes = 256 // npd.itemsize
-        active = (g[None, :] % lanes < params["mask"][:, None]) & (g[None, :] // lanes < params["repeatTimes"][:, None])
+        active = (g[None, :] % lanes < params["mask"][:, None]) & (
+            g[None, :] // lanes < params["repeatTimes"][:, None]
+        )
     return np.where(active, G.bits(res), G.bits(inputs["dst"]))
+
+
+def gen_case(rng, batch, profile, dtype="int16", form="count", roundEn=False):
+    inputs, params = gen_data(rng, batch, profile, dtype, form)
+    return [inputs["src"], inputs["dst"]], params, {"gm": {1: golden(inputs, params, dtype, form, roundEn)}}

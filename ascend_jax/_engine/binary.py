@@ -350,6 +350,9 @@ def run_binary(st: BinaryStatic, state, dyn):
 
     # ---- operands ----
     width = None if wide else np.uint32(0xFFFFFFFF >> (32 - dt.bits))
+    # the UB as uint32 block words (a bitcast): T operands are gathered and written as words
+    words = MEM.ub_words(ub)
+    msize = 4 if wide else dt.itemsize
     sources = []  # strided T sources: (block byte addresses [R, 8], repeat stride)
 
     def tensor(addr, blk, rep):
@@ -357,7 +360,7 @@ def run_binary(st: BinaryStatic, state, dyn):
         aligned.append(addr)
         footprint.append((baddr, _BLOCK, blk_act))
         sources.append((baddr, rep))
-        lanes = MEM.to_lanes(MEM.gather_blocks(ub, MEM.block_index(baddr)), bits_dt).astype(U32)
+        lanes = MEM.words_to_lanes(MEM.gather_words(words, MEM.block_index(baddr)), msize)
         return lanes.reshape(R, L, 2) if wide else lanes
 
     def element(addr):
@@ -458,12 +461,18 @@ def run_binary(st: BinaryStatic, state, dyn):
         shape = (R, L, 2) if wide else (R, L)
         pick = sel[..., None] if wide else sel
         new = jnp.where(pick, jnp.broadcast_to(va, shape), jnp.broadcast_to(vb, shape)).astype(bits_dt)
-        EM = 2 * E if wide else E  # memory lanes per block (uint32 halves for 64-bit T)
-        act_m = jnp.repeat(act, 2, axis=1).reshape(R, 8, EM) if wide else act3
+        LM = 2 * L if wide else L  # memory lanes per repeat (uint32 halves for 64-bit T)
+        act_m = jnp.repeat(act, 2, axis=1) if wide else act
         d_idx = MEM.block_index(d_addr)
-        old = MEM.to_lanes(MEM.gather_blocks(ub, d_idx), bits_dt)
-        merged = MEM.merge_program_order(new.reshape(R, 8, EM), old.reshape(R, 8, EM), act_m, dr, db, st.merge)
-        ub = MEM.scatter_blocks(ub, d_idx, MEM.from_lanes(merged.reshape(R, 8 * EM)), blk_act & ok)
+        new_w = MEM.lanes_to_words(new.reshape(R, LM).astype(U32), msize)
+        mask_w = MEM.lane_mask_words(act_m, msize)
+        write = blk_act & ok
+        if st.merge == "none":  # no two dst blocks of the call can coincide: one masked scatter
+            old = MEM.gather_words(words, d_idx)
+            words = MEM.scatter_words(words, d_idx, (new_w & mask_w) | (old & ~mask_w), write)
+        else:  # dst blocks may coincide: repeat by repeat, in program order
+            words = MEM.write_program_order(words, d_idx, new_w, mask_w, write)
+        ub = MEM.words_ub(words, ub.shape)
     else:
         if wide:
             res = compare_pairs(jnp.broadcast_to(va, (R, L, 2)), vb, dyn["cmp"], dt, p) & act

@@ -61,13 +61,6 @@ def _limit_bits(words, bits):
     return words & keep
 
 
-def _lanes_of_blocks(blocks, bits_dt):
-    """uint8[R, KB, 32] (KB a multiple of 8) -> bits_dt[R, KB * E]."""
-    R, KB = blocks.shape[0], blocks.shape[1]
-    lanes = MEM.to_lanes(blocks.reshape(R * KB // 8, 8, blocks.shape[2]), bits_dt)
-    return lanes.reshape(R, -1)
-
-
 @functools.partial(jax.jit, static_argnums=0)
 def run_gather_mask(st: GatherStatic, state, dyn):
     p = st.profile
@@ -79,7 +72,6 @@ def run_gather_mask(st: GatherStatic, state, dyn):
     R, KB = st.R, st.KB
     K = KB * E
     N = R * K
-    bits_dt = jnp.dtype(dt.bits_dtype)
 
     rep = jnp.asarray(dyn["repeat"], I32)
     mask = jnp.asarray(dyn["mask"], U32)
@@ -132,14 +124,15 @@ def run_gather_mask(st: GatherStatic, state, dyn):
     c_r = jnp.cumsum(k_r) - k_r  # kept before repeat r (exclusive prefix)
     cnt = jnp.sum(k_r)
 
-    # -- compaction (a gather: slot j takes the j-th kept lane in program order) ------------------
-    vals = _lanes_of_blocks(MEM.gather_blocks(state.ub, s_idx, bb), bits_dt).reshape(N)
+    # -- compaction: kept lane i goes to slot incl[i] - 1 (distinct slots: an order-free scatter) ---
+    words = MEM.ub_words(state.ub, bb)  # uint32[nb, 8] (a bitcast)
+    msize = min(size, 4)
+    vals = MEM.words_to_lanes(MEM.gather_words(words, s_idx)[None], msize).reshape(N)
     incl = jnp.cumsum(keep.reshape(N).astype(I32))
     j = np.arange(N, dtype=np.int32)
     valid = j < cnt
-    src_of = jnp.searchsorted(incl, j + 1, side="left").astype(I32)
-    src_of = jnp.where(valid, src_of, 0)  # in [0, N) for every slot: valid ones are found by construction
-    packed = jnp.take(vals, src_of, axis=0, mode="clip")
+    slot = jnp.where(keep.reshape(N), incl - 1, N)  # N: dropped
+    packed = jnp.zeros((N,), U32).at[slot].set(vals, mode="drop")
 
     # -- dst: DB contiguous blocks from dst.addr; block t holds slots [t*E, (t+1)*E) -------------
     DB = R * KB
@@ -147,7 +140,7 @@ def run_gather_mask(st: GatherStatic, state, dyn):
     t = np.arange(DB, dtype=np.int32)
     d_addr = dst + t * bb
     d_idx = MEM.block_index(d_addr, bb)
-    old = _lanes_of_blocks(MEM.gather_blocks(state.ub, d_idx, bb).reshape(R, KB, bb), bits_dt).reshape(N)
+    old = MEM.words_to_lanes(MEM.gather_words(words, d_idx)[None], msize).reshape(N)
     new = jnp.where(valid, packed, old)
     d_write = (t * E) < cnt  # the block holds a slot j < cnt
 
@@ -206,8 +199,8 @@ def run_gather_mask(st: GatherStatic, state, dyn):
     ok = fault == 0
 
     # -- write and registers ---------------------------------------------------------------------
-    blocks = MEM.from_lanes(new.reshape(DB // 8, 8 * E)).reshape(DB, bb)
-    ub = MEM.scatter_blocks(state.ub, d_idx, blocks, d_write & ok, bb)
+    blocks = MEM.lanes_to_words(new.reshape(DB // 8, 8 * E), msize).reshape(DB, bb // 4)
+    ub = MEM.words_ub(MEM.scatter_words(words, d_idx, blocks, d_write & ok), state.ub.shape)
     change = ok & ~nop
     rsvd = jnp.where(change, cnt, state.rsvd_cnt).astype(state.rsvd_cnt.dtype)
     mode = state.mask_mode

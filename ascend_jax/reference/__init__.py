@@ -81,3 +81,8 @@ __all__ += ["ShiftLeft", "ShiftRight", "ShiftLeftTensor", "ShiftRightTensor"]
 from .gather_mask import GatherMask, GetGatherMaskRemainCount  # noqa: E402
 
 __all__ += ["GatherMask", "GetGatherMaskRemainCount"]
+
+# GM <-> UB data movement (issue 5)
+from .data_copy import DataCopy, DataCopyPad  # noqa: E402
+
+__all__ += ["DataCopy", "DataCopyPad"]

@@ -14,13 +14,12 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import dtypes as _dt
-from .. import reference as ref
 from ..api import _args as A
 from ..api.unary_scalar import API_CODES, run_traced
+from ..fuzz.regs import draw as draw_registers
 from ..params import UnaryRepeatParams
 from ..profile import as_profile
 from ..tensor import MASK_PLACEHOLDER, LocalTensor
-from ..fuzz.regs import draw as draw_registers
 
 UNARY_SCALAR = {"Adds": "add", "Muls": "mul", "Maxs": "max", "Mins": "min"}
 
@@ -142,7 +141,9 @@ def specials(dtype):
     if d.kind == "complex":  # (real, imag) pairs of the part type's specials, real at the low bits
         part = _SPECIAL_F16 if d.name == "complex32" else _SPECIAL_F32
         w = d.bits // 2
-        return [int(part[i % len(part)]) | (int(part[(3 * i + 1) % len(part)]) << w) for i in range(len(part))]
+        return [
+            int(part[i % len(part)]) | (int(part[(3 * i + 1) % len(part)]) << w) for i in range(len(part))
+        ]
     lo, hi = (-(1 << (d.bits - 1)), (1 << (d.bits - 1)) - 1) if d.is_signed_int else (0, (1 << d.bits) - 1)
     vals = [lo, hi, 0, 1, -1 if d.is_signed_int else 2, lo + 1, hi - 1]
     return [v & ((1 << d.bits) - 1) for v in vals]
@@ -190,7 +191,11 @@ def _random_scalar(rng, d):
         part = _dt.half if d.name == "complex32" else _dt.float32
 
         def comp():
-            b = specials(part)[rng.integers(len(specials(part)))] if rng.random() < 0.4 else _rand_bits(rng, part.bits)
+            b = (
+                specials(part)[rng.integers(len(specials(part)))]
+                if rng.random() < 0.4
+                else _rand_bits(rng, part.bits)
+            )
             v = float(np.array(b, part.bits_dtype).view(part.np_dtype))
             return 0.0 if v != v else v  # a NaN complex scalar's payload/sign is not modelled
 

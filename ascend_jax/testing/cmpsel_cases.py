@@ -16,12 +16,11 @@ import jax
 import numpy as np
 
 from .. import dtypes as _dt
-from .. import reference as ref
+from ..fuzz.regs import draw as draw_registers
+from ..fuzz.regs import lane_bits
 from ..params import BinaryRepeatParams, UnaryRepeatParams
 from ..profile import as_profile
 from ..tensor import MASK_PLACEHOLDER, LocalTensor
-from ..fuzz.regs import draw as draw_registers
-from ..fuzz.regs import lane_bits
 from .cases import make_ub, specials
 
 CMP_APIS = ("Compare", "Compares", "CompareScalar")
@@ -75,8 +74,11 @@ class CmpSelCase:
         if d.kind == "complex":
             part = np.float16 if d.name == "complex32" else np.float32
             w = d.bits // 2
-            re, im = (np.array([self.scalar_bits & ((1 << w) - 1), self.scalar_bits >> w], np.uint64)
-                      .astype(f"u{w // 8}").view(part))
+            re, im = (
+                np.array([self.scalar_bits & ((1 << w) - 1), self.scalar_bits >> w], np.uint64)
+                .astype(f"u{w // 8}")
+                .view(part)
+            )
             return complex(float(re), float(im))
         v = np.array(self.scalar_bits, dtype=np.uint64).astype(d.bits_dtype).view(d.np_dtype)
         return float(v) if d.is_float else int(v)
@@ -111,7 +113,6 @@ def groups(profile):
         if not a.supported:
             continue
         for dt in a.all_dtypes():
-            d = _dt.as_dtype(dt)
             if api in CMP_APIS + ("CompareCmpMask",):
                 modes = a.get("modes", tuple(CMP_CODE))
                 if dt == "int32" and a.get("int32_modes") is not None:

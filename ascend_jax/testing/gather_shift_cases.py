@@ -23,11 +23,11 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import reference as ref
+from ..fuzz.regs import draw as draw_registers
+from ..fuzz.regs import lane_bits
 from ..params import UnaryRepeatParams
 from ..profile import as_profile
 from ..tensor import MASK_PLACEHOLDER, LocalTensor
-from ..fuzz.regs import draw as draw_registers
-from ..fuzz.regs import lane_bits
 from .cases import make_ub
 
 SHIFT_APIS = ("ShiftLeft", "ShiftRight", "ShiftLeftTensor", "ShiftRightTensor")
@@ -402,7 +402,9 @@ def fast_fn(c0, p):
         return call_gather(aj, c0, st, p, dyn=dy, R=R)
 
     def run(state, dyn):
-        return jax.vmap(one)(state, {k: v if isinstance(v, tuple) else jnp.asarray(v) for k, v in dyn.items()})
+        return jax.vmap(one)(
+            state, {k: v if isinstance(v, tuple) else jnp.asarray(v) for k, v in dyn.items()}
+        )
 
     return run
 
@@ -424,7 +426,9 @@ def run_all(cases, profile, batch=256, workers=1):
         idx = [i for i, c in enumerate(cases) if isinstance(c, kind)]
         if not idx:
             continue
-        f, r = runner.run_all(_adapter(cases[idx[0]]), [cases[i] for i in idx], p, batch=batch, workers=workers)
+        f, r = runner.run_all(
+            _adapter(cases[idx[0]]), [cases[i] for i in idx], p, batch=batch, workers=workers
+        )
         for k, i in enumerate(idx):
             fast[i], refs[i] = f[k], r[k]
     return fast, refs

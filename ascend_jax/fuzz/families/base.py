@@ -41,7 +41,7 @@ def decode(v):
 
 
 def repeat_regime(n, p):
-    """"0", "1", "max" (max_repeat_times, 255) or "mid"."""
+    """ "0", "1", "max" (max_repeat_times, 255) or "mid"."""
     n = int(n)
     if n <= 0:
         return "0"
@@ -53,7 +53,7 @@ def repeat_regime(n, p):
 
 
 def stride_regime(blk, rep, footprint_blocks=8):
-    """"zero" (a stride 0), "overlap" (repeats closer than their footprint), "gap" (block stride >
+    """ "zero" (a stride 0), "overlap" (repeats closer than their footprint), "gap" (block stride >
     1 or repeats further apart than their footprint) or "default" (contiguous)."""
     blk, rep = tuple(blk), tuple(rep)
     if any(x == 0 for x in blk + rep):

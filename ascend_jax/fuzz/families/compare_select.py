@@ -6,8 +6,15 @@ import math
 
 from ... import dtypes as _dt
 from ...testing import cmpsel_cases as C
-from .base import data_mutations, generic_shrinks, mask_label, repeat_regime, strided_operand, stride_regime
-from .base import Operand
+from .base import (
+    Operand,
+    data_mutations,
+    generic_shrinks,
+    mask_label,
+    repeat_regime,
+    stride_regime,
+    strided_operand,
+)
 from .family import Family
 
 _ALL_DTYPES = ("int8", "uint8", "int16", "uint16", "half", "bfloat16", "int32", "uint32", "float32")
@@ -40,7 +47,9 @@ class CompareSelectFamily(Family):
     def generate(self, rng, p, unit, fault_rate):
         api, dt, mode, form, variant, pick, big_ok = unit
         big = bool(big_ok and rng.random() < 0.05)
-        return C.random_case(rng, p, api, dt, mode, form, big=big, variant=variant, fault_rate=fault_rate, pick=pick)
+        return C.random_case(
+            rng, p, api, dt, mode, form, big=big, variant=variant, fault_rate=fault_rate, pick=pick
+        )
 
     def normalize(self, case, p):
         L = p.lanes(_dt.as_dtype(case.dtype))
@@ -68,7 +77,12 @@ class CompareSelectFamily(Family):
             opts.append((rep(case, count=p.ub_usable_bytes + 64), "count"))
         elif case.form in ("continuous", "bitwise", "register") and case.api != "CompareCmpMask":
             opts.append((rep(case, repeat=p.max_repeat_times + 1), "repeatTime"))
-        if case.form not in ("count", "-") and case.api in ("Compare", "Select", "SelectFlexible", "CompareCmpMask"):
+        if case.form not in ("count", "-") and case.api in (
+            "Compare",
+            "Select",
+            "SelectFlexible",
+            "CompareCmpMask",
+        ):
             opts.append((rep(case, strides=(1, 1, 1, 256, 8, 8)), "repeatParams.dstRepStride"))
         if case.api == "GetCmpMask":
             return None
@@ -84,7 +98,9 @@ class CompareSelectFamily(Family):
             k = "misaligned" if rng.random() < 0.5 else "out-of-ub"
             a = case.src0 + 8 if k == "misaligned" else case.ub_bytes - 8
             return dataclasses.replace(case, dst=a, src0=a), k
-        return data_mutations(rng, p, case, dst="dst", src="src0", dst_blk_stride=case.api.startswith("Select"))
+        return data_mutations(
+            rng, p, case, dst="dst", src="src0", dst_blk_stride=case.api.startswith("Select")
+        )
 
     def signature(self, case, p):
         return ("compare_select",) + case.key()
@@ -110,7 +126,11 @@ class CompareSelectFamily(Family):
         L = p.lanes(_dt.as_dtype(case.dtype))
         s = case.strides
         strides = "default" if case.form == "count" else stride_regime(s[:3], s[3:])
-        return (mask_label(case.form, case.mask_mode, case.mask, L), repeat_regime(self._reps(case, L), p), strides)
+        return (
+            mask_label(case.form, case.mask_mode, case.mask, L),
+            repeat_regime(self._reps(case, L), p),
+            strides,
+        )
 
     def shrink(self, case, p):
         out = generic_shrinks(case, p, _DEFAULT)
@@ -124,7 +144,11 @@ class CompareSelectFamily(Family):
         if case.api in ("SetCmpMask", "GetCmpMask"):
             role = "in" if case.api == "SetCmpMask" else "out"
             name = "src" if case.api == "SetCmpMask" else "dst"
-            return [Operand(name, case.src0 if role == "in" else case.dst, 16, "uint32", role, ("packed", case.dst))]
+            return [
+                Operand(
+                    name, case.src0 if role == "in" else case.dst, 16, "uint32", role, ("packed", case.dst)
+                )
+            ]
         reps = self._reps(case, L)
         s = _DEFAULT if case.form == "count" else case.strides
         nblk = L * d.itemsize // 32
@@ -133,7 +157,9 @@ class CompareSelectFamily(Family):
             ops.append(strided_operand("src1", case.src1, d.name, s[2], s[5], nblk, reps, "in"))
         if case.api.startswith("Select") and case.form != "nomask":
             W = L // 8
-            ops.append(Operand("selMask", case.sel, max(1, reps) * W, "uint8", "in", ("bits", case.sel, W, L)))
+            ops.append(
+                Operand("selMask", case.sel, max(1, reps) * W, "uint8", "in", ("bits", case.sel, W, L))
+            )
         if case.api in C.CMP_APIS:
             W = L // 8
             ops.append(Operand("dst", case.dst, max(1, reps) * W, "uint8", "inout", ("bits", case.dst, W, L)))

@@ -18,6 +18,9 @@ class Family:
         """The (api, ...) tuples a case of ``api`` is drawn from on profile ``p`` ([] = not on p)."""
         raise NotImplementedError
 
+    def unit_dtype(self, unit):
+        return unit[1]
+
     def generate(self, rng, p, unit, fault_rate):
         raise NotImplementedError
 

@@ -6,7 +6,15 @@ import math
 
 from ... import dtypes as _dt
 from ...testing import gather_shift_cases as G
-from .base import Operand, data_mutations, generic_shrinks, mask_label, repeat_regime, strided_operand, stride_regime
+from .base import (
+    Operand,
+    data_mutations,
+    generic_shrinks,
+    mask_label,
+    repeat_regime,
+    stride_regime,
+    strided_operand,
+)
 from .family import Family
 
 _ALL_DTYPES = ("int8", "uint8", "int16", "uint16", "half", "int32", "uint32", "float32")
@@ -66,7 +74,14 @@ class ShiftFamily(_Common):
             opts.append((rep(case, strides=(1, 1, 256, 8)), "repeatParams.dstRepStride"))
         bad = [d for d in _ALL_DTYPES if d not in p.api(case.api).all_dtypes()]
         if bad and not case.api.endswith("Tensor"):
-            opts.append((rep(case, dtype=bad[int(rng.integers(len(bad)))], form="count", count=16, is_set_mask=True), "T"))
+            opts.append(
+                (
+                    rep(
+                        case, dtype=bad[int(rng.integers(len(bad)))], form="count", count=16, is_set_mask=True
+                    ),
+                    "T",
+                )
+            )
         return opts[int(rng.integers(len(opts)))]
 
     def invalid_data(self, rng, p, case):
@@ -116,6 +131,9 @@ class GatherFamily(_Common):
 
     def api_of(self, case):
         return "GatherMask"
+
+    def unit_dtype(self, unit):
+        return unit[0]
 
     def units(self, p, api):
         groups = G.gather_groups(p)
@@ -188,7 +206,18 @@ class GatherFamily(_Common):
         nblk = max(1, math.ceil(n_e * d.itemsize / 32))
         ops = [strided_operand("src0", case.src0, d.name, bs, rs0, nblk, max(1, min(r, 255)), "in")]
         if case.user:
-            ops.append(Operand("src1Pattern", case.pat, max(1, r) * max(32, rs1 * 32), case.pattern_dtype, "in"))
+            ops.append(
+                Operand("src1Pattern", case.pat, max(1, r) * max(32, rs1 * 32), case.pattern_dtype, "in")
+            )
         total = max(1, r) * n_e
-        ops.append(Operand("dst", case.dst, math.ceil(total * d.itemsize / 32) * 32, d.name, "inout", ("packed", case.dst)))
+        ops.append(
+            Operand(
+                "dst",
+                case.dst,
+                math.ceil(total * d.itemsize / 32) * 32,
+                d.name,
+                "inout",
+                ("packed", case.dst),
+            )
+        )
         return ops

@@ -40,7 +40,11 @@ class RegCase:
     ub_bytes: int = 64
 
     def call_repr(self):
-        t = f"<{_dt.as_dtype(self.dtype).cpp}, {MaskMode(self.mode).name}>" if self.api == "SetVectorMask" else ""
+        t = (
+            f"<{_dt.as_dtype(self.dtype).cpp}, {MaskMode(self.mode).name}>"
+            if self.api == "SetVectorMask"
+            else ""
+        )
         if self.api in ("SetSaturationFlag", "GetSaturationFlag"):
             t = f"<SaturationMode::{SaturationMode(self.mode).name}>"
         if self.api in ("SetCtrlSpr", "GetCtrlSpr", "ResetCtrlSpr"):
@@ -74,15 +78,31 @@ class RegisterFamily(Family):
         api, dt = unit
         regs = draw_registers(rng, p, 128)
         base = dict(
-            api=api, dtype=dt, vmask=regs.vmask, mask_mode=regs.mask_mode, cmpmask=regs.cmpmask,
-            ctrl=regs.ctrl, rsvd_init=regs.rsvd_cnt,
+            api=api,
+            dtype=dt,
+            vmask=regs.vmask,
+            mask_mode=regs.mask_mode,
+            cmpmask=regs.cmpmask,
+            ctrl=regs.ctrl,
+            rsvd_init=regs.rsvd_cnt,
         )
         if api == "SetVectorMask":
             d = _dt.as_dtype(dt)
             mode = int(rng.integers(2)) if p.api("SetMaskCount").supported else 0
             lo_min = 1 if p.zero_mask == "error" else 0
             if rng.random() < 0.5:
-                n = int(rng.choice([lo_min, 1, p.lanes(d) - 1, p.lanes(d), p.lanes(d) + 1, int(rng.integers(lo_min, 300))]))
+                n = int(
+                    rng.choice(
+                        [
+                            lo_min,
+                            1,
+                            p.lanes(d) - 1,
+                            p.lanes(d),
+                            p.lanes(d) + 1,
+                            int(rng.integers(lo_min, 300)),
+                        ]
+                    )
+                )
                 return RegCase(args=(n,), mode=mode, **base)
             if mode == 1:
                 lo, hi = int(rng.integers(lo_min, 2**20)), 0

@@ -4,7 +4,15 @@ import dataclasses
 
 from ... import dtypes as _dt
 from ...testing import cases as C
-from .base import Operand, data_mutations, generic_shrinks, mask_label, repeat_regime, strided_operand, stride_regime
+from .base import (
+    Operand,
+    data_mutations,
+    generic_shrinks,
+    mask_label,
+    repeat_regime,
+    stride_regime,
+    strided_operand,
+)
 from .family import Family
 
 _ALL_DTYPES = ("int8", "uint8", "int16", "uint16", "half", "bfloat16", "int32", "uint32", "float32")
@@ -31,10 +39,14 @@ class UnaryScalarFamily(Family):
         L = p.lanes(_dt.as_dtype(case.dtype))
         opts = []
         if case.form == "count":
-            opts.append((rep(case, count=p.ub_usable_bytes // _dt.as_dtype(case.dtype).itemsize + 1), "count"))
+            opts.append(
+                (rep(case, count=p.ub_usable_bytes // _dt.as_dtype(case.dtype).itemsize + 1), "count")
+            )
         else:
             opts.append((rep(case, repeat=p.max_repeat_times + 1), "repeatTime"))
-            opts.append((rep(case, strides=case.strides[:2] + (256, case.strides[3])), "repeatParams.dstRepStride"))
+            opts.append(
+                (rep(case, strides=case.strides[:2] + (256, case.strides[3])), "repeatParams.dstRepStride")
+            )
             if case.form == "bitwise" and case.mask_mode == 0 and L <= 64:
                 m = list(case.mask)
                 m[1] = 1
@@ -75,7 +87,11 @@ class UnaryScalarFamily(Family):
             strides = "default"
         else:
             strides = stride_regime(case.strides[:2], case.strides[2:])
-        return (mask_label(case.form, case.mask_mode, case.mask, L, case.is_set_mask), repeat_regime(reps, p), strides)
+        return (
+            mask_label(case.form, case.mask_mode, case.mask, L, case.is_set_mask),
+            repeat_regime(reps, p),
+            strides,
+        )
 
     def shrink(self, case, p):
         out = generic_shrinks(case, p, (1, 1, 8, 8))
@@ -87,7 +103,14 @@ class UnaryScalarFamily(Family):
         if case.form == "register" and case.mask_mode == 0:
             nw = p.vector_mask_bits // 64
             v = sum(int(case.vmask[i]) << (32 * i) for i in range(8))
-            out.append(rep(case, form="bitwise", is_set_mask=True, mask=tuple((v >> (64 * i)) & (2**64 - 1) for i in range(nw))))
+            out.append(
+                rep(
+                    case,
+                    form="bitwise",
+                    is_set_mask=True,
+                    mask=tuple((v >> (64 * i)) & (2**64 - 1) for i in range(nw)),
+                )
+            )
         return out
 
     def operands(self, case, p):

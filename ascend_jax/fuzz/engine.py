@@ -1,0 +1,252 @@
+"""``run``: a differential campaign. Cases come from ``generate`` (case ``i`` from ``(seed, i)``),
+are bucketed by static signature and run batched through the fast path in worker threads while
+the main thread runs the NumPy reference on the oracle sample; results go to the journal as each
+bucket finishes; mismatches are shrunk and written as repro capsules."""
+
+import concurrent.futures
+import sys
+import time
+
+import numpy as np
+
+from .. import reference as _ref
+from ..errors import AscendCError, UsageError
+from ..profile import as_profile
+from . import compare as CMP
+from . import runner as RUN
+from .generate import generate_case, make_plan, oracle_fraction
+from .report import FuzzResult, Progress
+from .resume import Journal
+
+ROUND = 65536  # cases generated and bucketed together (bigger: fuller batches)
+
+
+class Oracle:
+    """The reference with some API functions replaced: ``Oracle(Maxs=my_wrong_maxs)`` stands in
+    for ``ascend_jax.reference`` (e.g. a deliberately wrong variant planted by a test)."""
+
+    _is_reference = True
+
+    def __init__(self, base=None, **overrides):
+        self.__dict__["_base"] = base or _ref
+        self.__dict__["_over"] = dict(overrides)
+
+    def __getattr__(self, name):
+        if name in self.__dict__["_over"]:
+            return self.__dict__["_over"][name]
+        return getattr(self.__dict__["_base"], name)
+
+
+def _record(fc, p, status, fast=None, ref=None, diff=None, note=None):
+    fam = fc.family
+    rec = {
+        "i": fc.index,
+        "api": fc.api,
+        "family": fam.name,
+        "dtype": getattr(fc.case, "dtype", "-"),
+        "kind": fc.kind,
+        "oracle": fc.oracle,
+        "status": status,
+        "labels": list(fam.labels(fc.case, p)),
+    }
+    if fc.what:
+        rec["what"] = fc.what
+    if fast is not None:
+        st, ret = fast
+        rec["fault"] = int(np.asarray(st.fault))
+        rec["digest"] = CMP.digest(st, ret)
+    if ref is not None:
+        rec["ref_fault"] = int(ref[0].fault)
+    if diff is not None:
+        rec["diff"] = str(diff)
+    if note:
+        rec["note"] = note
+    if status in ("mismatch", "error"):
+        rec["case"] = fam.to_json(fc.case)
+    return rec
+
+
+def _exc_text(e):
+    arg = getattr(e, "argument", None)
+    return f"{type(e).__name__}({arg})" if arg is not None else f"{type(e).__name__}: {e}"
+
+
+def _arg_names(e):
+    """The argument names a UsageError gives, without the struct prefix ("repeatParams.x" -> "x")
+    and split into alternatives ("maskHigh/maskLow")."""
+    return {a.rsplit(".", 1)[-1] for a in str(e.argument).split("/")}
+
+
+def check_static(fc, p, oracle=None):
+    """A deliberately invalid static call: both implementations must reject it with a UsageError
+    naming the same argument (or the same other error); if neither rejects it, their results are
+    compared as usual."""
+    import ascend_jax as aj
+
+    fam, case = fc.family, fc.case
+    fields = RUN.initial_fields(case, fam.initial_ub(case))
+    out = {}
+    for side, mod, st in (
+        ("ref", oracle or _ref, lambda: RUN.ref_state(fields, p)),
+        ("fast", aj, lambda: RUN.core_state(fields)),
+    ):
+        try:
+            out[side] = (None, fam.call_static(mod, case, st(), p))
+        except (AscendCError, ValueError, TypeError) as e:
+            out[side] = (e, None)
+    (re_, rres), (fe, fres) = out["ref"], out["fast"]
+    if re_ is not None and fe is not None:
+        if isinstance(re_, UsageError) and isinstance(fe, UsageError):
+            # the same argument, however each implementation spells it (see _arg_names)
+            same = bool(_arg_names(re_) & _arg_names(fe))
+        else:
+            same = type(re_) is type(fe)
+        note = f"ref {_exc_text(re_)}, fast {_exc_text(fe)}"
+        if same and isinstance(re_, UsageError) and fc.what and re_.argument != fc.what:
+            note += f" (injected: {fc.what})"
+        return _record(fc, p, "rejected" if same else "mismatch", diff=None if same else note, note=note)
+    if re_ is not None or fe is not None:
+        who = "reference" if re_ is not None else "fast path"
+        e = re_ if re_ is not None else fe
+        return _record(fc, p, "mismatch", diff=f"only the {who} rejects it: {_exc_text(e)}")
+    import jax
+
+    fres = (jax.tree_util.tree_map(np.asarray, fres[0]), None if fres[1] is None else np.asarray(fres[1]))
+    d = CMP.compare(fres[0], rres[0], fres[1], rres[1])
+    return _record(fc, p, "mismatch" if d else "ok", fast=fres, ref=rres, diff=d, note="accepted by both")
+
+
+def _run_dynamic(fcs, p, batch, workers, oracle, emit):
+    """Bucket ``fcs`` by (family, signature), run the fast chunks in worker threads, the reference
+    on the main thread, compare, emit the records chunk by chunk."""
+    groups = {}
+    for k, fc in enumerate(fcs):
+        groups.setdefault((fc.family.name, fc.family.signature(fc.case, p)), []).append(k)
+    chunks = []
+    for idx in groups.values():
+        for s in range(0, len(idx), batch):
+            chunks.append(idx[s : s + batch])
+    with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as ex:
+        futs = [
+            ex.submit(RUN.run_fast_chunk, fcs[ch[0]].family, [fcs[k].case for k in ch], p, batch)
+            for ch in chunks
+        ]
+        for ch, fut in zip(chunks, futs, strict=True):
+            refs = {}
+            for k in ch:
+                fc = fcs[k]
+                if fc.oracle:
+                    try:
+                        refs[k] = RUN.run_reference(fc.family, fc.case, p, oracle)
+                    except Exception as e:  # noqa: BLE001  (reported per case)
+                        refs[k] = e
+            try:
+                res = fut.result()
+            except Exception as e:  # noqa: BLE001  (the whole bucket failed: reported per case)
+                emit([_record(fcs[k], p, "error", diff=f"fast path raised {_exc_text(e)}") for k in ch])
+                continue
+            recs = []
+            for k, fast in zip(ch, res, strict=True):
+                fc = fcs[k]
+                r = refs.get(k)
+                if r is None:
+                    recs.append(_record(fc, p, "unchecked", fast=fast))
+                elif isinstance(r, Exception):
+                    recs.append(_record(fc, p, "error", fast=fast, diff=f"reference raised {_exc_text(r)}"))
+                else:
+                    d = CMP.compare(fast[0], r[0], fast[1], r[1])
+                    recs.append(_record(fc, p, "mismatch" if d else "ok", fast=fast, ref=r, diff=d))
+            emit(recs)
+
+
+def run(
+    apis=None,
+    profile=None,
+    cases=1000,
+    seed=0,
+    out=None,
+    batch=256,
+    oracle_sample=None,
+    invalid_rate=0.1,
+    progress=False,
+    resume=False,
+    workers=2,
+    shrink=True,
+    oracle=None,
+    max_capsules=20,
+    dtypes=None,
+):
+    """Run a differential campaign and return a ``FuzzResult``.
+
+    ``apis``: API names (list or comma-separated; default every registered API); ``profile``:
+    hardware profile (default ascend910b); ``cases``: number of cases, ``seed``: campaign seed
+    (case ``i`` depends on ``(seed, i)`` only); ``out``: directory for meta.json, results.jsonl,
+    capsules/ and summary.json (None: nothing written); ``batch``: padded batch size of the fast
+    path; ``oracle_sample``: share (<= 1) or number (> 1) of cases checked by the reference (None:
+    all up to 20,000 cases, then about 20,000); ``invalid_rate``: share of deliberately invalid
+    cases (half static misuse, half data-dependent faults); ``resume``: continue the campaign in
+    ``out``; ``oracle``: a stand-in for the reference (``Oracle``); ``shrink``: shrink mismatches
+    and write capsules (at most ``max_capsules``); ``dtypes``: only these element types."""
+    t0 = time.perf_counter()
+    p = as_profile(profile)
+    plan = make_plan(p, apis, dtypes)
+    frac = oracle_fraction(oracle_sample, cases)
+    meta = {
+        "seed": int(seed),
+        "profile": p.name,
+        "apis": list(plan.apis),
+        "dtypes": None if dtypes is None else sorted(set(dtypes.split(",") if isinstance(dtypes, str) else dtypes)),
+        "invalid_rate": float(invalid_rate),
+        "oracle_frac": frac,
+        "cases": int(cases),
+        "batch": int(batch),
+    }
+    journal = Journal(out, meta, resume) if out is not None else None
+    records = dict(journal.done) if journal else {}
+    resumed = len(records)
+    todo = [i for i in range(int(cases)) if i not in records]
+    enabled = progress if progress is not None else sys.stderr.isatty()
+    bar = Progress(len(todo), enabled=bool(enabled))
+
+    def emit(recs):
+        for r in recs:
+            records[r["i"]] = r
+        if journal:
+            journal.append(recs)
+        bar.update(len(recs))
+
+    try:
+        for r0 in range(0, len(todo), ROUND):
+            fcs = [generate_case(plan, seed, i, invalid_rate, frac) for i in todo[r0 : r0 + ROUND]]
+            emit([check_static(fc, p, oracle) for fc in fcs if fc.kind == "invalid-static"])
+            _run_dynamic([fc for fc in fcs if fc.kind != "invalid-static"], p, batch, workers, oracle, emit)
+    finally:
+        bar.close()
+        if journal:
+            journal.close()
+    t_run = time.perf_counter() - t0
+    capsules = []
+    if shrink:
+        from .capsule import shrink_and_capsule
+
+        bad = sorted(
+            i for i, r in records.items() if r["status"] == "mismatch" and r["kind"] != "invalid-static"
+        )
+        for i in bad[:max_capsules]:
+            fc = generate_case(plan, seed, i, invalid_rate, frac)
+            capsules.append(shrink_and_capsule(fc, p, seed, batch, oracle, out))
+    res = FuzzResult(
+        meta=meta,
+        records=[records[i] for i in sorted(records)],
+        not_fuzzed=dict(plan.not_fuzzed),
+        capsules=capsules,
+        seconds=time.perf_counter() - t0,
+        run_seconds=t_run,
+        resumed=resumed,
+        new_cases=len(todo),
+    )
+    if out is not None:
+        import pathlib
+
+        (pathlib.Path(out) / "summary.json").write_text(res.to_json(indent=1))
+    return res
