@@ -199,7 +199,11 @@ def cmd_fuzz(args):
     if args.resume and not args.out:
         print("ascend-jax fuzz: --resume needs --out DIR", file=sys.stderr)
         return 2
-    return _run_campaign(args, args.cases)
+    try:
+        return _run_campaign(args, args.cases)
+    except ValueError as e:  # unknown API, a different campaign in --out, ...
+        print(f"ascend-jax fuzz: {e}", file=sys.stderr)
+        return 2
 
 
 def cmd_demo(args):

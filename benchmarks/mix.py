@@ -138,12 +138,14 @@ def pad_ub(ub, size):
 
 
 class FastProgram:
-    """One jitted, vmapped program for a signature; ``traces`` counts Python traces."""
+    """One jitted, vmapped program for a signature; ``traces`` counts Python traces. The input
+    state is donated (its buffers are reused for the output, as a batched kernel loop would do:
+    no copy of the whole UB per call), so a state must not be used after it was passed in."""
 
     def __init__(self, sig, c0, p):
         self.sig, self.c0, self.p = sig, c0, p
         self.traces = 0
-        self.fn = jax.jit(jax.vmap(self._one))
+        self.fn = jax.jit(jax.vmap(self._one), donate_argnums=0)
 
     def _one(self, state, dyn):
         self.traces += 1
@@ -160,11 +162,16 @@ class FastProgram:
             return GS.call_shift(aj, c0, state, p, dyn=dyn, R=R), None
         return GS.call_gather(aj, c0, state, p, dyn=dyn, R=R)
 
-    def inputs(self, cs, ubs):
-        """Device inputs (state, dyn) for the cases ``cs`` with initial UBs ``ubs``."""
+    def inputs(self, cs, ubs, size=None):
+        """Device inputs (state, dyn) for the cases ``cs`` with initial UBs ``ubs`` (each zero-padded
+        to ``size`` bytes when given)."""
         sig, p = self.sig, self.p
+        size = size or max(u.size for u in ubs)
+        stacked = np.zeros((len(ubs), size), np.uint8)
+        for i, u in enumerate(ubs):
+            stacked[i, : u.size] = u
         st = CoreState(
-            ub=jnp.asarray(np.stack(ubs)),
+            ub=jnp.asarray(stacked),
             vmask=jnp.asarray(np.array([c.vmask for c in cs], np.uint32)),
             mask_mode=jnp.asarray(np.array([c.mask_mode for c in cs], np.int32)),
             cmpmask=jnp.asarray(np.array([getattr(c, "cmpmask", (0, 0, 0, 0)) for c in cs], np.uint32)),

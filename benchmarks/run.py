@@ -53,6 +53,7 @@ def peak_rss_bytes():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
+NP_SAMPLE = 1024  # cases per signature and round the NumPy baseline runs (its cost is per case)
 _PROGRAMS = {}
 
 
@@ -87,7 +88,7 @@ class Pool:
             for k in range(0, len(cand), m):
                 cs, us = cand[k : k + m], ubs[k : k + m]
                 pad = m - len(cs)
-                st, dyn = prog.inputs(cs + [cs[0]] * pad, us + [us[0]] * pad)
+                st, dyn = prog.inputs(cs + [cs[0]] * pad, us + [us[0]] * pad, sig.arena)
                 t = time.perf_counter()
                 out, _ = prog(st, dyn)
                 if k == 0 and not hasattr(self, "compile_s"):
@@ -101,11 +102,10 @@ class Pool:
                     elif f:
                         self.filtered += 1
 
-    def take(self, n, ub_size):
+    def take(self, n):
+        """``n`` cases (cycling through the pool) and their arena-sized initial UBs."""
         idx = [i % len(self.cases) for i in range(n)]
-        cs = [self.cases[i] for i in idx]
-        ubs = [mix.pad_ub(self.ubs[i], ub_size) for i in idx]
-        return cs, ubs
+        return [self.cases[i] for i in idx], [self.ubs[i] for i in idx]
 
 
 def run_config(pools, p, batch, ub_mode, rounds, check, oracle_sample, log):
@@ -119,17 +119,18 @@ def run_config(pools, p, batch, ub_mode, rounds, check, oracle_sample, log):
         sig = pool.sig
         n = sub_batch(sig, batch)
         size = full if ub_mode == "full" else sig.arena
-        cs, ubs = pool.take(n, size)
+        cs, ubs = pool.take(n)
         prog = program(sig, cs[0], p, n, size)
         cached = prog.traces > 0
         t = time.perf_counter()
-        st, dyn = prog.inputs(cs, ubs)
+        st, dyn = prog.inputs(cs, ubs, size)
         jax.block_until_ready(st.ub)
         t_in = time.perf_counter() - t
         t = time.perf_counter()
         out, rs = prog(st, dyn)
         jax.block_until_ready(out.ub)
         compile_s = time.perf_counter() - t
+        st = out  # the input state was donated: the rounds chain the states
         # correctness on the benchmark cases: fast path == NumPy baseline, UB bytes and rsvdCnt
         mism = 0
         if check:
@@ -137,16 +138,16 @@ def run_config(pools, p, batch, ub_mode, rounds, check, oracle_sample, log):
             fault = np.asarray(out.fault)
             rs_f = None if rs is None else np.asarray(rs)
             for i, c in enumerate(cs):
-                u = ubs[i].copy()
+                u = mix.pad_ub(ubs[i], size).copy()
                 r = NB.run_case(c, u, p)
                 same = fault[i] == 0 and np.array_equal(u, ub_f[i])
                 if rs_f is not None and r is not None:
                     same = same and r == int(rs_f[i])
                 mism += not same
         # a second call with other cases of the same shape must not retrace
-        cs2, ubs2 = pool.take(n, size)
+        cs2, ubs2 = pool.take(n)
         cs2, ubs2 = cs2[::-1], ubs2[::-1]
-        st2, dyn2 = prog.inputs(cs2, ubs2)
+        st2, dyn2 = prog.inputs(cs2, ubs2, size)
         jax.block_until_ready(prog(st2, dyn2)[0].ub)
         touched = float(np.mean([mix.touched_bytes(sig, c, p) for c in cs]))
         jobs.append((sig, prog, st, dyn, cs, ubs, n))
@@ -159,23 +160,29 @@ def run_config(pools, p, batch, ub_mode, rounds, check, oracle_sample, log):
             "baseline_mismatches": mism,
             "bytes_touched_per_case": touched,
         }
-    # interleaved rounds: all signatures on the fast path, then the same cases on NumPy
-    work = [[u.copy() for u in ubs] for (_, _, _, _, _, ubs, _) in jobs]
+    # interleaved rounds: all signatures on the fast path, then the same cases on NumPy (NumPy runs
+    # one case at a time, so its per-case time is measured on at most NP_SAMPLE cases of the batch)
+    work = []
+    for sig, _, _, _, _, ubs, _ in jobs:
+        size = per_sig[sig.name]["ub_bytes_per_case"]
+        work.append([mix.pad_ub(u, size).copy() for u in ubs[:NP_SAMPLE]])
     fast_t = {s.name: [] for s, *_ in jobs}
     np_t = {s.name: [] for s, *_ in jobs}
     ratios = []
+    states = [j[2] for j in jobs]
     for _ in range(rounds):
         tf = tn = 0.0
-        for (sig, prog, st, dyn, cs, _, n), w in zip(jobs, work, strict=True):
+        for k, ((sig, prog, _, dyn, cs, _, n), w) in enumerate(zip(jobs, work, strict=True)):
             t = time.perf_counter()
-            jax.block_until_ready(prog(st, dyn)[0].ub)
+            states[k] = prog(states[k], dyn)[0]
+            jax.block_until_ready(states[k].ub)
             dt = (time.perf_counter() - t) / n
             fast_t[sig.name].append(dt)
             tf += sig.weight * dt
             t = time.perf_counter()
-            for c, u in zip(cs, w, strict=True):
+            for c, u in zip(cs, w, strict=False):
                 NB.run_case(c, u, p)
-            dt = (time.perf_counter() - t) / n
+            dt = (time.perf_counter() - t) / len(w)
             np_t[sig.name].append(dt)
             tn += sig.weight * dt
         ratios.append(tn / tf)
@@ -229,7 +236,14 @@ def run_config(pools, p, batch, ub_mode, rounds, check, oracle_sample, log):
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--profile", default="ascend910b")
-    ap.add_argument("--quick", action="store_true", help="batch sizes 1 and 1k, < 60 s")
+    ap.add_argument("--quick", action="store_true", help="batch 1k only, smaller pools, < 60 s")
+    ap.add_argument(
+        "--cache",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="persistent XLA compilation cache in .jax_cache (default: on with --quick, off otherwise, "
+        "so that the full run reports true compile times)",
+    )
     ap.add_argument("--json")
     ap.add_argument("--batches", help="comma-separated batch sizes (overrides the default)")
     ap.add_argument("--modes", default="arena,full", help="UB modes to run (arena, full)")
@@ -239,7 +253,12 @@ def main(argv=None):
     t_start = time.perf_counter()
     p = load_profile(args.profile)
     log = lambda s: print(s, flush=True)  # noqa: E731
-    batches = [1, 1024] if args.quick else [1, 1024, 16384]
+    batches = [1024] if args.quick else [1, 1024, 16384]
+    cache = args.quick if args.cache is None else args.cache
+    if cache:
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        jax.config.update("jax_compilation_cache_dir", os.path.join(root, ".jax_cache"))
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
     if args.batches:
         batches = [int(x) for x in args.batches.split(",")]
     modes = args.modes.split(",")
@@ -249,7 +268,7 @@ def main(argv=None):
         f"profile {p.name}; memcpy bandwidth {bw / 1e9:.2f} GB/s; jax {jax.__version__} on {jax.default_backend()}"
     )
     rng = np.random.default_rng(args.seed)
-    pool_n = 256 if args.quick else 512
+    pool_n = 128 if args.quick else 512
     pools = [Pool(sig, kw, p, pool_n, rng) for sig, kw in mix.signatures()]
     log(
         f"mix: {len(pools)} signatures, {pool_n} fault-free cases each "
@@ -260,11 +279,12 @@ def main(argv=None):
     for m in modes:
         for b in batches:
             check = b <= 1024
-            results[m][str(b)] = run_config(pools, p, b, m, rounds, check, 4 if args.quick else 8, log)
+            results[m][str(b)] = run_config(pools, p, b, m, rounds, check, 2 if args.quick else 8, log)
     big = str(max(batches))
     out = {
         "profile": p.name,
         "quick": args.quick,
+        "compilation_cache": bool(cache),
         "backend": jax.default_backend(),
         "cpu_count": os.cpu_count(),
         "memcpy_bytes_per_s": bw,

@@ -96,7 +96,7 @@ def test_summary_and_coverage(run16):
     text = run16.summary_table()
     assert "Maxs" in text and "TOTAL" in text
     cov = run16.coverage()
-    assert sum(cov.values()) == 120
+    assert sum(cov.values()) == sum(r["kind"] != "invalid-static" for r in run16.records)
     assert {k[3] for k in cov if k[0] == "Maxs"} >= {"1", "mid"}  # repeat regimes seen
     d = json.loads(run16.to_json())
     assert d["cases"] == 120 and d["coverage"] and d["not_fuzzed"] == {}
@@ -212,3 +212,16 @@ def test_export_diff_round_trip(tmp_path):
     text = rep.text()
     assert "1 of 384 elements differ, 1 of 768 bytes differ" in text
     assert "(repeat 2, block 5, lane 87)" in text
+
+
+def test_oracle_sample_and_invalid_cases():
+    apis = ["SetVectorMask", "SetCtrlSpr", "GetCtrlSpr"]
+    res = fuzz.run(apis=apis, profile=P, cases=200, seed=3, oracle_sample=0.25, invalid_rate=0.4)
+    st = res.counts()
+    assert st["unchecked"] > 0 and st["ok"] > 0 and st["rejected"] > 0 and res.ok
+    # deliberately invalid cases are always checked by both implementations
+    assert all(r["oracle"] for r in res.records if r["kind"] != "valid")
+    # the sample is a property of (seed, i): the same cases are checked with any batch size
+    again = fuzz.run(apis=apis, profile=P, cases=200, seed=3, oracle_sample=0.25, invalid_rate=0.4, batch=7)
+    assert [r["oracle"] for r in res.records] == [r["oracle"] for r in again.records]
+    assert fuzz.run(apis=apis, profile=P, cases=50, seed=3, oracle_sample=10).counts()["unchecked"] > 25

@@ -350,8 +350,7 @@ def run_binary(st: BinaryStatic, state, dyn):
 
     # ---- operands ----
     width = None if wide else np.uint32(0xFFFFFFFF >> (32 - dt.bits))
-    # the UB as uint32 block words (a bitcast): T operands are gathered and written as words
-    words = MEM.ub_words(ub)
+    # T operands are gathered and written as uint32 block words
     msize = 4 if wide else dt.itemsize
     sources = []  # strided T sources: (block byte addresses [R, 8], repeat stride)
 
@@ -360,7 +359,7 @@ def run_binary(st: BinaryStatic, state, dyn):
         aligned.append(addr)
         footprint.append((baddr, _BLOCK, blk_act))
         sources.append((baddr, rep))
-        lanes = MEM.words_to_lanes(MEM.gather_words(words, MEM.block_index(baddr)), msize)
+        lanes = MEM.words_to_lanes(MEM.gather_words(ub, MEM.block_index(baddr)), msize)
         return lanes.reshape(R, L, 2) if wide else lanes
 
     def element(addr):
@@ -468,11 +467,10 @@ def run_binary(st: BinaryStatic, state, dyn):
         mask_w = MEM.lane_mask_words(act_m, msize)
         write = blk_act & ok
         if st.merge == "none":  # no two dst blocks of the call can coincide: one masked scatter
-            old = MEM.gather_words(words, d_idx)
-            words = MEM.scatter_words(words, d_idx, (new_w & mask_w) | (old & ~mask_w), write)
+            old = MEM.gather_words(ub, d_idx)
+            ub = MEM.scatter_words(ub, d_idx, (new_w & mask_w) | (old & ~mask_w), write)
         else:  # dst blocks may coincide: repeat by repeat, in program order
-            words = MEM.write_program_order(words, d_idx, new_w, mask_w, write)
-        ub = MEM.words_ub(words, ub.shape)
+            ub = MEM.write_program_order(ub, d_idx, new_w, mask_w, write)
     else:
         if wide:
             res = compare_pairs(jnp.broadcast_to(va, (R, L, 2)), vb, dyn["cmp"], dt, p) & act

@@ -125,9 +125,8 @@ def run_gather_mask(st: GatherStatic, state, dyn):
     cnt = jnp.sum(k_r)
 
     # -- compaction: kept lane i goes to slot incl[i] - 1 (distinct slots: an order-free scatter) ---
-    words = MEM.ub_words(state.ub, bb)  # uint32[nb, 8] (a bitcast)
     msize = min(size, 4)
-    vals = MEM.words_to_lanes(MEM.gather_words(words, s_idx)[None], msize).reshape(N)
+    vals = MEM.words_to_lanes(MEM.gather_words(state.ub, s_idx, bb)[None], msize).reshape(N)
     incl = jnp.cumsum(keep.reshape(N).astype(I32))
     j = np.arange(N, dtype=np.int32)
     valid = j < cnt
@@ -140,7 +139,7 @@ def run_gather_mask(st: GatherStatic, state, dyn):
     t = np.arange(DB, dtype=np.int32)
     d_addr = dst + t * bb
     d_idx = MEM.block_index(d_addr, bb)
-    old = MEM.words_to_lanes(MEM.gather_words(words, d_idx)[None], msize).reshape(N)
+    old = MEM.words_to_lanes(MEM.gather_words(state.ub, d_idx, bb)[None], msize).reshape(N)
     new = jnp.where(valid, packed, old)
     d_write = (t * E) < cnt  # the block holds a slot j < cnt
 
@@ -200,7 +199,7 @@ def run_gather_mask(st: GatherStatic, state, dyn):
 
     # -- write and registers ---------------------------------------------------------------------
     blocks = MEM.lanes_to_words(new.reshape(DB // 8, 8 * E), msize).reshape(DB, bb // 4)
-    ub = MEM.words_ub(MEM.scatter_words(words, d_idx, blocks, d_write & ok), state.ub.shape)
+    ub = MEM.scatter_words(state.ub, d_idx, blocks, d_write & ok, bb)
     change = ok & ~nop
     rsvd = jnp.where(change, cnt, state.rsvd_cnt).astype(state.rsvd_cnt.dtype)
     mode = state.mask_mode

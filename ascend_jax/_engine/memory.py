@@ -63,29 +63,29 @@ def scatter_blocks(ub, idx, data, write, block_bytes=32):
     return out.reshape(ub.shape)
 
 
-# -- word views: UB as uint32[nb, 8] (one row per 32-byte DataBlock) ------------------------------
-# Selects, gathers and scatters on uint32 words cost a quarter of the same work on bytes (measured:
-# the program-order write of 256 repeats went 107 ms -> 30 ms for 256 cases), and the uint8 <-> uint32
-# reinterpretation of the UB is a layout bitcast, not a pass over the data.
+# -- word views of gathered blocks -------------------------------------------------------------
+# The UB stays uint8 and is only ever viewed as rows of 32-byte blocks (a free reshape); the blocks
+# an operand gathers are reinterpreted as 8 uint32 words each, and the words a call writes are
+# turned back into bytes before the scatter. Selects and lane arithmetic then run on words (a
+# quarter of the byte work), and no pass over the whole UB is made: reinterpreting the whole
+# uint8 UB as uint32 is not a free bitcast in XLA (it is an elementwise pass: measured 0.47 s per
+# call for 1,024 cases of 192 KB).
 
 
-def ub_words(ub, block_bytes=32):
-    """uint8[N] -> uint32[N/32, 8] (little endian: word k of a block = bytes 4k..4k+3)."""
-    nb = ub.shape[-1] // block_bytes
-    return lax.bitcast_convert_type(ub.reshape(nb, block_bytes // 4, 4), U32)
+def _to_words(rows):
+    """uint8[..., 32] -> uint32[..., 8] (little endian)."""
+    return lax.bitcast_convert_type(rows.reshape(rows.shape[:-1] + (rows.shape[-1] // 4, 4)), U32)
 
 
-def words_ub(words, shape):
-    """Inverse of ``ub_words``."""
-    return lax.bitcast_convert_type(words, jnp.uint8).reshape(shape)
+def _to_bytes(words):
+    """uint32[..., 8] -> uint8[..., 32]."""
+    b = lax.bitcast_convert_type(words, jnp.uint8)
+    return b.reshape(words.shape[:-1] + (words.shape[-1] * 4,))
 
 
-def gather_words(words, idx):
-    """uint32[..., 8]: the blocks at ``idx``; out-of-range rows read as zero (explicitly)."""
-    nb = words.shape[0]
-    ok = (idx >= 0) & (idx < nb)
-    got = jnp.take(words, jnp.where(ok, idx, 0), axis=0, mode="clip")
-    return jnp.where(ok[..., None], got, U32(0))
+def gather_words(ub, idx, block_bytes=32):
+    """uint32[..., 8]: the blocks at ``idx`` as words; out-of-range rows read as zero."""
+    return _to_words(gather_blocks(ub, idx, block_bytes))
 
 
 def words_to_lanes(w, itemsize):
@@ -125,15 +125,13 @@ def lane_mask_words(act, itemsize):
     return lanes_to_words(full, itemsize)
 
 
-def scatter_words(words, idx, data, write):
-    """Write ``data[R, 8, 8]`` to the blocks ``idx`` where ``write``; duplicates must carry identical
-    data."""
-    nb = words.shape[0]
-    tgt = jnp.where(write, idx, nb)
-    return words.at[tgt.reshape(-1)].set(data.reshape(-1, words.shape[1]), mode="drop")
+def scatter_words(ub, idx, data, write, block_bytes=32):
+    """Write the block words ``data[..., 8]`` to the blocks ``idx`` where ``write``; duplicates must
+    carry identical data."""
+    return scatter_blocks(ub, idx, _to_bytes(data), write, block_bytes)
 
 
-def write_program_order(words, idx, data, mask, write):
+def write_program_order(ub, idx, data, mask, write, block_bytes=32):
     """Write ``data[R, 8, 8]`` (block words) to the blocks ``idx[R, 8]`` repeat by repeat, in program
     order: repeat ``r`` reads the blocks it writes *as left by the repeats before it* and replaces
     only the bits in ``mask[R, 8, 8]`` (its active lanes), so the last active writer of a lane wins
@@ -141,20 +139,21 @@ def write_program_order(words, idx, data, mask, write):
     where ``write`` is False are not written. The 8 blocks of one repeat are distinct whenever the
     call is not suppressed (``dstBlkStride == 0`` is a fault), so each step is an order-free scatter.
 
-    Cost: R steps of an 8-block gather/scatter, linear in R (the former all-pairs resolution of
-    colliding writers gathered 8 candidates per lane).
+    Cost: R steps of an 8-block gather/scatter, linear in R and independent of the UB size (the
+    former all-pairs resolution of colliding writers gathered 8 candidates per lane).
     """
     R = idx.shape[0]
-    nb = words.shape[0]
+    nb = ub.shape[-1] // block_bytes
     tgt = jnp.where(write, idx, nb)  # nb = one past the end: dropped
     src = jnp.clip(idx, 0, nb - 1)
 
-    def step(r, w):
-        cur = jnp.take(w, src[r], axis=0, mode="clip")
+    def step(r, blocks):
+        cur = _to_words(jnp.take(blocks, src[r], axis=0, mode="clip"))
         val = (data[r] & mask[r]) | (cur & ~mask[r])
-        return w.at[tgt[r]].set(val, mode="drop")
+        return blocks.at[tgt[r]].set(_to_bytes(val), mode="drop")
 
-    return lax.fori_loop(0, R, step, words, unroll=min(R, 4))
+    blocks = lax.fori_loop(0, R, step, ub.reshape(nb, block_bytes), unroll=min(R, 4))
+    return blocks.reshape(ub.shape)
 
 
 def to_lanes(blocks, np_dtype):
@@ -226,7 +225,7 @@ def repeat_dependency_fault(dst_idx, src_idx, dst_active, src_active, src_rep_st
     return jnp.where(jnp.any(hit), U32(Fault.REPEAT_DEPENDENCY), U32(0))
 
 
-# -- program-order merge of colliding dst writes ------------------------------------------------
+# -- static collision check of dst writes (chooses the single-scatter write path) --------------
 
 
 def collisions_possible(dst_rep_stride, dst_blk_stride, R):
@@ -242,51 +241,3 @@ def collisions_possible(dst_rep_stride, dst_blk_stride, R):
         if (db_ * db) % dr == 0 and 1 <= (db_ * db) // dr <= R - 1:
             return "general"
     return "none"
-
-
-def merge_program_order(new, old, act, dst_rep_stride, dst_blk_stride, kind):
-    """Resolve lanes written more than once: each dst lane ends with the value of the last active
-    writer in program order (repeat, block, lane); a lane no writer touches keeps ``old``.
-
-    new, old: T[R, 8, E]; act: bool[R, 8, E]. Returns the block contents every writer of a slot
-    stores (identical for all writers of one slot, so the scatter order cannot matter).
-    """
-    R = new.shape[0]
-    base = jnp.where(act, new, old)
-    if kind == "none":
-        return base
-    outs = []
-    if kind in ("rep0", "traced"):
-        # every repeat writes the same 8 blocks: the last active repeat wins per (b, e)
-        r = np.arange(R, dtype=np.int32)[:, None, None]
-        last = jnp.max(jnp.where(act, r, -1), axis=0)  # [8, E]
-        take = jnp.take_along_axis(new, jnp.clip(last, 0, R - 1)[None], axis=0)[0]
-        old0 = old[0]
-        rep0 = jnp.where(last >= 0, take, old0)
-        # a block that is never written by any repeat keeps its own old content
-        outs.append(jnp.broadcast_to(rep0[None], new.shape))
-    if kind in ("general", "traced"):
-        dr = jnp.asarray(dst_rep_stride, I32)
-        db = jnp.asarray(dst_blk_stride, I32)
-        safe_dr = jnp.where(dr == 0, 1, dr)
-        r = np.arange(R, dtype=np.int32)[:, None, None]
-        b = np.arange(8, dtype=np.int32)[None, :, None]
-        bp = np.arange(8, dtype=np.int32)[None, None, :]
-        num = (b - bp) * db  # [1, 8, 8]: (r' - r) * dr
-        k = jnp.floor_divide(num, safe_dr)
-        rp = r + k  # [R, 8(b), 8(b')]
-        valid = (k * safe_dr == num) & (rp >= 0) & (rp < R)
-        rp_c = jnp.clip(rp, 0, R - 1)
-        bp_b = np.broadcast_to(bp, rp.shape)
-        cand_act = act[rp_c, bp_b] & valid[..., None]  # [R, 8, 8, E]
-        key = jnp.where(cand_act, (rp_c * 8 + bp_b)[..., None], -1)
-        win = jnp.argmax(key, axis=2)  # [R, 8, E] index into b'
-        any_w = jnp.max(key, axis=2) >= 0
-        rp_w = jnp.take_along_axis(rp_c[..., None], win[:, :, None, :], axis=2)[:, :, 0, :]
-        e = np.arange(new.shape[2], dtype=np.int32)[None, None, :]
-        val = new[rp_w, win, np.broadcast_to(e, win.shape)]
-        gen = jnp.where(any_w, val, old)
-        outs.append(gen)
-    if kind == "traced":
-        return jnp.where(jnp.asarray(dst_rep_stride, I32) == 0, outs[0], outs[1])
-    return outs[0]

@@ -196,10 +196,9 @@ def run_unary(st: UnaryStatic, state, dyn):
     bits_dt = jnp.dtype(np.uint32) if wide else jnp.dtype(dt.bits_dtype)
     LM = 2 * L if wide else L
     act_m = jnp.repeat(act, 2, axis=1) if wide else act
-    # the UB as uint32 block words (a bitcast): gathers, selects and scatters work on words
-    words = MEM.ub_words(state.ub)
+    # operand blocks as uint32 words: selects and lane arithmetic work on words
     msize = min(dt.itemsize, 4)
-    src_lanes = MEM.words_to_lanes(MEM.gather_words(words, s_idx), msize)
+    src_lanes = MEM.words_to_lanes(MEM.gather_words(state.ub, s_idx), msize)
     if wide:
         src_lanes = src_lanes.reshape(R, L, 2)
     new_lanes = st.elem(src_lanes, dyn["scalar"], dt, p, state.ctrl, dyn).reshape(R, LM).astype(bits_dt)
@@ -208,12 +207,11 @@ def run_unary(st: UnaryStatic, state, dyn):
     write = blk_act & ok
     if st.merge == "none":
         # no two dst blocks of the call can coincide: one masked scatter
-        old = MEM.gather_words(words, d_idx)
-        words = MEM.scatter_words(words, d_idx, (new_words & mask) | (old & ~mask), write)
+        old = MEM.gather_words(state.ub, d_idx)
+        ub = MEM.scatter_words(state.ub, d_idx, (new_words & mask) | (old & ~mask), write)
     else:
         # dst blocks may coincide (dstRepStride 0 or small): write repeat by repeat in program order
-        words = MEM.write_program_order(words, d_idx, new_words, mask, write)
-    ub = MEM.words_ub(words, state.ub.shape)
+        ub = MEM.write_program_order(state.ub, d_idx, new_words, mask, write)
     change_regs = ok & ~nop
     vmask = jnp.where(change_regs, new_vmask, state.vmask)
     mode = jnp.where(change_regs, new_mode, state.mask_mode)

@@ -73,8 +73,8 @@ def _exc_text(e):
 
 def _arg_names(e):
     """The argument names a UsageError gives, without the struct prefix ("repeatParams.x" -> "x")
-    and split into alternatives ("maskHigh/maskLow")."""
-    return {a.rsplit(".", 1)[-1] for a in str(e.argument).split("/")}
+    or an element index ("mask[1]" -> "mask"), split into alternatives ("maskHigh/maskLow")."""
+    return {a.rsplit(".", 1)[-1].split("[", 1)[0] for a in str(e.argument).split("/")}
 
 
 def check_static(fc, p, oracle=None):
@@ -195,7 +195,9 @@ def run(
         "seed": int(seed),
         "profile": p.name,
         "apis": list(plan.apis),
-        "dtypes": None if dtypes is None else sorted(set(dtypes.split(",") if isinstance(dtypes, str) else dtypes)),
+        "dtypes": None
+        if dtypes is None
+        else sorted(set(dtypes.split(",") if isinstance(dtypes, str) else dtypes)),
         "invalid_rate": float(invalid_rate),
         "oracle_frac": frac,
         "cases": int(cases),
