@@ -57,6 +57,7 @@ class KernelClamp:
         dstLocal = self.outQueueDst.AllocTensor(self.T)
         k.DataCopy(dstLocal, self.dstGlobal, self.dataSize)  # the caller's values (module docstring)
         n = self.dataSize if count is None else count
+        # SPEC: 通用说明和约束.md: src and dst may overlap 100 % (the in-place Mins below)
         k.Maxs(dstLocal, srcLocal, lo, n, max_repeats=self.maxRepeat)
         k.Mins(dstLocal, dstLocal, hi, n, max_repeats=self.maxRepeat)
         self.outQueueDst.EnQue(dstLocal)

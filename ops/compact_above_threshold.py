@@ -77,10 +77,15 @@ class KernelCompact:
         dstLocal = self.outQueueDst.AllocTensor(self.T)
         k.DataCopy(dstLocal, self.dstGlobal, self.dataSize)  # the caller's tail (module docstring)
         bits = self.bitsBuf.Get(aj.uint8)
+        # SPEC: CompareScalar.md: calCount elements must fill whole 256-byte repeats, hence the
+        # compare runs over dataSize (or one repeat per chunk) and n only limits the gather.
         if self.config == 1:
+            # SPEC: GatherMask.md 配置方式一: one repeat of mask = n elements consumes n pattern bits
             k.CompareScalar(bits, srcLocal, threshold, aj.CMPMODE.GT, self.dataSize)
             params = aj.GatherMaskParams(1, 1, 8, 0)
         else:
+            # SPEC: GatherMask.md 配置方式二: repeats of 256 bytes; src1RepeatStride (in 32-byte
+            # blocks) moves the pattern start of each repeat, so each chunk's bits get a 32-byte slot
             for i in range(self.dataSize // self.lanes):
                 k.CompareScalar(bits[32 * i], srcLocal[self.lanes * i], threshold, aj.CMPMODE.GT, self.lanes)
             params = aj.GatherMaskParams(1, 1, 8, 1)

@@ -67,6 +67,8 @@ class KernelRelu:
         dstLocal = self.outQueueDst.AllocTensor(T)
         zero = np.array(0, T.np_dtype)  # static T(0)
         if self.variant == "select":
+            # SPEC: CompareScalar.md: bit i of dst (LSB first) = src0[i] GT 0; Select.md mode 1:
+            # bit 1 keeps src0[i], bit 0 takes the scalar
             selMask = self.selBuf.Get(aj.uint8)
             k.CompareScalar(selMask, srcLocal, zero.item(), aj.CMPMODE.GT, self.dataSize)
             k.Select(

@@ -88,7 +88,10 @@ class KernelSelect:
         maskLocal = self.inQueueSelMask.DeQue(aj.uint8)
         dstLocal = self.outQueueDst.AllocTensor(T)
         k.DataCopy(dstLocal, self.dstGlobal, self.dataSize)  # dst原始值 (see the module docstring)
-        src1 = scalar if self.selMode == aj.SELMODE.VSEL_TENSOR_SCALAR_MODE else src1Local
+        if self.selMode == aj.SELMODE.VSEL_TENSOR_SCALAR_MODE:
+            src1 = 0.0 if scalar is None else scalar  # the page's mode-1 sample: static_cast<float>(0)
+        else:
+            src1 = src1Local
         if self.form == "count":
             n = self.dataSize if count is None else count
             k.Select(dstLocal, maskLocal, src0Local, src1, self.selMode, n, max_repeats=self.maxRepeat)
