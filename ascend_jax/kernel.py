@@ -25,6 +25,10 @@ from .tensor import LocalTensor
 _POLICIES = ("raise", "record")
 
 
+def _is_host(v):
+    return not isinstance(v, (jax.Array, jax.core.Tracer))
+
+
 def _default_policy():
     v = os.environ.get("ASCEND_JAX_ON_FAULT", "raise")
     if v not in _POLICIES:
@@ -167,6 +171,25 @@ class Kernel:
                 return lax.bitcast_convert_type(raw, t.dtype.np_dtype)
             return lax.bitcast_convert_type(raw.reshape(-1, t.dtype.itemsize), t.dtype.np_dtype)
         return np.asarray(raw).view(t.dtype.np_dtype).copy()
+
+    def GetValue(self, t: LocalTensor, index):
+        """``LocalTensor::GetValue(index)``: one element read from UB (a scalar; traced inside
+        ``jit_kernel``). ``index`` is a Python int in [0, t.length)."""
+        self._check_live("GetValue", (t,))
+        if not isinstance(index, (int, np.integer)) or not 0 <= int(index) < t.length:
+            raise UsageError("GetValue", "index", index, f"an int in [0, {t.length})", self.profile)
+        one = LocalTensor(t.dtype, t.addr + int(index) * t.dtype.itemsize, 1, t.name, t.handle)
+        return self.read(one)[0]
+
+    def SetValue(self, t: LocalTensor, index, value):
+        """``LocalTensor::SetValue(index, value)``: one element stored to UB."""
+        self._check_live("SetValue", (t,))
+        if not isinstance(index, (int, np.integer)) or not 0 <= int(index) < t.length:
+            raise UsageError("SetValue", "index", index, f"an int in [0, {t.length})", self.profile)
+        one = LocalTensor(t.dtype, t.addr + int(index) * t.dtype.itemsize, 1, t.name, t.handle)
+        self.write(
+            one, jnp.reshape(jnp.asarray(value), (1,)) if not _is_host(value) else np.reshape(value, 1)
+        )
 
     # -- calls -------------------------------------------------------------------------------
     def _check_live(self, name, args, kw=None):

@@ -76,9 +76,8 @@ class KernelCmp:
 
 
 def get_value(k, t, i):
-    """``LocalTensor::GetValue(i)``: element ``i`` read from UB (a traced scalar inside jit_kernel).
-    The model has no GetValue yet, so this reads the tensor with the public ``Kernel.read``."""
-    return k.read(t)[i]
+    """``LocalTensor::GetValue(i)``: element ``i`` read from UB (a traced scalar inside jit_kernel)."""
+    return k.GetValue(t, i)
 
 
 def compare_scalar_kernel(k, src0Gm, src1Gm, dstGm, *, dtype=aj.float32, dataSize=256, mode="LT"):

@@ -215,3 +215,27 @@ def test_pipe_inside_jit_kernel_traced_offsets():
     res = aj.jit_kernel(kern)(g, np.zeros((4, 64), np.float32), off=off)
     for i, o in enumerate([0, 8, 64, 192]):
         assert np.array_equal(res.gm[1][i], g[i, o : o + 64])
+
+
+def test_get_value_set_value_eager_and_traced():
+    """LocalTensor::GetValue / SetValue: one element of UB, eager and inside jit_kernel."""
+    k = aj.Kernel()
+    t = k.alloc(aj.float32, 8)
+    k.write(t, np.arange(8, dtype=np.float32))
+    assert k.GetValue(t, 3) == 3.0
+    k.SetValue(t, 5, 42.5)
+    assert k.read(t).tolist() == [0, 1, 2, 3, 4, 42.5, 6, 7]
+    with pytest.raises(aj.UsageError, match=r"GetValue: index=8 .*allowed: an int in \[0, 8\)"):
+        k.GetValue(t, 8)
+
+    def kern(k, src, dst):
+        x = k.alloc(aj.int32, 8)
+        k.DataCopy(x, src, 8)
+        k.SetValue(x, 0, k.GetValue(x, 7))
+        k.DataCopy(dst, x, 8)
+
+    src = np.arange(16, dtype=np.int32).reshape(2, 8)
+    res = aj.jit_kernel(kern)(src, np.zeros_like(src))
+    want = src.copy()
+    want[:, 0] = src[:, 7]
+    assert np.array_equal(np.asarray(res.gm[1]), want)
