@@ -163,7 +163,7 @@ def enable_compilation_cache():
     import jax
 
     jax.config.update("jax_compilation_cache_dir", str(path))
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.3)
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.1)
     return path
 
 
