@@ -3,7 +3,7 @@
 Public surface only; see README.md for a tour and docs/MODEL.md for the execution model.
 """
 
-from . import display, viz  # viz imports matplotlib only when a figure is drawn)
+from . import display, fuzz, viz  # viz imports matplotlib only when a figure is drawn)
 from . import dtypes as _dtypes
 from .api import (
     CMPMODE,
