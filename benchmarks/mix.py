@@ -19,9 +19,7 @@ import numpy as np
 import ascend_jax as aj
 from ascend_jax import dtypes as _dt
 from ascend_jax import reference as ref
-from ascend_jax._engine import pipeline as PL
-from ascend_jax.api import _args as A
-from ascend_jax.api.unary_scalar import API_CODES, run_traced
+from ascend_jax.api.unary_scalar import run_traced
 from ascend_jax.state import CoreState
 from ascend_jax.testing import cases as UC
 from ascend_jax.testing import cmpsel_cases as CS
@@ -195,100 +193,20 @@ class FastProgram:
 # -- traced parameters of a batch (the pipeline's / public APIs' dyn formats) ---------------------
 
 
-def _mask_words(cs, nw32):
-    words = np.zeros((len(cs), nw32), np.uint32)
-    for i, c in enumerate(cs):
-        for k, w in enumerate(c.mask):
-            words[i, 2 * k] = w & 0xFFFFFFFF
-            words[i, 2 * k + 1] = w >> 32
-    return words
-
-
 def _unary_dyn(cs, p):
-    d = _dt.as_dtype(cs[0].dtype)
-    n = len(cs)
-    words = np.zeros((n, 8), np.uint32)
-    cont = np.zeros((n, 2), np.uint32)
-    kinds = np.zeros(n, np.int32)
-    for i, c in enumerate(cs):
-        if c.form == "bitwise":
-            words[i, : 2 * len(c.mask)] = _mask_words([c], 2 * len(c.mask))[0]
-        elif c.form == "continuous":
-            cont[i] = (c.mask & 0xFFFFFFFF, c.mask >> 32)
-        if c.form == "count":
-            kinds[i] = PL.KIND_COUNT if c.is_set_mask else PL.KIND_COUNT_REGISTER
-        else:
-            kinds[i] = {"continuous": PL.KIND_CONTINUOUS, "bitwise": PL.KIND_BITWISE}.get(
-                c.form, PL.KIND_REGISTER
-            )
-    count_form = np.array([c.form == "count" for c in cs])
-    return {
-        "kind": kinds,
-        "op": np.array([API_CODES.index(c.api) for c in cs], np.int32),
-        "dst": np.array([c.dst for c in cs], np.int32),
-        "src": np.array([c.src for c in cs], np.int32),
-        "scalar": np.array([np.asarray(A.scalar_bits(c.api, c.scalar, d, p)) for c in cs], np.uint32),
-        "count": np.stack([np.array([c.count for c in cs], np.uint32), np.zeros(n, np.uint32)], 1),
-        "cont": cont,
-        "words": words,
-        "repeat": np.where(count_form, 1, np.array([c.repeat for c in cs])).astype(np.int32),
-        "strides": np.where(
-            count_form[:, None], np.array([1, 1, 8, 8]), np.array([c.strides for c in cs])
-        ).astype(np.int32),
-        "bad_param": np.zeros(n, bool),
-        "bad_mask": np.zeros(n, bool),
-    }
+    return {k: np.asarray(v) for k, v in UC.stack_params(cs, p).items()}
 
 
 def _cmpsel_dyn(cs, p):
-    d = _dt.as_dtype(cs[0].dtype)
-    dyn = {
-        "dst": np.array([c.dst for c in cs], np.int32),
-        "src0": np.array([c.src0 for c in cs], np.int32),
-        "src1": np.array([c.src1 for c in cs], np.int32),
-        "sel": np.array([c.sel for c in cs], np.int32),
-        "repeat": np.array([c.repeat for c in cs], np.int32),
-        "count": np.array([c.count for c in cs], np.int32),
-        "strides": tuple(np.array([c.strides[i] for c in cs], np.int32) for i in range(6)),
-        "scalar": np.array([c.scalar_bits for c in cs], np.uint64).astype(d.bits_dtype).view(d.np_dtype),
-    }
-    if cs[0].form == "continuous":
-        # a Normal-mode continuous mask above 2**32-1 acts exactly as 2**32-1 (>= L lanes)
-        dyn["mask"] = np.array([min(c.mask, 2**32 - 1) for c in cs], np.uint32)
-    elif cs[0].form == "bitwise":
-        dyn["mask"] = _mask_words(cs, p.vector_mask_bits // 32)
-    return dyn
+    return CS.stack_dyn(cs, p)
 
 
 def _shift_dyn(cs, p):
-    d = _dt.as_dtype(cs[0].dtype)
-    m = (1 << d.bits) - 1
-    dyn = {
-        "dst": np.array([c.dst for c in cs], np.int32),
-        "src": np.array([c.src for c in cs], np.int32),
-        "repeat": np.array([c.repeat for c in cs], np.int32),
-        "count": np.array([c.count for c in cs], np.int32),
-        "strides": tuple(np.array([c.strides[i] for c in cs], np.int32) for i in range(4)),
-        "amount": np.array([c.amount & m for c in cs], np.uint64).astype(d.bits_dtype).view(d.np_dtype),
-    }
-    if cs[0].api == "ShiftRight" and cs[0].form != "count":
-        dyn["round_en"] = np.array([c.round_en for c in cs], bool)
-    if cs[0].form == "continuous":
-        dyn["mask"] = np.array([c.mask for c in cs], np.uint32)
-    elif cs[0].form == "bitwise":
-        dyn["mask"] = _mask_words(cs, p.vector_mask_bits // 32)
-    return dyn
+    return GS._shift_dyn(cs, p)
 
 
 def _gather_dyn(cs, p):
-    return {
-        "dst": np.array([c.dst for c in cs], np.int32),
-        "src0": np.array([c.src0 for c in cs], np.int32),
-        "pat": np.array([c.pat for c in cs], np.int32),
-        "pattern": np.array([c.pattern for c in cs], np.int32),
-        "mask": np.array([c.mask for c in cs], np.int32),
-        "strides": tuple(np.array([c.params[i] for c in cs], np.int32) for i in range(4)),
-    }
+    return GS._gather_dyn(cs, p)
 
 
 # -- the oracle ---------------------------------------------------------------------------------

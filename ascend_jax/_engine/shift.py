@@ -270,7 +270,11 @@ def run_shift_tensor(st: TensorShiftStatic, state, dyn):
             r = shift_right_pairs(x, n, dt, False)
         r, act_m = r.reshape(R, 2 * L), jnp.repeat(act, 2, axis=1)
     else:
-        r = shift_left(x, n, dt, st.keep_sign, "sign_fill") if st.op == "left" else shift_right(x, n, dt, False)
+        r = (
+            shift_left(x, n, dt, st.keep_sign, "sign_fill")
+            if st.op == "left"
+            else shift_right(x, n, dt, False)
+        )
         act_m = act
     old = MEM.to_lanes(MEM.gather_blocks(state.ub, d_idx), bits_dt)
     merged = jnp.where(act_m, r.astype(bits_dt), old)

@@ -86,7 +86,12 @@ def check_cmp_mode(api, cmp_mode, d, a, profile):
     f64_modes = a.get("float64_modes")
     if d.name == "float64" and f64_modes is not None and name not in f64_modes:
         raise UnsupportedError(
-            api, "cmpMode", f"CMPMODE::{name}", ", ".join(f64_modes), profile, "double supports only these here"
+            api,
+            "cmpMode",
+            f"CMPMODE::{name}",
+            ", ".join(f64_modes),
+            profile,
+            "double supports only these here",
         )
     # SPEC: int32_t on A2/A3 "仅支持CMPMODE::EQ" (比较与选择/Compare.md 数据类型); the vendor's release
     #       build computes EQ silently (profile choice int32_other_modes = "silent_eq").
