@@ -9,19 +9,12 @@ import numpy as np
 
 from ... import dtypes as _dt
 from ...api.registers import MaskMode, SaturationMode
+from ...registry import REGISTRY
 from ..regs import draw as draw_registers
 from .family import Family
 
-APIS = (
-    "SetVectorMask",
-    "SetMaskCount",
-    "SetMaskNorm",
-    "ResetMask",
-    "SetCtrlSpr",
-    "GetCtrlSpr",
-    "ResetCtrlSpr",
-    "SetSaturationFlag",
-    "GetSaturationFlag",
+# every registered mask / special-register API, plus GatherMask's register read-back
+APIS = tuple(n for n, spec in REGISTRY.items() if spec.family in ("mask", "special_register")) + (
     "GetGatherMaskRemainCount",
 )
 
