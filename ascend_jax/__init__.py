@@ -50,6 +50,7 @@ from .dtypes import (
     complex64,
     float16,
     float32,
+    float64,
     half,
     int8,
     int16,
