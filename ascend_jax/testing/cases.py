@@ -399,6 +399,15 @@ def _kind(c):
     ]
 
 
+def mask_words32(mask, n_words32):
+    """A bitwise mask (uint64 words, low word first) as the uint32 words the fast path traces."""
+    out = np.zeros(n_words32, np.uint32)
+    for k, w in enumerate(mask):
+        out[2 * k] = w & 0xFFFFFFFF
+        out[2 * k + 1] = w >> 32
+    return out
+
+
 def stack_params(cs, p):
     """The traced parameters of a batch of cases of one dtype, in the pipeline's ``dyn`` format."""
     d = _dt.as_dtype(cs[0].dtype)
@@ -408,9 +417,7 @@ def stack_params(cs, p):
     cont = np.zeros((n, 2), np.uint32)
     for i, c in enumerate(cs):
         if c.form == "bitwise":
-            for k in range(nw):
-                words[i, 2 * k] = c.mask[k] & 0xFFFFFFFF
-                words[i, 2 * k + 1] = c.mask[k] >> 32
+            words[i] = mask_words32(c.mask[:nw], 8)
         elif c.form == "continuous":
             cont[i] = (c.mask & 0xFFFFFFFF, c.mask >> 32)
     count_form = np.array([c.form == "count" for c in cs])

@@ -21,7 +21,7 @@ from ..fuzz.regs import lane_bits
 from ..params import BinaryRepeatParams, UnaryRepeatParams
 from ..profile import as_profile
 from ..tensor import MASK_PLACEHOLDER, LocalTensor
-from .cases import make_ub, specials
+from .cases import make_ub, mask_words32, specials
 
 CMP_APIS = ("Compare", "Compares", "CompareScalar")
 ALL_APIS = CMP_APIS + ("CompareCmpMask", "SetCmpMask", "GetCmpMask", "Select", "SelectFlexible")
@@ -518,12 +518,7 @@ def stack_dyn(cs, p):
         # in Counter mode) acts exactly as 2**32-1 (>= L lanes, register all ones)
         dyn["mask"] = np.array([min(c.mask, 2**32 - 1) for c in cs], np.uint32)
     elif c0.form == "bitwise":
-        words = np.zeros((len(cs), nw32), np.uint32)
-        for i, c in enumerate(cs):
-            for k, w in enumerate(c.mask):
-                words[i, 2 * k] = w & 0xFFFFFFFF
-                words[i, 2 * k + 1] = w >> 32
-        dyn["mask"] = words
+        dyn["mask"] = np.stack([mask_words32(c.mask, nw32) for c in cs])
     return dyn
 
 

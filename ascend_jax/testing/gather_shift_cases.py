@@ -28,7 +28,7 @@ from ..fuzz.regs import lane_bits
 from ..params import UnaryRepeatParams
 from ..profile import as_profile
 from ..tensor import MASK_PLACEHOLDER, LocalTensor
-from .cases import make_ub
+from .cases import make_ub, mask_words32
 
 SHIFT_APIS = ("ShiftLeft", "ShiftRight", "ShiftLeftTensor", "ShiftRightTensor")
 SMALL_R, BIG_R = 16, 255
@@ -373,12 +373,7 @@ def _shift_dyn(cs, p):
     if cs[0].form == "continuous":
         dyn["mask"] = np.array([c.mask for c in cs], np.uint32)
     elif cs[0].form == "bitwise":
-        words = np.zeros((len(cs), nw32), np.uint32)
-        for i, c in enumerate(cs):
-            for k, w in enumerate(c.mask):
-                words[i, 2 * k] = w & 0xFFFFFFFF
-                words[i, 2 * k + 1] = w >> 32
-        dyn["mask"] = words
+        dyn["mask"] = np.stack([mask_words32(c.mask, nw32) for c in cs])
     return dyn
 
 
