@@ -47,9 +47,12 @@ class BinaryStatic:
     side: CMPMASK side effect of Select with a selMask tensor: "none" | "sel_head" (mode 0)
       | "scalar_splat" (mode 1) | "addr_splat" (mode 2); side_slot: byte offset of the 32-byte
       scratch slot those splats are also written to (-1: none).
+
+    ``api`` names the call for messages only and is not part of the compilation key (Compares and
+    its older name CompareScalar, for example, share one program).
     """
 
-    api: str
+    api: str = dataclasses.field(compare=False)
     dtype: object
     R: int
     mask_kind: str
