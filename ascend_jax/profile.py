@@ -100,6 +100,8 @@ _REGISTERS = {
     "float_saturation_dtypes": (_LIST, True),
     "int_saturation_ctrl_bit": (_INT, True),  # -1: no such control
     "int_saturation_when_bit_is": ((0, 1), True),
+    # SaturationMode::CAST (conversion saturation) CTRL bit, 0 = saturate; absent = -1 (none)
+    "cast_saturation_ctrl_bit": (_INT, False),
 }
 _NUMERICS = {
     "float_subnormals": (("preserve", "flush_to_zero"), True),
@@ -282,6 +284,7 @@ class HwProfile:
     float_saturation_dtypes: tuple
     int_saturation_ctrl_bit: int
     int_saturation_when_bit_is: int
+    cast_saturation_ctrl_bit: int
     # numerics
     float_subnormals: str
     nan_result: str
@@ -449,6 +452,7 @@ def parse_profile(path, data=None) -> HwProfile:
         float_saturation_dtypes=fsd,
         int_saturation_ctrl_bit=reg["int_saturation_ctrl_bit"],
         int_saturation_when_bit_is=reg["int_saturation_when_bit_is"],
+        cast_saturation_ctrl_bit=reg.get("cast_saturation_ctrl_bit", -1),
         float_subnormals=num["float_subnormals"],
         nan_result=num["nan_result"],
         max_min_nan=num["max_min_nan"],

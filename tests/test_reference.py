@@ -17,7 +17,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from ascend_jax.errors import Fault, NotModelledError, UnsupportedError, UsageError
+from ascend_jax.errors import Fault, UnsupportedError, UsageError
 from ascend_jax.profile import Reserved, available_profiles, load_profile
 from ascend_jax.reference import (
     MASK_PLACEHOLDER,
@@ -1003,11 +1003,29 @@ def test_saturation_flag_mode_first_spelling(p):
     assert np.array_equal(SetSaturationFlag(off, 0, True, profile=p).ctrl, st.ctrl)
 
 
-def test_saturation_flag_cast_mode_not_modelled(p):
-    with pytest.raises(NotModelledError):
-        SetSaturationFlag(reset_state(p), True, profile=p, mode="CAST")
-    with pytest.raises(NotModelledError):
-        GetSaturationFlag(reset_state(p), profile=p, mode="CAST")
+def test_saturation_flag_cast_mode_keeps_ctrl59(p):
+    # SetCtrlSpr(ISASI).md: CTRL[59] "1'b0：饱和模式" / "1'b1：截断模式"; only that bit changes
+    st = reset_state(p)
+    off = SetSaturationFlag(st, True, profile=p, mode="CAST")
+    assert GetCtrlSpr(off, 59, 59, profile=p) == 0
+    trunc = SetSaturationFlag(off, "CAST", False, profile=p)
+    assert GetCtrlSpr(trunc, 59, 59, profile=p) == 1
+    assert int(trunc.ctrl[1]) ^ int(off.ctrl[1]) == 1 << (59 - 32) and np.array_equal(
+        trunc.ctrl[0], off.ctrl[0]
+    )
+    assert GetSaturationFlag(trunc, profile=p, mode="CAST") is False
+    assert GetSaturationFlag(off, 1, profile=p) is True  # SaturationMode::CAST == 1
+    assert GetSaturationFlag(trunc, "FLOAT", profile=p) == GetSaturationFlag(st, "FLOAT", profile=p)
+
+
+def test_saturation_flag_cast_mode_fast_path_agrees(p):
+    import ascend_jax as aj
+
+    for flag in (True, False):
+        ref = SetSaturationFlag(reset_state(p), flag, profile=p, mode="CAST")
+        fast = aj.SetSaturationFlag(aj.reset_state(p), aj.SaturationMode.CAST, flag, profile=p)
+        assert np.array_equal(np.asarray(fast.ctrl), np.asarray(ref.ctrl, np.uint32))
+        assert bool(aj.GetSaturationFlag(fast, aj.SaturationMode.CAST, profile=p)) is flag
 
 
 # =============================================================================================

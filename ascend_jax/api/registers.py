@@ -208,15 +208,17 @@ def ResetCtrlSpr(state, startBit, endBit, profile=None):
 
 
 # SPEC: SetSaturationFlag: FLOAT -- "开启饱和模式，inf输出会被饱和为±MAX，NaN输出会被饱和为0"; the
-# recommended way to set CTRL[48] on A2/A3 (SetCtrlSpr page note). CAST (conversion saturation) does
-# not affect any modelled API; it is kept in CTRL[59] (0 = saturate), a model choice.
-_CAST_BIT = 59
+# recommended way to set CTRL[48] on A2/A3 (SetCtrlSpr page note). CAST -- "溢出值会被饱和为±MAX"
+# (conversion saturation) does not affect any modelled API; it is kept in the profile's
+# cast_saturation_ctrl_bit (CTRL[59], "1'b0：饱和模式", a documented choice on A2/A3).
 
 
-def _sat_bit(p, mode):
+def _sat_bit(p, mode, api):
     if SaturationMode(mode) == SaturationMode.FLOAT:
         return p.float_saturation_ctrl_bit, p.float_saturation_when_bit_is
-    return _CAST_BIT, 0
+    if p.cast_saturation_ctrl_bit < 0:
+        raise UsageError(api, "mode", "CAST", "FLOAT (no conversion-saturation control)", p)
+    return p.cast_saturation_ctrl_bit, 0
 
 
 @register(
@@ -230,7 +232,7 @@ def _sat_bit(p, mode):
 def SetSaturationFlag(state, mode, enableSat, profile=None):
     p = as_profile(profile)
     p.require_api("SetSaturationFlag")
-    bit, when = _sat_bit(p, mode)
+    bit, when = _sat_bit(p, mode, "SetSaturationFlag")
     on = jnp.asarray(enableSat, bool)
     val = jnp.where(on, np.uint32(when), np.uint32(1 - when)).astype(U32)
     word = (val << np.uint32(bit % 32)).astype(U32)
@@ -250,7 +252,7 @@ def SetSaturationFlag(state, mode, enableSat, profile=None):
 def GetSaturationFlag(state, mode, profile=None):
     p = as_profile(profile)
     p.require_api("GetSaturationFlag")
-    bit, when = _sat_bit(p, mode)
+    bit, when = _sat_bit(p, mode, "GetSaturationFlag")
     v = (state.ctrl[..., bit // 32] >> np.uint32(bit % 32)) & 1
     res = v == when
     return bool(res) if A.is_concrete_array(res) and res.ndim == 0 else res

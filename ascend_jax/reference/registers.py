@@ -232,14 +232,18 @@ def _saturation_bit(api, mode, profile):
         if m.startswith("SATURATIONMODE."):
             m = m[len("SATURATIONMODE.") :]
     if m == "CAST":
-        # CAST mode concerns precision conversions (950: CTRL[59]); no profile field, no API here.
-        raise NotModelledError(f"{api}<SaturationMode::CAST> is not modelled")
+        # SPEC: "当mode配置为CAST时，开启饱和模式，溢出值会被饱和为±MAX" (SetSaturationFlag(ISASI).md);
+        #       "CTRL[59] ... 1'b0：饱和模式" (SetCtrlSpr(ISASI).md). No modelled API converts, so
+        #       only the bit is kept: the profile's cast_saturation_ctrl_bit, 0 = saturating.
+        if profile.cast_saturation_ctrl_bit < 0:
+            raise UsageError(api, "mode", "CAST", "FLOAT (no conversion-saturation control)", profile)
+        return profile.cast_saturation_ctrl_bit, 0
     if m != "FLOAT":
         raise UsageError(api, "mode", mode, '"FLOAT" or "CAST"', profile)
     bit = profile.float_saturation_ctrl_bit
     if bit < 0:
         raise NotModelledError(f"{api}: profile {profile.name} has no float saturation CTRL bit")
-    return bit
+    return bit, profile.float_saturation_when_bit_is
 
 
 def SetSaturationFlag(state, *args, profile, mode=None):
@@ -248,8 +252,8 @@ def SetSaturationFlag(state, *args, profile, mode=None):
     Called as ``SetSaturationFlag(state, enableSat, profile=..., mode="FLOAT")`` or, with the
     template argument first as the fast path spells it, ``SetSaturationFlag(state, mode, enableSat,
     profile=...)``. Writes the float-saturation CTRL bit: ``enableSat=True`` puts it at the
-    saturating value (``float_saturation_when_bit_is``), False at the other one. (CAST mode:
-    NotModelledError.)
+    saturating value (``float_saturation_when_bit_is``), False at the other one. CAST mode writes
+    the profile's ``cast_saturation_ctrl_bit`` (0 = saturating).
     """
     if len(args) == 1:
         flag = args[0]
@@ -268,8 +272,8 @@ def SetSaturationFlag(state, *args, profile, mode=None):
             flag = bool(flag)
         else:
             raise UsageError(api, "enableSat", flag, "True or False", profile)
-    bit = _saturation_bit(api, mode, profile)
-    want = profile.float_saturation_when_bit_is if flag else 1 - profile.float_saturation_when_bit_is
+    bit, when = _saturation_bit(api, mode, profile)
+    want = when if flag else 1 - when
     out = _st.copy_state(state)
     ctrl = _st.get_ctrl(out)
     ctrl = (ctrl & ~(1 << bit)) | (want << bit)
@@ -278,7 +282,7 @@ def SetSaturationFlag(state, *args, profile, mode=None):
 
 
 def GetSaturationFlag(state, *args, profile, mode=None) -> bool:
-    """True iff the float-saturation CTRL bit is at its saturating value.
+    """True iff the float- (or CAST-) saturation CTRL bit is at its saturating value.
 
     ``GetSaturationFlag(state, profile=..., mode="FLOAT")`` or ``GetSaturationFlag(state, mode,
     profile=...)``."""
@@ -290,5 +294,5 @@ def GetSaturationFlag(state, *args, profile, mode=None) -> bool:
     api = "GetSaturationFlag"
     profile = as_profile(profile)
     _require(api, profile)
-    bit = _saturation_bit(api, mode, profile)
-    return _st.ctrl_bit(state, bit) == profile.float_saturation_when_bit_is
+    bit, when = _saturation_bit(api, mode, profile)
+    return _st.ctrl_bit(state, bit) == when

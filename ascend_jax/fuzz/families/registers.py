@@ -64,7 +64,7 @@ class RegisterFamily(Family):
         if api == "SetVectorMask":
             return [(api, dt) for dt in a.dtypes]
         if api in ("SetSaturationFlag", "GetSaturationFlag") and p.float_saturation_ctrl_bit < 0:
-            return []  # only SaturationMode::FLOAT is modelled by the reference
+            return []  # no float saturation control: the profile lacks the API's main mode
         return [(api, "-")]
 
     def generate(self, rng, p, unit, fault_rate):
@@ -117,10 +117,13 @@ class RegisterFamily(Family):
             s = int(rng.integers(0, 64))
             e = int(rng.integers(s, 64))
             return RegCase(args=(s, e), **base)
-        if api == "SetSaturationFlag":
-            return RegCase(args=(bool(rng.integers(2)),), mode=int(SaturationMode.FLOAT), **base)
-        if api == "GetSaturationFlag":
-            return RegCase(mode=int(SaturationMode.FLOAT), **base)
+        if api in ("SetSaturationFlag", "GetSaturationFlag"):
+            modes = [SaturationMode.FLOAT] + (
+                [SaturationMode.CAST] if p.cast_saturation_ctrl_bit >= 0 else []
+            )
+            mode = int(modes[int(rng.integers(len(modes)))])
+            args = (bool(rng.integers(2)),) if api == "SetSaturationFlag" else ()
+            return RegCase(args=args, mode=mode, **base)
         return RegCase(**base)
 
     def invalid_static(self, rng, p, case):
