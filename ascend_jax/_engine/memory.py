@@ -202,6 +202,12 @@ def repeat_dependency_fault(dst_idx, src_idx, dst_active, src_active, src_rep_st
 
     Solved per (r, b, b') for the unique r' (src repeat stride != 0) or via a suffix-OR over
     repeats (stride 0), so the cost is O(64 R), not O(R^2).
+
+    ``src_active[:, b']`` must be a prefix over repeats for every b' (active repeats 0..n-1 of
+    each block column): true of every mask the pipelines build (Normal mode: repeats below
+    repeatTime with a fixed lane mask; Counter mode and count forms: the first N lanes; a
+    suppressed call: none). Then "src block (r', b') active" is ``r' < n[b']``, an elementwise
+    test instead of a gather of R*64 flags (the gather was a quarter of a 255-repeat Adds call).
     """
     R = dst_idx.shape[0]
     sr = jnp.asarray(src_rep_stride, I32) * block_bytes  # byte step between repeats
@@ -211,12 +217,14 @@ def repeat_dependency_fault(dst_idx, src_idx, dst_active, src_active, src_rep_st
     r = np.arange(R, dtype=np.int32)[:, None, None]
     # sr != 0: r' = diff / sr
     safe_sr = jnp.where(sr == 0, 1, sr)
-    rp = jnp.floor_divide(diff, safe_sr)
+    # the nearest integer quotient by a float32 reciprocal, then an exact integer check: |diff| and
+    # |sr| are UB byte distances (< 2**24), so an exact quotient is recovered exactly, and a
+    # non-multiple fails the check whatever it rounds to (integer division, R*64 per call, cost
+    # a fifth of a 255-repeat Adds call on CPU)
+    rp = jnp.round(diff.astype(jnp.float32) * (1.0 / safe_sr.astype(jnp.float32))).astype(I32)
     exact = (rp * safe_sr == diff) & (rp > r) & (rp < R)
-    rp_c = jnp.clip(rp, 0, R - 1)
-    b_idx = np.broadcast_to(np.arange(8, dtype=np.int32)[None, None, :], (R, 8, 8))
-    act_later = src_active[rp_c, b_idx]
-    hit_nz = exact & act_later
+    n_active = jnp.sum(src_active.astype(I32), axis=0)  # [8]: active repeats of block column b'
+    hit_nz = exact & (rp < n_active[None, None, :])
     # sr == 0: src block independent of r'; need diff == 0 and some active src (r' > r, b')
     later_any = jnp.flip(jnp.cumsum(jnp.flip(src_active, 0), 0), 0) > 0  # [R, b']: any r'' >= r
     later_strict = jnp.concatenate([later_any[1:], jnp.zeros((1, 8), bool)], 0)  # r'' > r
