@@ -152,33 +152,46 @@ def parse_mask(api, mask, dtype, profile, is_set_mask):
     return MaskArg("continuous", cont=cont, traced_bad=bad)
 
 
+def excess_mask_word(words, lanes):
+    """Index of the uint64 word holding the lowest set bit at or above ``lanes``, or None."""
+    value = sum(int(w) << (64 * i) for i, w in enumerate(words))
+    excess = value >> lanes
+    if not excess:
+        return None
+    return (lanes + (excess & -excess).bit_length() - 1) // 64
+
+
+def word_allowed(i, lanes):
+    """The values word ``i`` of a bitwise mask may hold when a repeat has ``lanes`` lanes."""
+    k = lanes - 64 * i
+    return "0" if k <= 0 else ("[0, 2**64-1]" if k >= 64 else f"[0, 2**{k}-1]")
+
+
 def _parse_bitwise(api, mask, dtype, profile, n_words64):
     size = dtype.itemsize
-    need = max(1, min(n_words64, (profile.repeat_bytes // size + 63) // 64))
     if isinstance(mask, (list, tuple)) and all(is_static(w) for w in mask):
         words = [int(w) for w in mask]
         if not 1 <= len(words) <= n_words64:
             raise UsageError(
-                api, "mask[]", list(mask), f"1 to {n_words64} uint64 words (low word first)", profile
+                api, "mask", list(mask), f"1 to {n_words64} uint64 words (low word first)", profile
             )
         for i, w in enumerate(words):
             if not 0 <= w <= _U64_MAX:
                 raise UsageError(api, f"mask[{i}]", w, "[0, 2**64-1]", profile)
         words = words + [0] * (n_words64 - len(words))
         # SPEC: 掩码/通用说明: 32-bit T "maskHigh 必须为0"; 64-bit T maskLow in [0, 2^32-1], maskHigh 0.
-        for i in range(need, n_words64):
-            if words[i]:
-                raise UsageError(
-                    api,
-                    f"mask[{i}]",
-                    hex(words[i]),
-                    "0",
-                    profile,
-                    f"a {dtype.name} repeat has {profile.repeat_bytes // size} lanes, so only mask[0..{need - 1}] exist",
-                )
-        if size == 8 and words[0] > 0xFFFFFFFF:
+        #       Written generally: no bit at or above the lane count; the word named is the one
+        #       holding the lowest such bit (the reference names the same word).
+        lanes = min(profile.repeat_bytes // size, profile.vector_mask_bits)
+        i = excess_mask_word(words, lanes)
+        if i is not None:
             raise UsageError(
-                api, "mask[0]", hex(words[0]), "[0, 2**32-1]", profile, "64-bit types use 32 mask bits"
+                api,
+                f"mask[{i}]",
+                hex(words[i]),
+                word_allowed(i, lanes),
+                profile,
+                f"a {dtype.name} repeat has {lanes} lanes, so only mask bits 0..{lanes - 1} exist",
             )
         w32 = []
         for w in words:
@@ -189,16 +202,16 @@ def _parse_bitwise(api, mask, dtype, profile, n_words64):
     if isinstance(mask, (list, tuple)):
         raise UsageError(
             api,
-            "mask[]",
+            "mask",
             "a list with traced items",
             "Python ints, or one uint32 array (2 words per uint64, low first)",
             profile,
         )
     v = jnp.asarray(mask)
     if v.dtype != jnp.uint32:
-        raise UsageError(api, "mask[]", f"array of {v.dtype}", "a uint32 array (2 words per uint64)", profile)
+        raise UsageError(api, "mask", f"array of {v.dtype}", "a uint32 array (2 words per uint64)", profile)
     if v.shape[-1] > 8:
-        raise UsageError(api, "mask[]", f"{v.shape[-1]} uint32 words", "at most 8", profile)
+        raise UsageError(api, "mask", f"{v.shape[-1]} uint32 words", "at most 8", profile)
     v = jnp.concatenate([v, jnp.zeros((8 - v.shape[-1],), U32)])
     lanes = profile.repeat_bytes // size
     limit = min(lanes, profile.vector_mask_bits)

@@ -142,7 +142,7 @@ def _check_ignored_mask(api, mask, p, is_set_mask):
         return
     if isinstance(mask, (list, tuple)):
         if not 1 <= len(mask) <= n_words:
-            raise UsageError(api, "mask[]", list(mask), f"1 to {n_words} uint64 words (low word first)", p)
+            raise UsageError(api, "mask", list(mask), f"1 to {n_words} uint64 words (low word first)", p)
         for i, w in enumerate(mask):
             if A.is_static(w) and not (isinstance(w, (int, np.integer)) and 0 <= int(w) <= _U64_MAX):
                 raise UsageError(api, f"mask[{i}]", w, "[0, 2**64-1]", p)

@@ -54,7 +54,7 @@ def _kind(api, dst, src, p):
         return "ub2ub"
     raise UsageError(
         api,
-        "dst, src",
+        "dst/src",
         f"{type(dst).__name__}, {type(src).__name__}",
         "(LocalTensor, GlobalTensor) | (GlobalTensor, LocalTensor) | (LocalTensor, LocalTensor)",
         p,
@@ -142,7 +142,7 @@ def DataCopy(state, gm, dst, src, countOrParams, *, profile=None, max_blocks=Non
     if kind == "ub2ub" and not a.get("ub_to_ub", True):
         raise UsageError(
             api,
-            "dst, src",
+            "dst/src",
             "LocalTensor, LocalTensor",
             "GM <-> UB only",
             p,
@@ -151,13 +151,14 @@ def DataCopy(state, gm, dst, src, countOrParams, *, profile=None, max_blocks=Non
     gm = tuple(gm or ())
     bad = jnp.zeros((), bool)
     if isinstance(countOrParams, (DataCopyExtParams, DataCopyPadExtParams, DataCopyPadParams)):
-        raise UsageError(api, "params", type(countOrParams).__name__, "a count or DataCopyParams", p)
+        raise UsageError(api, "repeatParams", type(countOrParams).__name__, "a count or DataCopyParams", p)
     if isinstance(countOrParams, (DataCopyParams, tuple, list, dict)):
         prm = as_data_copy_params(countOrParams)
-        bc, bad = _field(api, "blockCount", prm.blockCount, 0, 4095, p, bad)
-        bl, bad = _field(api, "blockLen", prm.blockLen, 0, 65535, p, bad)
-        sg, bad = _field(api, "srcStride", prm.srcStride, 0, 65535, p, bad)
-        dg, bad = _field(api, "dstStride", prm.dstStride, 0, 65535, p, bad)
+        # "const DataCopyParams& repeatParams" (GM与UB高维切分数据搬运(DataCopy).md)
+        bc, bad = _field(api, "repeatParams.blockCount", prm.blockCount, 0, 4095, p, bad)
+        bl, bad = _field(api, "repeatParams.blockLen", prm.blockLen, 0, 65535, p, bad)
+        sg, bad = _field(api, "repeatParams.srcStride", prm.srcStride, 0, 65535, p, bad)
+        dg, bad = _field(api, "repeatParams.dstStride", prm.dstStride, 0, 65535, p, bad)
     else:
         count = countOrParams
         size = dt.itemsize
@@ -256,7 +257,7 @@ def DataCopyPad(
     api = "DataCopyPad"
     kind = _kind(api, dst, src, p)
     if kind == "ub2ub":
-        raise UsageError(api, "dst, src", "LocalTensor, LocalTensor", "GM -> UB or UB -> GM", p)
+        raise UsageError(api, "dst/src", "LocalTensor, LocalTensor", "GM -> UB or UB -> GM", p)
     _check_dtypes(api, dst, src, p)
     dt = dst.dtype
     size = dt.itemsize
@@ -270,11 +271,15 @@ def DataCopyPad(
     gm = tuple(gm or ())
     prm = as_data_copy_ext_params(dataCopyParams)
     bad = jnp.zeros((), bool)
-    bc, bad = _field(api, "blockCount", prm.blockCount, 0, 4095, p, bad)
-    bl, bad = _field(api, "blockLen", prm.blockLen, 0, 2097151, p, bad)
+    # "const DataCopyExtParams& dataCopyParams", "const DataCopyPadExtParams<T>& padParams"
+    # (GMToUB / UBToGM非对齐数据搬运(DataCopyPad).md)
+    bc, bad = _field(api, "dataCopyParams.blockCount", prm.blockCount, 0, 4095, p, bad)
+    bl, bad = _field(api, "dataCopyParams.blockLen", prm.blockLen, 0, 2097151, p, bad)
     if A.is_static(bl):
         if bl % size:
-            raise UsageError(api, "blockLen", bl, f"a multiple of sizeof({dt.cpp}) = {size}", p)
+            raise UsageError(
+                api, "dataCopyParams.blockLen", bl, f"a multiple of sizeof({dt.cpp}) = {size}", p
+            )
     else:
         bad = bad | (bl % size != 0)
     gm_side = "src" if kind == "gm2ub" else "dst"
@@ -288,25 +293,27 @@ def DataCopyPad(
         side = "src" if name == "srcStride" else "dst"
         v = getattr(prm, name)
         if side == gm_side:
-            s, bad = _field(api, name, v, lo_gm, gm_hi, p, bad)
+            s, bad = _field(api, f"dataCopyParams.{name}", v, lo_gm, gm_hi, p, bad)
             if lo_gm < 0:
                 if A.is_static(s) and A.is_static(bl) and s < -bl:
-                    raise UsageError(api, name, s, f"[-blockLen, 2^40-1] = [{-bl}, {2**40 - 1}]", p)
+                    raise UsageError(
+                        api, f"dataCopyParams.{name}", s, f"[-blockLen, 2^40-1] = [{-bl}, {2**40 - 1}]", p
+                    )
                 if not (A.is_static(s) and A.is_static(bl)):
                     bad = bad | (jnp.asarray(s) < -jnp.asarray(bl))
                     s = jnp.maximum(s, -jnp.asarray(bl))
         else:
-            s, bad = _field(api, name, v, 0, ub_hi, p, bad)
+            s, bad = _field(api, f"dataCopyParams.{name}", v, 0, ub_hi, p, bad)
         strides[side] = s
     if kind == "gm2ub":
         pad = as_pad_params(padParams)
         if not isinstance(pad.isPad, (bool, np.bool_)):
-            raise UsageError(api, "isPad", pad.isPad, "a Python bool (compile-time)", p)
-        lp, bad = _field(api, "leftPadding", pad.leftPadding, 0, BLK // size, p, bad)
-        rp, bad = _field(api, "rightPadding", pad.rightPadding, 0, BLK // size, p, bad)
+            raise UsageError(api, "padParams.isPad", pad.isPad, "a Python bool (compile-time)", p)
+        lp, bad = _field(api, "padParams.leftPadding", pad.leftPadding, 0, BLK // size, p, bad)
+        rp, bad = _field(api, "padParams.rightPadding", pad.rightPadding, 0, BLK // size, p, bad)
         pv = pad.paddingValue
         if size == 8 and A.is_static(pv) and pv != 0:
-            raise UsageError(api, "paddingValue", pv, "0 (64-bit T)", p)
+            raise UsageError(api, "padParams.paddingValue", pv, "0 (64-bit T)", p)
         pad_bytes = _scalar_bytes(pv, dt)
         row = None
         if _static(bc, bl, lp, rp):

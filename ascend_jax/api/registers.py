@@ -51,7 +51,10 @@ def SetVectorMask(state, dtype, *args, mode=None, profile=None):
     api = "SetVectorMask"
     d = _dt.as_dtype(dtype)
     p.require_api(api, d)
-    mode = MaskMode.NORMAL if mode is None else MaskMode(mode)
+    try:
+        mode = MaskMode.NORMAL if mode is None else MaskMode(mode)
+    except ValueError:
+        raise UsageError(api, "mode", mode, "MaskMode::NORMAL or MaskMode::COUNTER", p) from None
     L = p.lanes(d)
     if len(args) == 2:
         hi, lo = args
@@ -69,7 +72,10 @@ def SetVectorMask(state, dtype, *args, mode=None, profile=None):
             if d.itemsize == 8 and isinstance(lo, int) and lo > 0xFFFFFFFF:
                 raise UsageError(api, "maskLow", lo, "[0, 2**32-1]", p, "64-bit types use 32 mask bits")
         if p.zero_mask == "error" and isinstance(hi, int) and isinstance(lo, int) and hi == 0 and lo == 0:
-            raise UsageError(api, "mask", 0, "a non-zero mask", p, "this product rejects a zero mask")
+            # "不同时为0": a rule on the two arguments together
+            raise UsageError(
+                api, "maskHigh/maskLow", (0, 0), "a non-zero mask", p, "this product rejects a zero mask"
+            )
         if all(isinstance(v, int) for v in (hi, lo)):
             words = jnp.asarray([lo & 0xFFFFFFFF, lo >> 32, hi & 0xFFFFFFFF, hi >> 32, 0, 0, 0, 0], U32)
         else:
@@ -121,10 +127,16 @@ ResetMask = _simple(
 
 
 def _check_bits(api, p, startBit, endBit, restrict=True):
-    if not (isinstance(startBit, int) and isinstance(endBit, int)):
-        raise UsageError(api, "startBit/endBit", (startBit, endBit), "compile-time ints", p)
-    if not 0 <= startBit <= endBit <= 63:
-        raise UsageError(api, "startBit/endBit", (startBit, endBit), "0 <= startBit <= endBit <= 63", p)
+    # SPEC: "startBit和endBit的取值范围为[0, 63]。startBit小于等于endBit" (GetCtrlSpr(ISASI).md);
+    #       each template argument is named on its own, startBit first.
+    for name, v in (("startBit", startBit), ("endBit", endBit)):
+        if not isinstance(v, int):
+            raise UsageError(api, name, v, "a compile-time int", p)
+    for name, v in (("startBit", startBit), ("endBit", endBit)):
+        if not 0 <= v <= 63:
+            raise UsageError(api, name, v, "[0, 63]", p)
+    if startBit > endBit:
+        raise UsageError(api, "startBit", startBit, f"<= endBit ({endBit})", p)
     allowed = p.api("SetCtrlSpr").get("bits")
     if restrict and allowed is not None:
         for b in range(startBit, endBit + 1):

@@ -103,6 +103,16 @@ def _select(
         )
     a = p.require_api(api, dt, count_form=(form == "count"))
     A.check_modelled(api, dt, p, wide_lanes=True)
+    if form == "nomask" and p.cmpmask_bits <= 0:
+        # checked before selMode (as the reference does): the prototype itself does not exist here
+        raise UnsupportedError(
+            api,
+            "prototype",
+            "Select without a mask argument",
+            "the forms with a mask argument",
+            p,
+            "the mask-less forms take their selection data from SetCmpMask, which this product lacks",
+        )
     mode = _sel_mode(api, mode, p, a)
     L = p.lanes(dt)
 
@@ -110,15 +120,6 @@ def _select(
     a_kind, b_kind = "tensor", "tensor"
     elem = None
     if form == "nomask":
-        if p.cmpmask_bits <= 0:
-            raise UnsupportedError(
-                api,
-                "prototype",
-                "Select without a mask argument",
-                "the forms with a mask argument",
-                p,
-                "the mask-less forms take their selection data from SetCmpMask, which this product lacks",
-            )
         if mode == 0 and L > p.cmpmask_bits:
             raise NotModelledError(f"{api}: {L} lanes need more than the {p.cmpmask_bits}-bit CMPMASK")
         if mode == 1:

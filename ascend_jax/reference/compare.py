@@ -54,12 +54,13 @@ def check_binary_params(api, params, profile):
         "src0RepStride",
         "src1RepStride",
     ):
-        v = _masks.as_int(api, name, getattr(params, name), profile)
+        arg = f"repeatParams.{name}"  # "const BinaryRepeatParams& repeatParams" in every prototype
+        v = _masks.as_int(api, arg, getattr(params, name), profile)
         hi = BinaryRepeatParams._RANGES[name]
         # SPEC: BinaryRepeatParams{uint8_t dstBlkStride, src0BlkStride, src1BlkStride, dstRepStride,
         #       src0RepStride, src1RepStride} (structs/BinaryRepeatParams.md)
         if not 0 <= v <= hi:
-            raise UsageError(api, name, v, f"[0, {hi}]", profile)
+            raise UsageError(api, arg, v, f"[0, {hi}]", profile)
         out.append(v)
     return tuple(out)
 
@@ -228,9 +229,11 @@ def parse_ignored_mask(api, mask, is_set_mask, profile):
     if isinstance(mask, (list, tuple)) and not 1 <= len(words) <= nw:
         raise UsageError(api, "mask", words, f"a list of 1 to {nw} uint64 words", profile)
     for i, w in enumerate(words):
-        w = _masks.as_int(api, f"mask[{i}]", w, profile)
+        # a word of mask[] is named by its index; a continuous mask by the parameter name
+        arg = f"mask[{i}]" if isinstance(mask, (list, tuple)) else "mask"
+        w = _masks.as_int(api, arg, w, profile)
         if not 0 <= w <= _masks.U64_MAX:
-            raise UsageError(api, "mask", w, "[0, 2**64-1]", profile)
+            raise UsageError(api, arg, w, "[0, 2**64-1]", profile)
 
 
 def ignored_plan(api, d, mask, repeat_time, is_set_mask, profile):

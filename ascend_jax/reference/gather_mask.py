@@ -76,10 +76,11 @@ def _params(gmp, profile):
     out, bad = [], False
     for (name, _, hi), v in zip(_FIELDS, raw, strict=True):
         hi = profile.max_repeat_times if hi is None else hi
-        x, traced = _int_value(name, v, profile)
+        arg = f"gatherMaskParams.{name}"  # "const GatherMaskParams& gatherMaskParams" (GatherMask.md)
+        x, traced = _int_value(arg, v, profile)
         if not 0 <= x <= hi:
             if not traced:
-                raise UsageError(API, name, x, f"[0, {hi}]", profile)
+                raise UsageError(API, arg, x, f"[0, {hi}]", profile)
             bad = True
         out.append(x)
     return out, bad

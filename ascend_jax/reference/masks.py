@@ -88,12 +88,15 @@ def check_repeat_params(api, params, profile):
         raise UsageError(api, "repeatParams", params, "a UnaryRepeatParams", profile)
     out = []
     for name in ("dstBlkStride", "srcBlkStride", "dstRepStride", "srcRepStride"):
-        v = as_int(api, name, getattr(params, name), profile)
+        # the struct field as the kernel author writes it: repeatParams.<field> (the prototypes'
+        # parameter name, "const UnaryRepeatParams& repeatParams")
+        arg = f"repeatParams.{name}"
+        v = as_int(api, arg, getattr(params, name), profile)
         hi = UnaryRepeatParams._RANGES[name]
         # SPEC: UnaryRepeatParams{uint16_t dstBlkStride, srcBlkStride; uint8_t dstRepStride,
         #       srcRepStride} (structs/UnaryRepeatParams.md)
         if not 0 <= v <= hi:
-            raise UsageError(api, name, v, f"[0, {hi}]", profile)
+            raise UsageError(api, arg, v, f"[0, {hi}]", profile)
         out.append(v)
     return tuple(out)
 
@@ -132,10 +135,13 @@ def parse_mask(api, mask, dtype, profile):
         #       set (16-bit: 128 bits; 32-bit: mask[1] == 0; 64-bit: mask[0] < 2**32, mask[1] == 0;
         #       and on a 256-bit profile the words above L for 16/32/64-bit T).
         if L < profile.vector_mask_bits and value >> L:
+            # the word named is the one holding the lowest bit at or above L
+            low = value >> L
+            i = (L + (low & -low).bit_length() - 1) // 64
             raise UsageError(
                 api,
-                "mask",
-                words,
+                f"mask[{i}]",
+                hex(words[i]),
                 f"bits 0..{L - 1} only for {_dt.as_dtype(dtype).name} ({L} lanes per repeat)",
                 profile,
             )
@@ -174,7 +180,8 @@ def _zero(kind, api, profile, static):
         return _fault(Fault.UNDEFINED)
     if rule == "error":
         if static:
-            raise UsageError(api, kind, 0, f"a non-zero {kind}", profile, f"behavior.zero_{kind} = error")
+            arg = {"repeat": "repeatTime"}.get(kind, kind)  # the C++ parameter name
+            raise UsageError(api, arg, 0, f"a non-zero {kind}", profile, f"behavior.zero_{kind} = error")
         return _fault(Fault.BAD_MASK)  # a zero that only a register holds: recorded, not raised
     raise AssertionError(rule)
 

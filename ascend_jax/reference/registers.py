@@ -78,15 +78,14 @@ def SetVectorMask(state, dtype, *args, profile, mode=None):
             #       (掩码操作/SetVectorMask.md)
             value = (mask_high << 64) | mask_low
             if L < 128 and value >> L:
-                raise UsageError(
-                    api,
-                    "maskHigh/maskLow",
-                    (mask_high, mask_low),
-                    f"bits 0..{L - 1} only for {d.name}",
-                    profile,
-                )
+                # L <= 64 here: maskHigh holds no lane; else the excess bits are in maskLow
+                name, v = ("maskHigh", mask_high) if mask_high else ("maskLow", mask_low)
+                raise UsageError(api, name, v, f"bits 0..{L - 1} only for {d.name}", profile)
             if value == 0 and profile.zero_mask == "error":
-                raise UsageError(api, "mask", 0, "a non-zero mask", profile, "behavior.zero_mask = error")
+                # "不同时为0": a rule on the two arguments together
+                raise UsageError(
+                    api, "maskHigh/maskLow", (0, 0), "a non-zero mask", profile, "behavior.zero_mask = error"
+                )
             # (Interpretation) on a 256-bit register the two words fill bits 0..127, the rest 0.
     elif len(args) == 1:
         n = _masks.as_int(api, "len", args[0], profile)

@@ -24,8 +24,9 @@ _INT_OPS = {"Adds": _num.i_add, "Muls": _num.i_mul, "Maxs": _num.i_max, "Mins": 
 
 
 def _check_static(api, dst, src, args, profile, is_set_mask):
-    if not isinstance(dst, LocalTensor) or not isinstance(src, LocalTensor):
-        raise UsageError(api, "dst/src", (dst, src), "LocalTensor operands", profile)
+    for t, name in ((dst, "dst"), (src, "src")):
+        if not isinstance(t, LocalTensor):
+            raise UsageError(api, name, t, "a LocalTensor", profile)
     if not isinstance(is_set_mask, bool):
         raise UsageError(api, "isSetMask", is_set_mask, "True or False", profile)
     if len(args) == 1:

@@ -151,7 +151,7 @@ class GatherFamily(_Common):
         rep = dataclasses.replace
         prm = list(case.params)
         prm[1] = p.max_repeat_times + 1
-        opts = [(rep(case, params=tuple(prm)), "repeatTimes")]
+        opts = [(rep(case, params=tuple(prm)), "gatherMaskParams.repeatTimes")]
         if case.counter:
             opts.append((rep(case, mask=0), "mask"))
         if not case.user:

@@ -50,7 +50,7 @@ class UnaryScalarFamily(Family):
             if case.form == "bitwise" and case.mask_mode == 0 and L <= 64:
                 m = list(case.mask)
                 m[1] = 1
-                opts.append((rep(case, mask=tuple(m)), "mask"))
+                opts.append((rep(case, mask=tuple(m)), "mask[1]"))
         bad = [d for d in _ALL_DTYPES if d not in p.api(case.api).all_dtypes()]
         if bad:
             opts.append((rep(case, dtype=bad[int(rng.integers(len(bad)))], form="count", count=16), "T"))
