@@ -238,6 +238,10 @@ CASES = [
     ("shl-tensor-src1-dtype", "ShiftLeftTensor", "ascend950", (SH, SHS, t(U16, 4096), 64), {}, "src1.dtype"),
     # -- mask registers: SetVectorMask<T, mode>(maskHigh, maskLow) / (len)
     ("svm-maskHigh-f32", "SetVectorMask", "ascend910b", (F32, 1, 1), {}, "maskHigh"),
+    # once rejected by one implementation only
+    ("svm-counter-on-910", "SetVectorMask", "ascend910", (F32, 0, 64), {"mode": COUNTER}, "mode"),
+    ("adds-isSetMask-int", "Adds", "ascend910b", (D, S, 1.0, 64, 1, URP()), {"isSetMask": 1}, "isSetMask"),
+    ("adds-one-mask-word-half", "Adds", "ascend910b", (H, HS, 1.0, [1], 1, URP()), {}, "mask"),
     ("svm-maskLow-int64", "SetVectorMask", "ascend950", (I64, 0, 2**33), {}, "maskLow"),
     ("svm-counter-maskLow", "SetVectorMask", "ascend910b", (F16, 0, 2**32), {"mode": COUNTER}, "maskLow"),
     ("svm-counter-maskHigh", "SetVectorMask", "ascend910b", (F16, 1, 5), {"mode": COUNTER}, "maskHigh"),

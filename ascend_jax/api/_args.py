@@ -171,9 +171,17 @@ def _parse_bitwise(api, mask, dtype, profile, n_words64):
     size = dtype.itemsize
     if isinstance(mask, (list, tuple)) and all(is_static(w) for w in mask):
         words = [int(w) for w in mask]
-        if not 1 <= len(words) <= n_words64:
+        # SPEC (MODEL.md): the C++ mask[] has vector_mask_bits/64 words (2, or 4 on 950); a shorter
+        # list is accepted down to the words the type's lanes need, as the reference does.
+        lanes = min(profile.repeat_bytes // size, profile.vector_mask_bits)
+        need = min(n_words64, max(1, -(-lanes // 64)))
+        if not need <= len(words) <= n_words64:
             raise UsageError(
-                api, "mask", list(mask), f"1 to {n_words64} uint64 words (low word first)", profile
+                api,
+                "mask",
+                list(mask),
+                f"a list of {need} to {n_words64} uint64 words (low word first)",
+                profile,
             )
         for i, w in enumerate(words):
             if not 0 <= w <= _U64_MAX:
@@ -182,7 +190,6 @@ def _parse_bitwise(api, mask, dtype, profile, n_words64):
         # SPEC: 掩码/通用说明: 32-bit T "maskHigh 必须为0"; 64-bit T maskLow in [0, 2^32-1], maskHigh 0.
         #       Written generally: no bit at or above the lane count; the word named is the one
         #       holding the lowest such bit (the reference names the same word).
-        lanes = min(profile.repeat_bytes // size, profile.vector_mask_bits)
         i = excess_mask_word(words, lanes)
         if i is not None:
             raise UsageError(

@@ -55,6 +55,8 @@ def SetVectorMask(state, dtype, *args, mode=None, profile=None):
         mode = MaskMode.NORMAL if mode is None else MaskMode(mode)
     except ValueError:
         raise UsageError(api, "mode", mode, "MaskMode::NORMAL or MaskMode::COUNTER", p) from None
+    if mode == MaskMode.COUNTER and p.counter_mode == "unsupported":
+        raise UnsupportedError(api, "mode", "COUNTER", "NORMAL", p, "behavior.counter_mode = unsupported")
     L = p.lanes(d)
     if len(args) == 2:
         hi, lo = args

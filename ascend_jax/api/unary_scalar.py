@@ -59,6 +59,8 @@ def plan_unary_call(api, state, dst, src, args, p, isSetMask, max_repeats, int64
     """
     A.check_tensor(api, "dst", dst, p)
     A.check_tensor(api, "src", src, p)
+    if not isinstance(isSetMask, bool):  # a C++ bool template argument (1 is not converted)
+        raise UsageError(api, "isSetMask", isSetMask, "True or False", p)
     A.check_same_dtype(api, p, dst=dst, src=src)
     dt = dst.dtype
     if len(args) == 1:

@@ -111,8 +111,9 @@ def parse_mask(api, mask, dtype, profile):
         n_words = profile.vector_mask_bits // 64
         # SPEC (MODEL.md): "the number of words is vector_mask_bits/64 (2, or 4 on 950)". A C++
         # mask[] shorter than that is read past its end for lanes that do not exist, so the model
-        # accepts as few words as the type's lanes need (2 for 16/32/64-bit T), padded with zeros.
-        need = min(n_words, max(2, -(-L // 64)))
+        # accepts as few words as the type's lanes need (1 for 32/64-bit T, 2 for 16-bit T, 4 for
+        # 8-bit T on 950), padded with zeros.
+        need = min(n_words, max(1, -(-L // 64)))
         if not need <= len(mask) <= n_words:
             raise UsageError(
                 api,
