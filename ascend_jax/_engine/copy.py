@@ -126,7 +126,8 @@ def pad_gm2ub(ub, src_buf, dyn, pad_bytes, *, nb, ub_limit, ub_align, is_pad, si
     fault = fault | _zero_bits(~bad & zero, zero_policy)
     gstep = bl + dyn["src_stride"]  # >= 0 (a negative stride is at least -blockLen)
     g_ok = span_ok(dyn["src"], gstep, bc, bl, src_buf.shape[-1])
-    ustep = (row_blocks + dyn["dst_stride"]) * BLK
+    # a step beyond the UB is out of range anyway: clamp before the product (no int32 wrap)
+    ustep = jnp.minimum(row_blocks + dyn["dst_stride"], ub_limit // BLK + 1) * BLK
     u_ok = span_ok(dyn["dst"], ustep, bc, row_bytes, ub_limit)
     fault = fault | _bit(live & ~g_ok, OUT_OF_GM) | _bit(live & ~u_ok, Fault.OUT_OF_UB)
     fault = fault | _bit(live & (dyn["dst"] % ub_align != 0), Fault.MISALIGNED)
@@ -171,7 +172,7 @@ def pad_ub2gm(ub, dst_buf, dyn, *, nb, ub_limit, ub_align, zero_policy):
     fault = _bit(bad, Fault.BAD_PARAM) | _bit(~bad & over, Fault.BUCKET_OVERFLOW)
     fault = fault | _zero_bits(~bad & zero, zero_policy)
     ceil_bl = (bl + BLK - 1) // BLK * BLK
-    ustep = ceil_bl + dyn["src_stride"] * BLK
+    ustep = ceil_bl + jnp.minimum(dyn["src_stride"], ub_limit // BLK + 1) * BLK
     u_ok = span_ok(dyn["src"], ustep, bc, bl, ub_limit)  # the bytes read
     gstep = bl + dyn["dst_stride"]
     g_ok = span_ok(dyn["dst"], gstep, bc, bl, dst_buf.shape[-1])

@@ -82,15 +82,21 @@ def _field(api, name, value, lo, hi, p, bad):
     """Static: range-checked int; traced: int32 clamped into range, ``bad`` ORed."""
     if A.is_static(value):
         return A.static_int(api, name, value, lo, hi, p), bad
+    # The range check is exact for the traced dtype; a valid value above 2**30 is then carried as
+    # 2**30: only strides/gaps get that large, and a step of 2**30 bytes or blocks already puts a
+    # second row outside any UB or GM buffer (the span checks see it as out of range).
     v = jnp.asarray(value)
     if v.dtype == jnp.uint32:
-        big = v > np.uint32(2**30)
-        v = jnp.where(big, 2**30, v.astype(I32))
-        if hi >= 2**30:
-            bad = bad | (big & (hi < 2**32 - 1))
+        if lo > 0:
+            bad = bad | (v < np.uint32(lo))
+        if hi < 2**32 - 1:
+            bad = bad | (v > np.uint32(max(hi, 0)))
+        v = jnp.minimum(v, np.uint32(2**30)).astype(I32)
     else:
         v = v.astype(I32)
-    bad = bad | (v < lo) | (v > min(hi, 2**30))
+        bad = bad | (v < lo)
+        if hi < 2**31 - 1:
+            bad = bad | (v > hi)
     return jnp.clip(v, lo, min(hi, 2**30)), bad
 
 
