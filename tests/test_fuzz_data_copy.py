@@ -21,7 +21,7 @@ from ascend_jax.fuzz.export import export_capsule
 from ascend_jax.fuzz.families import NOT_FUZZED, family_of, family_of_api
 from ascend_jax.fuzz.generate import make_plan
 from ascend_jax.fuzz.shrink import evaluate
-from ascend_jax.profile import load_profile
+from ascend_jax.profile import available_profiles, load_profile
 from ascend_jax.tensor import LocalTensor
 from ascend_jax.testing import copy_cases as CC
 
@@ -29,16 +29,7 @@ P = load_profile("ascend910b")
 APIS = ["DataCopy", "DataCopyPad"]
 BATCH = 32  # one batch size for every campaign here: the compiled programs are shared
 FAM = family_of("data_copy")
-OTHER_PROFILES = [
-    "ascend910_93",
-    "ascend910",
-    "ascend310p",
-    "ascend310p_vec",
-    "ascend310b",
-    "ascend950",
-    "kirinx90",
-    "kirin9030",
-]
+OTHER_PROFILES = [n for n in available_profiles() if n != "ascend910b"]
 ALL_FORMS = {
     "gm2ub/count",
     "gm2ub/params",

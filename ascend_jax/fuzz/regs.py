@@ -54,6 +54,16 @@ class Registers:
     ctrl: tuple  # 2 uint32 words
     rsvd_cnt: int
 
+    def case_fields(self):
+        """The register fields of a case dataclass (``rsvd_init`` holds the GatherMask count)."""
+        return dict(
+            vmask=self.vmask,
+            mask_mode=self.mask_mode,
+            cmpmask=self.cmpmask,
+            ctrl=self.ctrl,
+            rsvd_init=self.rsvd_cnt,
+        )
+
 
 def draw(rng, p, L, counter_ok=True, counter_share=0.2):
     """Random registers for one case on profile ``p`` (``L`` lanes per repeat of the case's T).

@@ -70,15 +70,7 @@ class RegisterFamily(Family):
     def generate(self, rng, p, unit, fault_rate):
         api, dt = unit
         regs = draw_registers(rng, p, 128)
-        base = dict(
-            api=api,
-            dtype=dt,
-            vmask=regs.vmask,
-            mask_mode=regs.mask_mode,
-            cmpmask=regs.cmpmask,
-            ctrl=regs.ctrl,
-            rsvd_init=regs.rsvd_cnt,
-        )
+        base = dict(api=api, dtype=dt, **regs.case_fields())
         if api == "SetVectorMask":
             d = _dt.as_dtype(dt)
             mode = int(rng.integers(2)) if p.api("SetMaskCount").supported else 0
