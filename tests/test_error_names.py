@@ -239,6 +239,17 @@ CASES = [
     # -- mask registers: SetVectorMask<T, mode>(maskHigh, maskLow) / (len)
     ("svm-maskHigh-f32", "SetVectorMask", "ascend910b", (F32, 1, 1), {}, "maskHigh"),
     # once rejected by one implementation only
+    ("setctrlspr-bool-startBit", "SetCtrlSpr", "ascend910b", (True, 48, 1), {}, "startBit"),
+    ("getctrlspr-bool-endBit", "GetCtrlSpr", "ascend910b", (48, True), {}, "endBit"),
+    ("adds-float-mask-word", "Adds", "ascend910b", (D, S, 1.0, [1.0, 0], 1, URP()), {}, "mask[0]"),
+    (
+        "compares-ignored-mask-no-set",
+        "Compares",
+        "ascend910b",
+        (B8, D, 1.0, LT, 64, 1, URP()),
+        {"isSetMask": False},
+        "mask",
+    ),
     ("svm-counter-on-910", "SetVectorMask", "ascend910", (F32, 0, 64), {"mode": COUNTER}, "mode"),
     ("adds-isSetMask-int", "Adds", "ascend910b", (D, S, 1.0, 64, 1, URP()), {"isSetMask": 1}, "isSetMask"),
     ("adds-one-mask-word-half", "Adds", "ascend910b", (H, HS, 1.0, [1], 1, URP()), {}, "mask"),

@@ -170,6 +170,9 @@ def word_allowed(i, lanes):
 def _parse_bitwise(api, mask, dtype, profile, n_words64):
     size = dtype.itemsize
     if isinstance(mask, (list, tuple)) and all(is_static(w) for w in mask):
+        for i, w in enumerate(mask):  # uint64_t words: no floats or bools (as the reference)
+            if isinstance(w, bool) or not isinstance(w, (int, np.integer)):
+                raise UsageError(api, f"mask[{i}]", w, "[0, 2**64-1]", profile)
         words = [int(w) for w in mask]
         # SPEC (MODEL.md): the C++ mask[] has vector_mask_bits/64 words (2, or 4 on 950); a shorter
         # list is accepted down to the words the type's lanes need, as the reference does.

@@ -140,6 +140,8 @@ def _check_ignored_mask(api, mask, p, is_set_mask):
         if is_set_mask:
             raise UsageError(api, "mask", mask, "an int (continuous) or a list of uint64 words (bitwise)", p)
         return
+    if not is_set_mask:  # the isSetMask=false prototype takes MASK_PLACEHOLDER (as the reference)
+        raise UsageError(api, "mask", mask, "MASK_PLACEHOLDER when isSetMask=false", p)
     if isinstance(mask, (list, tuple)):
         if not 1 <= len(mask) <= n_words:
             raise UsageError(api, "mask", list(mask), f"1 to {n_words} uint64 words (low word first)", p)

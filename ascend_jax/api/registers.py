@@ -132,7 +132,7 @@ def _check_bits(api, p, startBit, endBit, restrict=True):
     # SPEC: "startBit和endBit的取值范围为[0, 63]。startBit小于等于endBit" (GetCtrlSpr(ISASI).md);
     #       each template argument is named on its own, startBit first.
     for name, v in (("startBit", startBit), ("endBit", endBit)):
-        if not isinstance(v, int):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
             raise UsageError(api, name, v, "a compile-time int", p)
     for name, v in (("startBit", startBit), ("endBit", endBit)):
         if not 0 <= v <= 63:
