@@ -170,15 +170,11 @@ def word_allowed(i, lanes):
 def _parse_bitwise(api, mask, dtype, profile, n_words64):
     size = dtype.itemsize
     if isinstance(mask, (list, tuple)) and all(is_static(w) for w in mask):
-        for i, w in enumerate(mask):  # uint64_t words: no floats or bools (as the reference)
-            if isinstance(w, bool) or not isinstance(w, (int, np.integer)):
-                raise UsageError(api, f"mask[{i}]", w, "[0, 2**64-1]", profile)
-        words = [int(w) for w in mask]
         # SPEC (MODEL.md): the C++ mask[] has vector_mask_bits/64 words (2, or 4 on 950); a shorter
         # list is accepted down to the words the type's lanes need, as the reference does.
         lanes = min(profile.repeat_bytes // size, profile.vector_mask_bits)
         need = min(n_words64, max(1, -(-lanes // 64)))
-        if not need <= len(words) <= n_words64:
+        if not need <= len(mask) <= n_words64:
             raise UsageError(
                 api,
                 "mask",
@@ -186,10 +182,10 @@ def _parse_bitwise(api, mask, dtype, profile, n_words64):
                 f"a list of {need} to {n_words64} uint64 words (low word first)",
                 profile,
             )
-        for i, w in enumerate(words):
-            if not 0 <= w <= _U64_MAX:
+        for i, w in enumerate(mask):  # uint64_t words: no floats or bools (as the reference)
+            if isinstance(w, bool) or not isinstance(w, (int, np.integer)) or not 0 <= int(w) <= _U64_MAX:
                 raise UsageError(api, f"mask[{i}]", w, "[0, 2**64-1]", profile)
-        words = words + [0] * (n_words64 - len(words))
+        words = [int(w) for w in mask] + [0] * (n_words64 - len(mask))
         # SPEC: 掩码/通用说明: 32-bit T "maskHigh 必须为0"; 64-bit T maskLow in [0, 2^32-1], maskHigh 0.
         #       Written generally: no bit at or above the lane count; the word named is the one
         #       holding the lowest such bit (the reference names the same word).
