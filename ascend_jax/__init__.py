@@ -3,8 +3,9 @@
 Public surface only; see README.md for a tour and docs/MODEL.md for the execution model.
 """
 
-from . import display, fuzz, viz  # viz imports matplotlib only when a figure is drawn)
+from . import byok, display, fuzz, viz  # viz imports matplotlib only when a figure is drawn)
 from . import dtypes as _dtypes
+from .alloc import LocalMemAllocator
 from .api import (
     CMPMODE,
     DEFAULT_BINARY_CONFIG,
@@ -42,6 +43,7 @@ from .api import (
     ShiftRightTensor,
 )
 from .api.registers import MaskMode, SaturationMode
+from .byok import GmArg, gm_kernel
 from .dtypes import (
     DType,
     as_dtype,

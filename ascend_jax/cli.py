@@ -1,6 +1,7 @@
 """``ascend-jax`` command line: ``apis``, ``profiles`` (human tables or ``--json``), ``fuzz`` (the
 differential-testing engine), ``demo`` (its default campaign), ``replay`` (a repro capsule),
-``export`` (a capsule as .bin files for an NPU run) and ``diff`` (an NPU output against the model).
+``export`` (a capsule as .bin files for an NPU run), ``diff`` (an NPU output against the model) and
+``run`` (a whole kernel on .bin inputs in the vendor samples' layout).
 
 The fuzzing commands keep compiled XLA programs in a persistent cache: ``$ASCEND_JAX_XLA_CACHE``,
 default ``~/.cache/ascend_jax/xla`` (``$XDG_CACHE_HOME`` respected); set it to ``off`` to disable."""
@@ -289,6 +290,9 @@ def main(argv=None):
     g.add_argument("dir")
     g.add_argument("--output", default=None, help="the output .bin to check (default: the golden itself)")
     g.set_defaults(fn=cmd_diff)
+    from .byok import add_parser as _add_run_parser
+
+    _add_run_parser(sub)  # run: a kernel on the vendor samples' .bin layout (ascend_jax/byok.py)
     args = ap.parse_args(argv)
     return args.fn(args)
 

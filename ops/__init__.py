@@ -22,6 +22,7 @@ from . import (
     relu,
     select_sample,
     shift_right_sample,
+    vendor_select,
 )
 
 OPS = {
@@ -34,6 +35,8 @@ OPS = {
     "relu": relu,
     "clamp": clamp,
     "compact_above_threshold": compact_above_threshold,
+    # vendor samples (vendor-samples/<name>/), runnable by `ascend-jax run` (GM arguments declared)
+    "vendor_select": vendor_select,
 }
 
 
