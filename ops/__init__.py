@@ -22,6 +22,9 @@ from . import (
     relu,
     select_sample,
     shift_right_sample,
+    vendor_compare,
+    vendor_element_wise_logic,
+    vendor_gather,
     vendor_select,
 )
 
@@ -37,6 +40,9 @@ OPS = {
     "compact_above_threshold": compact_above_threshold,
     # vendor samples (vendor-samples/<name>/), runnable by `ascend-jax run` (GM arguments declared)
     "vendor_select": vendor_select,
+    "vendor_compare": vendor_compare,
+    "vendor_gather": vendor_gather,
+    "vendor_element_wise_logic": vendor_element_wise_logic,
 }
 
 

@@ -1,0 +1,105 @@
+"""vendor_compare: the vendor sample ``compare`` (``compare_custom``), ported line by line.
+
+C++ shape (vendor-samples/compare/compare.asc): GlobalTensors x, y (float) and z (uint8); a TPipe
+with TQue inQueueSrc0 / inQueueSrc1 (VECIN) and outQueueDst (VECOUT); DataCopy GM -> UB, EnQue /
+DeQue; one compare call with ``CMPMODE::LT``; DataCopy of the 32 result bytes UB -> GM. Sync calls
+(SetFlag/WaitFlag/PipeBarrier, FetchEventID) are no-ops here: the model executes in program order.
+
+Scenarios (``SCENARIO_NUM``, the sample's README):
+
+| n | call | x / y | status |
+|---|---|---|---|
+| 1 | ``Compare(dst, src0, src1, LT, 256)`` | [256] / [256] | ported (910B) |
+| 2 | ``Duplicate`` dst, ``Compare(src0, src1, LT, 64, repeatParams)`` to CMPMASK, ``GetCmpMask(dst)`` | [64] / [64] | pending: Duplicate |
+| 3 | ``Compares(dst, src0, src1Local.GetValue(0), LT, 256)`` | [256] / [16] | ported (910B) |
+| 4 | ``Compares(dst, src0, src1Local[0], LT, 256)`` (flexible scalar position) | [256] / [16] | pending: Compares with a LocalTensor-element scalar (950) |
+
+Golden notes: the vendor golden is ``x < y`` packed LSB first, exact for every float input, so
+scenarios 1 and 3 match it bit for bit. Scenario 2 (pending) would also hit a documented limit:
+GetCmpMask's dst must hold at least 128 bytes, the sample's dst queue buffer holds 32 (the model
+raises ``UsageError`` there); the vendor verify script compares only the first 8 bytes.
+"""
+
+import ascend_jax as aj
+
+SAMPLE = "compare"
+SCENARIOS = {
+    1: "Compare, tensor vs tensor, CMPMODE::LT",
+    2: "Compare into CMPMASK, GetCmpMask",
+    3: "Compares, tensor vs scalar (src1Local.GetValue(0))",
+    4: "Compares with a flexible scalar position (src1Local[0]); Ascend 950 only",
+}
+DEFAULT_SCENARIO = 1
+PROFILES = {1: "ascend910b", 2: "ascend910b", 3: "ascend910b", 4: "ascend950"}
+PENDING = {
+    2: "Duplicate (elementwise family)",
+    4: "Compares with a LocalTensor-element scalar (Compares（灵活标量位置）)",
+}
+OUTPUT_SIZE = 32
+
+
+def _sizes(n):
+    input_size = 64 if n == 2 else 256
+    input_y_size = {1: 256, 2: 64}.get(n, 16)
+    return input_size, input_y_size
+
+
+def compare_custom(k, x, y, z, *, scenario, input_size, input_y_size):
+    T = aj.float32
+    pipe = aj.TPipe(k)
+    inQueueSrc0 = aj.TQue(aj.TPosition.VECIN, 1)
+    inQueueSrc1 = aj.TQue(aj.TPosition.VECIN, 1)
+    outQueueDst = aj.TQue(aj.TPosition.VECOUT, 1)
+    cmpMode = aj.CMPMODE.LT
+    src0Global, src1Global, dstGlobal = x, y, z
+    pipe.InitBuffer(inQueueSrc0, 1, input_size * T.itemsize)
+    pipe.InitBuffer(inQueueSrc1, 1, input_y_size * T.itemsize)
+    pipe.InitBuffer(outQueueDst, 1, OUTPUT_SIZE * aj.uint8.itemsize)
+
+    src0LocalIn = inQueueSrc0.AllocTensor(T)
+    src1LocalIn = inQueueSrc1.AllocTensor(T)
+    k.DataCopy(src0LocalIn, src0Global, input_size)
+    k.DataCopy(src1LocalIn, src1Global, input_y_size)
+    inQueueSrc0.EnQue(src0LocalIn)
+    inQueueSrc1.EnQue(src1LocalIn)
+
+    src0Local = inQueueSrc0.DeQue(T)
+    src1Local = inQueueSrc1.DeQue(T)
+    dstLocal = outQueueDst.AllocTensor(aj.uint8)
+
+    if scenario == 1:
+        k.Compare(dstLocal, src0Local, src1Local, cmpMode, input_size)
+    elif scenario == 3:
+        src1Scalar = k.GetValue(src1Local, 0)
+        k.Compares(dstLocal, src0Local, src1Scalar, cmpMode, input_size)
+
+    outQueueDst.EnQue(dstLocal)
+    inQueueSrc0.FreeTensor(src0Local)
+    inQueueSrc1.FreeTensor(src1Local)
+
+    dstLocalOut = outQueueDst.DeQue(aj.uint8)
+    k.DataCopy(dstGlobal, dstLocalOut, OUTPUT_SIZE)
+    outQueueDst.FreeTensor(dstLocalOut)
+
+
+def scenario(n=DEFAULT_SCENARIO):
+    """The kernel of scenario ``n`` with its GM arguments declared (``ascend-jax run vendor_compare``)."""
+    if n not in SCENARIOS:
+        raise ValueError(f"vendor_compare: scenario {n}; allowed: {sorted(SCENARIOS)}")
+    if n in PENDING:
+        raise aj.NotModelledError(f"vendor_compare scenario {n} ({SCENARIOS[n]}) needs {PENDING[n]}")
+    input_size, input_y_size = _sizes(n)
+
+    def kernel(k, x, y, z):
+        compare_custom(k, x, y, z, scenario=n, input_size=input_size, input_y_size=input_y_size)
+
+    kernel.__name__ = f"compare_custom_scenario{n}"
+    return aj.byok.declare(
+        kernel,
+        (
+            aj.GmArg("x", aj.float32, input_size, "in", file="input_x.bin"),
+            aj.GmArg("y", aj.float32, input_y_size, "in", file="input_y.bin"),
+            aj.GmArg("z", aj.uint8, OUTPUT_SIZE, "out", file="output.bin"),
+        ),
+        profile=PROFILES[n],
+    )
