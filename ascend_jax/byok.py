@@ -172,12 +172,14 @@ def _load_file(path, attr):
 
 
 def runnable_ops():
-    """Op names in ``ops.OPS`` that declare GM arguments (a ``scenario`` factory)."""
+    """Op names (``ops.VENDOR_OPS`` and ``ops.OPS``) whose module declares GM arguments (a
+    ``scenario`` factory)."""
     try:
         ops = importlib.import_module("ops")
     except ImportError:
         return {}
-    return {n: m for n, m in ops.OPS.items() if hasattr(m, "scenario")}
+    mods = {**getattr(ops, "OPS", {}), **getattr(ops, "VENDOR_OPS", {})}
+    return {n: m for n, m in mods.items() if hasattr(m, "scenario")}
 
 
 def load_kernel(target, scenario=None):

@@ -4,7 +4,9 @@ Each op is a module with the C++ sample's kernel class ported line by line (Init
 Compute / CopyOut over TPipe, TQue, TBuf and DataCopy), a ``kernel(**config)`` that binds the
 compile-time configuration (give it to ``aj.jit_kernel`` or ``aj.run_kernel``), ``requirements``
 (the APIs, dtypes and modes it needs), ``gen_data`` (random inputs with special values) and a NumPy
-``golden`` written from the doc semantics. See ops/README.md for the table.
+``golden`` written from the doc semantics. See ops/README.md for the table. ``VENDOR_OPS``: the
+vendor samples, each a ``scenario(n)`` returning a kernel with declared GM arguments (``aj.GmArg``)
+that ``ascend-jax run`` executes on the vendor's .bin files.
 
     import ascend_jax as aj
     from ops import select_sample
@@ -38,7 +40,11 @@ OPS = {
     "relu": relu,
     "clamp": clamp,
     "compact_above_threshold": compact_above_threshold,
-    # vendor samples (vendor-samples/<name>/), runnable by `ascend-jax run` (GM arguments declared)
+}
+
+# The vendor samples (../shared/spec/vendor-samples/<name>/), one kernel per SCENARIO_NUM with its GM
+# arguments declared: `ascend-jax run vendor_select --scenario 2` (ops/README.md, "Vendor samples").
+VENDOR_OPS = {
     "vendor_select": vendor_select,
     "vendor_compare": vendor_compare,
     "vendor_gather": vendor_gather,
