@@ -26,6 +26,8 @@ SCENARIOS = {
 }
 DEFAULT_SCENARIO = 4
 PROFILES = {1: "ascend910b", 2: "ascend950", 3: "ascend950", 4: "ascend910b"}
+# the products the sample's README lists (A2, A3, 950); a scenario for one product runs only there
+PRODUCTS = ("ascend910b", "ascend910_93", "ascend950")
 PENDING = {1: "And (elementwise logic family)", 2: "Ors (elementwise logic family)"}
 COUNT = 512
 SHIFT_BITS = 2

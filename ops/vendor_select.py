@@ -31,6 +31,8 @@ SCENARIOS = {
 }
 DEFAULT_SCENARIO = 1
 PROFILES = {1: "ascend910b", 2: "ascend910b", 3: "ascend910b", 4: "ascend950"}
+# the products the sample's README lists (A2, A3, 950); a scenario for one product runs only there
+PRODUCTS = ("ascend910b", "ascend910_93", "ascend950")
 PENDING = {}  # scenario -> the unmodelled API it needs
 
 INPUT_SIZE = 256

@@ -103,6 +103,38 @@ def test_vendor_golden(shared_dir, tmp_path, capsys, op, n, flag, dtype, part):
         assert len({x.tobytes() for x in inputs}) == len(SEEDS)
 
 
+def _other_products():
+    """(op, scenario, ..., profile) for every product the sample's README lists besides the
+    scenario's default one; 950-only scenarios (default profile ascend950) run only there."""
+    import ops
+
+    out = []
+    for row in PORTED:
+        mod = ops.VENDOR_OPS[row[0]]
+        if mod.PROFILES[row[1]] == "ascend950":
+            continue
+        out += [row + (p,) for p in mod.PRODUCTS if p != mod.PROFILES[row[1]]]
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "op,n,flag,dtype,part,profile",
+    _other_products(),
+    ids=[f"{p[0]}-s{p[1]}-{p[5]}" for p in _other_products()],
+)
+def test_vendor_golden_other_products(shared_dir, tmp_path, capsys, op, n, flag, dtype, part, profile):
+    dirs = gen_cases(_sample_of(op), flag, n, tmp_path)
+    args = ["run", op, "--scenario", str(n), "--cases", str(tmp_path), "--profile", profile]
+    assert cli.main(args) == 0, capsys.readouterr().err
+    bits = np.dtype(f"u{np.dtype(dtype).itemsize}")
+    for d in dirs:
+        out = np.fromfile(d / "output" / "output.bin", dtype)
+        gold = np.fromfile(d / "output" / "golden.bin", dtype)
+        assert verify(out[part], gold[part])
+        np.testing.assert_array_equal(out[part].view(bits), gold[part].view(bits), err_msg=f"{d.name}")
+
+
 def test_gather_scenario1_tail_keeps_src0(shared_dir, tmp_path, capsys):
     """vendor_gather scenario 1 writes 128 kept elements in place over src0; elements 128..255 of
     the copied-out tensor are src0's own (the vendor golden has zeros there, unchecked by its
