@@ -21,7 +21,10 @@ product the kernel targets, or None). ``gm_arrays(fn, inputs, batch)`` builds th
 arrays ``aj.jit_kernel(fn)`` takes from a ``{name: array}`` dict, so Python code can use the same
 declaration without files.
 
-A target that is not declared itself is a *factory*: ``factory(scenario)`` (or ``factory()``)
+A kernel file may instead declare at module level, for every kernel function in it:
+``GM_ARGS = (aj.GmArg(...), ...)`` and optionally ``PROFILE = "ascend950"``.
+
+A target that is not declared either way is a *factory*: ``factory(scenario)`` (or ``factory()``)
 returns the declared kernel; the vendor ports in ``ops/`` expose ``scenario(n)`` this way.
 """
 
@@ -168,7 +171,12 @@ def _load_file(path, attr):
     if not hasattr(module, attr):
         public = sorted(n for n, v in vars(module).items() if callable(v) and not n.startswith("_"))
         raise RunInputError(f"{path} has no function {attr!r}; it defines: {', '.join(public) or 'nothing'}")
-    return getattr(module, attr), path.name + ":" + attr
+    obj = getattr(module, attr)
+    gm = getattr(module, "GM_ARGS", None)
+    if gm is not None and callable(obj) and not hasattr(obj, "gm_args"):
+        # module-level declaration: GM_ARGS = (aj.GmArg(...), ...) [and PROFILE = "..."]
+        obj = declare(obj, gm, profile=getattr(module, "PROFILE", None))
+    return obj, path.name + ":" + attr
 
 
 def runnable_ops():

@@ -100,6 +100,34 @@ def test_user_file_outside_the_repo_subprocess(tmp_path, user_file):
     np.testing.assert_array_equal(out.view(np.uint16), expected(x).view(np.uint16))
 
 
+def test_module_level_gm_args(tmp_path, capsys):
+    """GM_ARGS / PROFILE at module level declare every kernel function of the file."""
+    f = tmp_path / "mod_decl.py"
+    f.write_text(
+        textwrap.dedent(
+            """
+            import ascend_jax as aj
+
+            GM_ARGS = (aj.GmArg("a", aj.uint16, 128, "in"), aj.GmArg("b", aj.uint16, 128, "out"))
+            PROFILE = "ascend950"
+
+
+            def shr(k, a, b):
+                t = k.alloc(aj.uint16, 128)
+                k.DataCopy(t, a, 128)
+                k.ShiftRight(t, t, 3, 128)
+                k.DataCopy(b, t, 128)
+            """
+        )
+    )
+    inp = tmp_path / "in"
+    inp.mkdir()
+    a = np.random.default_rng(5).integers(0, 2**16, 128).astype(np.uint16)
+    a.tofile(inp / "a.bin")
+    assert cli.main(["run", f"{f}:shr", "--input", str(inp), "--output", str(tmp_path / "out")]) == 0
+    np.testing.assert_array_equal(np.fromfile(tmp_path / "out" / "b.bin", np.uint16), a >> 3)
+
+
 def test_cases_batched_and_diff(tmp_path, user_file, capsys):
     cases = tmp_path / "cases"
     xs = [_inputs(cases / f"c{i}" / "input", i) for i in range(3)]
