@@ -86,3 +86,10 @@ __all__ += ["GatherMask", "GetGatherMaskRemainCount"]
 from .data_copy import DataCopy, DataCopyPad  # noqa: E402
 
 __all__ += ["DataCopy", "DataCopyPad"]
+
+# Element-wise family (issue 15): tensor-tensor binary and unary APIs
+from .binary import Add, And, Div, Max, Min, Mul, Or, Sub  # noqa: E402
+from .unary import Abs, Exp, Ln, Neg, Not, Reciprocal, Relu, Rsqrt, Sqrt  # noqa: E402
+
+__all__ += ["Add", "Sub", "Mul", "Div", "Max", "Min", "And", "Or"]
+__all__ += ["Abs", "Relu", "Neg", "Not", "Exp", "Ln", "Sqrt", "Rsqrt", "Reciprocal"]
