@@ -71,6 +71,16 @@ KNOWN_APIS = (
     "Sqrt",
     "Rsqrt",
     "Reciprocal",
+    # element-wise tensor-scalar APIs (issue 15); *Flexible = the 灵活标量位置 pages of Adds/Muls/Maxs/Mins
+    "LeakyRelu",
+    "Subs",
+    "Divs",
+    "Ands",
+    "Ors",
+    "AddsFlexible",
+    "MulsFlexible",
+    "MaxsFlexible",
+    "MinsFlexible",
 )
 
 # Allowed keys: name -> (type or tuple of allowed values, required?)

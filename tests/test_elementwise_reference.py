@@ -15,6 +15,7 @@ from ascend_jax import dtypes as D
 from ascend_jax.errors import Fault, UnsupportedError, UsageError
 from ascend_jax.params import BinaryRepeatParams, UnaryRepeatParams
 from ascend_jax.profile import available_profiles, load_profile
+from ascend_jax.reference import binary_scalar as BS
 from ascend_jax.reference import elem as E
 from ascend_jax.reference import numerics as RN
 
@@ -28,7 +29,7 @@ A0, A1, AD = 0, 2048, 4096  # src0 / src, src1, dst byte addresses
 
 def _forms(api, ex):
     lanes = 128  # every example is 16-bit: 128 lanes per repeat, 512 elements = 4 repeats
-    params = BinaryRepeatParams() if api in BINARY else UnaryRepeatParams()
+    params = BinaryRepeatParams() if api in BINARY and "config" not in ex else UnaryRepeatParams()
     forms = {
         "count": (N,),
         "continuous": (lanes, N // lanes, params),
@@ -51,12 +52,15 @@ def _inputs(spec, d):
 def _run(api, ex, prof, form_args):
     d = D.as_dtype(ex["dtype"])
     st = R.reset_state(prof)
-    names = ("src0", "src1") if api in BINARY else ("src",)
+    names = ("src0", "src1") if api in BINARY or "config" in ex else ("src",)
     tensors = []
     for name, addr in zip(names, (A0, A1), strict=False):
         st = R.ub_write(st, addr, d, _inputs(ex["inputs"][name], d))
         tensors.append(T(d, addr, N))
-    out = getattr(R, api)(st, T(d, AD, N), *tensors, *form_args, profile=prof)
+    kw = {"config": ex["config"]} if "config" in ex else {}  # BinaryConfig.scalarTensorIndex
+    if "scalar_value" in ex:
+        tensors.append(ex["scalar_value"])
+    out = getattr(R, api)(st, T(d, AD, N), *tensors, *form_args, profile=prof, **kw)
     assert out.fault == 0
     return R.ub_read(out, AD, d, N)
 
@@ -86,12 +90,20 @@ def test_doc_result_examples(ex):
         worst = 0.0
         for form, args in _forms(api, ex).items():
             out = _run(api, ex, prof, args)
+            if "doc_error" in ex:  # the page's printed values are wrong (see the note): they must differ
+                want = np.array([float(v) for v in ex["printed"].values()]).astype(d.np_dtype)
+                got = out[[int(i) for i in ex["printed"]]]
+                assert got.tobytes() != want.tobytes(), (prof, api, form, ex["doc_error"])
+                continue
             for i, printed in ex["printed"].items():
                 got = out[int(i)]
                 where = (prof, api, form, i, got, printed)
                 if ex["check"] == "exact":
                     want = np.array([float(printed)]).astype(d.np_dtype)[0]
                     assert got.tobytes() == want.tobytes(), where
+                elif ex["check"] == "decimals":
+                    k = len(printed.split(".")[1]) if "." in printed else 0
+                    assert round(float(got), k) == float(printed), where
                 elif ex["check"] == "digits":
                     k = _sig_digits(printed)
                     assert float(f"{float(got):.{k}g}") == float(printed), where
@@ -320,3 +332,51 @@ def test_numerics_choice_is_a_profile_key():
         for api in E.CHOSEN_NUMERICS:
             if p.api(api).supported:
                 assert p.api(api).get("numerics") == "correctly_rounded", (name, api)
+
+
+# -- tensor-scalar APIs (flexible scalar position, LeakyRelu) -----------------------------------
+
+
+def test_flexible_scalar_positions_and_faults():
+    d = D.int16
+    p = "ascend950"
+    st = _state(p, d, np.arange(1, 129), np.full(128, 5))
+    dst, s0, s1 = T(d, AD, 128), T(d, A0, 128), T(d, A1, 128)
+    # a number in either position
+    out = R.Subs(st, dst, 10, s0, 128, profile=p)
+    assert list(R.ub_read(out, AD, d, 3)) == [9, 8, 7]
+    out = R.Subs(st, dst, s0, 10, 128, profile=p)
+    assert list(R.ub_read(out, AD, d, 3)) == [-9, -8, -7]
+    # two tensors: config.scalarTensorIndex picks the element (default 1 = right)
+    out = R.Subs(st, dst, s0, s1, 128, profile=p)
+    assert list(R.ub_read(out, AD, d, 3)) == [-4, -3, -2]
+    # the element scalar may sit anywhere (no alignment rule), read before the call writes
+    out = R.Subs(st, dst, s0, T(d, A0 + 2, 1), 128, profile=p)
+    assert list(R.ub_read(out, AD, d, 3)) == [-1, 0, 1] and out.fault == 0
+    # ... but not inside an active dst block, nor past UB
+    out = R.Subs(st, dst, s0, T(d, AD + 6, 1), 128, profile=p)
+    assert out.fault & Fault.PARTIAL_OVERLAP and (out.ub == st.ub).all()
+    out = R.Subs(st, dst, s0, T(d, st.ub.size - 1, 1), 128, profile=p)
+    assert out.fault & Fault.OUT_OF_UB
+    with pytest.raises(UsageError, match="src0/src1"):
+        R.Subs(st, dst, 1, 2, 128, profile=p)
+    with pytest.raises(UsageError, match=r"config\.scalarTensorIndex"):
+        R.Subs(st, dst, s0, s1, 128, profile=p, config=2)
+    with pytest.raises(UsageError, match=r"src1\.dtype"):
+        R.Subs(st, dst, s0, T(D.half, A1, 1), 128, profile=p)
+    with pytest.raises(UnsupportedError, match="Subs"):
+        R.Subs(R.reset_state("ascend910b"), dst, s0, 3, 128, profile="ascend910b")
+    with pytest.raises(UnsupportedError, match="count"):  # int64 Ands: count prototype only
+        R.Ands(st, T(D.int64, AD, 32), T(D.int64, A0, 32), 3, 32, 1, UnaryRepeatParams(), profile=p)
+
+
+def test_leaky_relu_lanes():
+    p = load_profile("ascend910b")
+    f = BS.leaky_relu_lane(D.half, p, 1 << 48, _h(0.5))
+    assert f(0x8000) == 0x8000  # -0 >= 0: passes through
+    assert f(_h(-3.0)) == _h(-1.5) and f(_h(3.0)) == _h(3.0) and f(0xFC00) == 0xFC00
+    assert f(0x7C01) == 0x7E00  # NaN: canonical
+    with pytest.raises(UnsupportedError):
+        R.LeakyRelu(
+            R.reset_state("ascend910"), T(D.half, AD, 128), T(D.half, A0, 128), 0.1, 128, profile="ascend910"
+        )

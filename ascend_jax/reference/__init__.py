@@ -93,3 +93,26 @@ from .unary import Abs, Exp, Ln, Neg, Not, Reciprocal, Relu, Rsqrt, Sqrt  # noqa
 
 __all__ += ["Add", "Sub", "Mul", "Div", "Max", "Min", "And", "Or"]
 __all__ += ["Abs", "Relu", "Neg", "Not", "Exp", "Ln", "Sqrt", "Rsqrt", "Reciprocal"]
+from .binary_scalar import (  # noqa: E402
+    AddsFlexible,
+    Ands,
+    Divs,
+    LeakyRelu,
+    MaxsFlexible,
+    MinsFlexible,
+    MulsFlexible,
+    Ors,
+    Subs,
+)
+
+__all__ += [
+    "LeakyRelu",
+    "Subs",
+    "Divs",
+    "Ands",
+    "Ors",
+    "AddsFlexible",
+    "MulsFlexible",
+    "MaxsFlexible",
+    "MinsFlexible",
+]

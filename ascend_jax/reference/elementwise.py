@@ -59,9 +59,22 @@ def check_static(api, dst, srcs, src_names, args, profile, is_set_mask, count_on
     return count_form
 
 
-def run(api, state, dst, srcs, src_names, args, profile, is_set_mask, compute_factory, count_only=False):
+def run(
+    api,
+    state,
+    dst,
+    srcs,
+    src_names,
+    args,
+    profile,
+    is_set_mask,
+    compute_factory,
+    count_only=False,
+    extra_faults=None,
+):
     """One call of an element-wise API. ``compute_factory(d, profile, ctrl)`` returns
-    ``compute(*src_bits) -> dst_bits`` for one lane."""
+    ``compute(*src_bits) -> dst_bits`` for one lane. ``extra_faults(plan, dst, dst_strides)``, when
+    given, returns the fault bits of operands the lane loop does not see (an element scalar)."""
     profile = as_profile(profile)
     count_form = check_static(api, dst, srcs, src_names, args, profile, is_set_mask, count_only)
     d = dst.dtype
@@ -99,6 +112,8 @@ def run(api, state, dst, srcs, src_names, args, profile, is_set_mask, compute_fa
     for s, (sblk, srep) in zip(srcs, src_strides, strict=True):
         p = dataclasses.replace(plan, strides=(dst_strides[0], sblk, dst_strides[1], srep))
         fault |= _faults.check_faults(api, p, dst, s, d.itemsize, state.ub.size, profile)
+    if extra_faults is not None:
+        fault |= extra_faults(plan, dst, dst_strides)
     if fault:
         return _st.with_fault(state, fault)
 
