@@ -268,3 +268,33 @@ def test_float32_reciprocal_random_bits():
 def test_float32_transcendentals_not_available_yet():
     with pytest.raises(NotModelledError, match="Exp"):
         EM.exp(np.zeros(4, np.uint32), D.float32, A2, _ctrl_words(0))
+
+
+@pytest.mark.parametrize(("prof", "ctrl"), [(A2, 0), (P950, 0)], ids=["A2-sat", "950"])
+def test_leaky_relu_exhaustive_half(prof, ctrl):
+    from ascend_jax.reference import binary_scalar as BS
+
+    d = D.half
+    s = 0x1419  # half 0.001 (the page's example scalar)
+    f = BS.leaky_relu_lane(d, prof, ctrl, s)
+    want = np.array([f(int(v)) for v in ALL16], np.uint64)
+    got = np.asarray(
+        jax.jit(lambda x: EM.leaky_relu(x, np.uint32(s), d, prof, _ctrl_words(ctrl)))(ALL16.astype(np.uint32))
+    ).astype(np.uint64)
+    assert not _mismatches(got, want, [ALL16]), _mismatches(got, want, [ALL16])
+
+
+@pytest.mark.parametrize(("api", "dt"), [("Subs", "int16"), ("Divs", "half"), ("MinsFlexible", "float32")])
+@pytest.mark.parametrize("scalar_first", [True, False])
+def test_flexible_scalar_random_bits(api, dt, scalar_first):
+    d = D.as_dtype(dt)
+    x = _random_bits(d, 1000, [5, len(api)])
+    s = int(_random_bits(d, 1, [6, len(api)])[0])
+    f = E.lane_function(EM.FLEX_OPS[api], d, P950, 0)
+    want = np.array([f(s, int(v)) if scalar_first else f(int(v), s) for v in x], np.uint64)
+    got = np.asarray(
+        jax.jit(lambda a: EM.flexible(api, a, np.uint32(s), scalar_first, d, P950, _ctrl_words(0)))(
+            x.astype(np.uint32)
+        )
+    ).astype(np.uint64)
+    assert not _mismatches(got, want, [x]), _mismatches(got, want, [x])

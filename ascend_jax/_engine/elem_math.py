@@ -431,3 +431,38 @@ UNARY = {
     "Rsqrt": rsqrt,
     "Reciprocal": reciprocal,
 }
+
+
+# ---------------------------------------------------------------------------------------------
+# Tensor-scalar APIs: LeakyRelu and the flexible-scalar family
+
+
+def leaky_relu(x, s, dtype, profile, ctrl):
+    """``LeakyRelu``: ``x`` if ``x >= 0`` (-0 included) else ``s * x`` rounded once; ``s`` is the
+    scalar's bit pattern (already T). NaN is not ``>= 0``: it goes through the product (canonical)."""
+    fmt = _fmt(dtype)
+    xf = _flush_in(x, fmt, profile)
+    keep = (((xf & fmt.sign) == 0) & ~N.is_nan(xf, fmt)) | (xf == fmt.sign)
+    prod = EW.float_op("mul", x, jnp.broadcast_to(jnp.asarray(s, U32), x.shape), dtype, profile, ctrl)
+    return jnp.where(keep, EW.finish_float(xf, fmt, dtype, profile, ctrl), prod)
+
+
+# Subs, Divs, Ands, Ors and Adds/Muls/Maxs/Mins（灵活标量位置）: the binary element function with the
+# scalar's bits broadcast into the left (scalar first) or right (scalar after) operand.
+FLEX_OPS = {
+    "Subs": "Sub",
+    "Divs": "Div",
+    "Ands": "And",
+    "Ors": "Or",
+    "AddsFlexible": "Add",
+    "MulsFlexible": "Mul",
+    "MaxsFlexible": "Max",
+    "MinsFlexible": "Min",
+}
+
+
+def flexible(api, x, s, scalar_first, dtype, profile, ctrl):
+    """One flexible-scalar API on the vector lanes ``x`` with the scalar bits ``s``."""
+    f = BINARY[FLEX_OPS[api]]
+    s = jnp.broadcast_to(jnp.asarray(s, U32), x.shape)
+    return f(s, x, dtype, profile, ctrl) if scalar_first else f(x, s, dtype, profile, ctrl)
