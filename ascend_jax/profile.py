@@ -81,6 +81,9 @@ KNOWN_APIS = (
     "MulsFlexible",
     "MaxsFlexible",
     "MinsFlexible",
+    # data fill (issue 15)
+    "Duplicate",
+    "CreateVecIndex",
 )
 
 # Allowed keys: name -> (type or tuple of allowed values, required?)
@@ -213,6 +216,8 @@ _API_EXTRA["SelectFlexible"] = _API_EXTRA["Select"]
 # a function whose hardware results are not documented; absent = "correctly_rounded"
 for _n in ("Div", "Exp", "Ln", "Sqrt", "Rsqrt", "Reciprocal"):
     _API_EXTRA[_n] = {"numerics": (("correctly_rounded",), False)}
+# Duplicate(dst, src: LocalTensor, count) exists (950); absent = false
+_API_EXTRA["Duplicate"] = {"tensor_source": (_BOOL, False)}
 
 
 def _fmt_allowed(spec):

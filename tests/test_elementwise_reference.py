@@ -380,3 +380,64 @@ def test_leaky_relu_lanes():
         R.LeakyRelu(
             R.reset_state("ascend910"), T(D.half, AD, 128), T(D.half, A0, 128), 0.1, 128, profile="ascend910"
         )
+
+
+# -- data fill: Duplicate, CreateVecIndex ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("ex", DATA["fill_examples"], ids=lambda e: e["api"])
+def test_fill_doc_result_examples(ex):
+    d = D.as_dtype(ex["dtype"])
+    n = ex["n"]
+    tensor_src = "src" in ex
+    profiles = [
+        p
+        for p in available_profiles()
+        if d.name in load_profile(p).api(ex["api"]).all_dtypes()
+        and (not tensor_src or load_profile(p).api(ex["api"]).get("tensor_source", False))
+    ]
+    assert profiles
+    for prof in profiles:
+        for form, args in ex["forms"].items():
+            args = [ALL_ONES if a == "all_ones" else a for a in args]
+            st = R.reset_state(prof)
+            if tensor_src:
+                vals = np.zeros(n)
+                for i, v in ex["src"]["printed"].items():
+                    vals[int(i)] = float(v)
+                st = R.ub_write(st, A1, d, vals.astype(d.np_dtype))
+                value = T(d, A1, n)
+            else:
+                value = float(ex["value"]) if d.is_float else int(ex["value"])
+            out = getattr(R, ex["api"])(st, T(d, AD, n), value, *args, profile=prof)
+            assert out.fault == 0
+            got = R.ub_read(out, AD, d, n)
+            for i, printed in ex["printed"].items():
+                want = np.array([float(printed)]).astype(d.np_dtype)[0]
+                assert got[int(i)].tobytes() == want.tobytes(), (prof, form, i)
+
+
+def test_fill_strides_masks_and_errors():
+    p = "ascend910b"
+    d = D.float32
+    st = R.reset_state(p)
+    st = R.ub_write(st, AD, d, np.full(128, -1.0, np.float32))
+    # every other block (dstBlockStride 2), lanes 0..2 and 9 of each repeat
+    out = R.CreateVecIndex(st, T(d, AD, 128), 10.0, [0b1000000111], 1, 2, 8, profile=p)
+    got = R.ub_read(out, AD, d, 128)
+    assert list(got[:3]) == [10.0, 11.0, 12.0] and got[3] == -1.0
+    assert got[16 + 1] == 19.0 and got[8] == -1.0  # lane 9 = block 1 element 1, at block 2
+    out = R.Duplicate(st, T(d, AD, 128), float("nan"), 8, profile=p)
+    assert (R.ub_read(out, AD, d, 8).view(np.uint32) == 0x7FC00000).all()  # a Python NaN converts canonically
+    out = R.Duplicate(st, T(d, AD + 4, 128), 1.0, 8, profile=p)
+    assert out.fault & Fault.MISALIGNED
+    with pytest.raises(UsageError, match="dstRepeatStride"):
+        R.Duplicate(st, T(d, AD, 128), 1.0, 64, 1, 1, 256, profile=p)
+    with pytest.raises(UsageError, match="dstBlkStride"):
+        R.CreateVecIndex(st, T(d, AD, 128), 1.0, 64, 1, -1, 8, profile=p)
+    with pytest.raises(UsageError, match="firstValue"):
+        R.CreateVecIndex(st, T(D.int16, AD, 128), 40000, 64, profile=p)
+    with pytest.raises(UsageError, match="src"):  # the tensor source exists on 950 only
+        R.Duplicate(st, T(d, AD, 128), T(d, A0, 1), 64, profile=p)
+    with pytest.raises(UnsupportedError, match="CreateVecIndex"):
+        R.CreateVecIndex(R.reset_state("ascend910"), T(D.half, AD, 128), 0.0, 64, profile="ascend910")

@@ -116,3 +116,6 @@ __all__ += [
     "MaxsFlexible",
     "MinsFlexible",
 ]
+from .fill import CreateVecIndex, Duplicate  # noqa: E402
+
+__all__ += ["Duplicate", "CreateVecIndex"]
