@@ -257,11 +257,19 @@ def test_integer_unary_random_bits(api, dt, ctrl):
     assert not _mismatches(got, want, [x]), _mismatches(got, want, [x])
 
 
-def test_float32_reciprocal_random_bits():
+@pytest.mark.parametrize(("api", "prof"), [("Reciprocal", A2), ("Sqrt", A2), ("Sqrt", P950)])
+def test_float32_reciprocal_sqrt_random_bits(api, prof):
     d = D.float32
-    x = _random_bits(d, 3000, 7)
-    want = _ref("Reciprocal", d, A2, NOSAT, x)
-    got = _fast(EM.UNARY["Reciprocal"], d, A2, NOSAT, x)
+    x = _random_bits(d, 3000, [7, len(api)])
+    if api == "Sqrt":  # mostly non-negative operands (a negative one is just NaN), and exact squares
+        x = np.where(np.arange(len(x)) % 8 == 0, x, x & np.uint64(0x7FFFFFFF))
+        sq = (
+            np.arange(1, 200, dtype=np.float64) ** 2
+            * 2.0 ** np.arange(-160, 39, dtype=np.float64)[::-1][:199]
+        )
+        x = np.concatenate([x, sq.astype(np.float32).view(np.uint32).astype(np.uint64)])
+    want = _ref(api, d, prof, 0 if prof is P950 else NOSAT, x)
+    got = _fast(EM.UNARY[api], d, prof, 0 if prof is P950 else NOSAT, x)
     assert not _mismatches(got, want, [x]), _mismatches(got, want, [x])
 
 

@@ -16,8 +16,9 @@ Float arithmetic never lets the backend's float unit see a subnormal (XLA on CPU
   process from float64 NumPy results rounded once to T in integer arithmetic (the float64 result is
   within 1 ulp of float64 of the exact value, so a wrong 16-bit rounding would need the exact value
   within 2**-52 of a 16-bit midpoint; the exhaustive tests check every pattern against the
-  reference's 80-digit decimal results). float32 Exp/Ln/Sqrt/Rsqrt are not available yet
-  (``NotModelledError``).
+  reference's 80-digit decimal results). float32 Sqrt is a digit-by-digit integer square root of
+  the significand (26 result bits plus a sticky bit) rounded once; float32 Exp/Ln/Rsqrt are not
+  available yet (``NotModelledError``).
 """
 
 import functools
@@ -200,6 +201,44 @@ def _float_div(x, y, dtype, profile, ctrl):
     r = _assemble(sign, q2, xa - xb - 27, msb_exp, fmt)
     r = jnp.where(zero, sign << np.uint32(fmt.nbits - 1), r)
     r = jnp.where(inf, (sign << np.uint32(fmt.nbits - 1)) | fmt.exp, r)
+    r = jnp.where(nan, U32(fmt.qnan), r)
+    return EW.finish_float(r, fmt, dtype, profile, ctrl)
+
+
+# ---------------------------------------------------------------------------------------------
+# Soft square root (float32; correctly rounded, subnormal inputs)
+
+
+def _isqrt52(hi, lo):
+    """floor(sqrt(M)) and whether a remainder is left, for M = hi:lo < 2**52 (26 result bits):
+    the digit-by-digit method, two radicand bits per step; the remainder stays below 2**28."""
+    root = jnp.zeros_like(lo)
+    rem = jnp.zeros_like(lo)
+    for p in range(50, -2, -2):  # the 2-bit chunk at bits p+1..p (p even: never split across limbs)
+        chunk = (hi >> np.uint32(p - 32)) & 3 if p >= 32 else (lo >> np.uint32(p)) & 3
+        rem = (rem << 2) | chunk
+        trial = (root << 2) | 1
+        ge = rem >= trial
+        rem = jnp.where(ge, rem - trial, rem)
+        root = (root << 1) | ge.astype(U32)
+    return root, rem != 0
+
+
+def _f32_sqrt(x, dtype, profile, ctrl):
+    fmt = N.F32
+    x = _flush_in(x.astype(U32), fmt, profile)
+    nan = N.f32_is_nan(x) | (((x & _F32_SIGN) != 0) & ((x & _F32_ABS) != 0))
+    special = ((x & _F32_ABS) == 0) | (x == _F32_EXP)  # +-0 and +inf are their own roots
+    sig, e = _norm(jnp.where(special | nan, np.uint32(0x3F800000), x))
+    # value = sig * 2**(e - 23) = (sig << s) * 2**(e - 23 - s) with e - 23 - s even, s in {27, 28}
+    s = jnp.where(((e - 23 - 27) & 1) == 0, 27, 28).astype(U32)
+    hi = sig >> (np.uint32(32) - s)
+    lo = sig << s
+    k = (e - 23 - s.astype(I32)) // 2
+    root, sticky = _isqrt52(hi, lo)  # root in [2**25, 2**26)
+    r2 = (root << 1) | sticky.astype(U32)  # value = r2 * 2**(k - 1), MSB at bit 26
+    r = _assemble(jnp.zeros_like(r2), r2, k - 1, k - 1 + 26, fmt)
+    r = jnp.where(special, x, r)
     r = jnp.where(nan, U32(fmt.qnan), r)
     return EW.finish_float(r, fmt, dtype, profile, ctrl)
 
@@ -406,6 +445,8 @@ def _unary_math(api):
         if dtype.name == "float32" and api == "Reciprocal":
             one = jnp.full(x.shape, np.uint32(0x3F800000))
             return _float_div(one, x, dtype, profile, ctrl)
+        if dtype.name == "float32" and api == "Sqrt":
+            return _f32_sqrt(x, dtype, profile, ctrl)
         raise NotModelledError(f"{api}: {dtype.name} has no fast-path element function yet")
 
     f.__name__ = api.lower()
