@@ -331,3 +331,44 @@ def test_create_vec_index_against_reference(dt, first):
     ).astype(np.uint64)
     assert not _mismatches(got, want, [np.arange(n)]), _mismatches(got, want, [np.arange(n)])
     assert (np.asarray(EM.duplicate(np.uint32(7), (3, 4))) == 7).all()
+
+
+CAST_CASES = [
+    ("half", "int32", "RINT", A2),
+    ("half", "int8", "FLOOR", A2),
+    ("half", "uint8", "CEIL", A2),
+    ("float32", "int32", "ROUND", A2),
+    ("float32", "int16", "TRUNC", A2),
+    ("float32", "half", "ODD", A2),
+    ("float32", "half", "RINT", A2),
+    ("float32", "bfloat16", "CEIL", A2),
+    ("float32", "float32", "FLOOR", A2),
+    ("int32", "float32", "RINT", A2),
+    ("int16", "half", "TRUNC", A2),
+    ("int32", "int16", "NONE", A2),
+    ("half", "float32", "NONE", A2),
+    ("bfloat16", "half", "ROUND", P950),
+    ("int16", "uint8", "NONE", P950),
+]
+
+
+@pytest.mark.parametrize(("src", "dst", "mode", "prof"), CAST_CASES, ids=lambda v: getattr(v, "name", str(v)))
+@pytest.mark.parametrize("ctrl", [0, 1 << 59], ids=["sat", "nosat"])
+def test_cast_random_bits(src, dst, mode, prof, ctrl):
+    from ascend_jax.reference import cast as C
+
+    s, t = D.as_dtype(src), D.as_dtype(dst)
+    x = _random_bits(s, 800, [8, len(src), len(dst), len(mode)])
+    if s.is_float:  # plus values around the integer and target ranges
+        v = np.concatenate(
+            [np.linspace(-300, 300, 301), np.linspace(-70000, 70000, 101), [2.5, -2.5, 0.5, -0.5]]
+        )
+        with np.errstate(over="ignore"):  # +-70000 is +-inf in half
+            v = v.astype(s.np_dtype)
+        x = np.concatenate([x, v.view(f"<u{s.itemsize}").astype(np.uint64)])
+    f = C.lane_function(s, t, mode, prof, ctrl)
+    want = np.array([f(int(v)) for v in x], np.uint64)
+    got = np.asarray(
+        jax.jit(lambda a: EM.cast(a, s, t, mode, prof, _ctrl_words(ctrl)))(x.astype(np.uint32))
+    ).astype(np.uint64)
+    assert not _mismatches(got, want, [x]), _mismatches(got, want, [x])
