@@ -86,6 +86,7 @@ KNOWN_APIS = (
     "CreateVecIndex",
     # type conversion (issue 15)
     "Cast",
+    "Truncate",
 )
 
 # Allowed keys: name -> (type or tuple of allowed values, required?)

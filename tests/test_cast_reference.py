@@ -152,3 +152,26 @@ def test_cast_faults_and_misuse():
     a = R.Cast(st, dst, src, R.RoundMode.CAST_CEIL, 64, profile=p)
     b = R.Cast(st, dst, src, 3, 64, profile=p)
     assert (a.ub == b.ub).all()
+
+
+def test_truncate_page_example_and_misuse():
+    ex = DATA["truncate_example"]
+    d = D.as_dtype(ex["dtype"])
+    p = "ascend950"
+    st = R.ub_write(R.reset_state(p), 0, d, np.array([float(v) for v in ex["input"]], d.np_dtype))
+    out = R.Truncate(st, T(d, 4096, 8), T(d, 0, 8), 3, roundMode="CAST_" + ex["roundMode"], profile=p)
+    assert list(R.ub_read(out, 4096, d, 3)) == [float(v) for v in ex["output"]]
+    for other in ("TRUNC", "RINT", "CEIL"):  # the page's values are FLOOR's only
+        out = R.Truncate(st, T(d, 4096, 8), T(d, 0, 8), 3, roundMode="CAST_" + other, profile=p)
+        assert list(R.ub_read(out, 4096, d, 3)) != [float(v) for v in ex["output"]]
+    with pytest.raises(UsageError, match="roundMode"):
+        R.Truncate(st, T(d, 4096, 8), T(d, 0, 8), 3, roundMode="CAST_ODD", profile=p)
+    with pytest.raises(UnsupportedError, match="Truncate"):
+        R.Truncate(
+            R.reset_state("ascend910b"),
+            T(d, 4096, 8),
+            T(d, 0, 8),
+            3,
+            roundMode="CAST_FLOOR",
+            profile="ascend910b",
+        )

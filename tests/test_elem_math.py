@@ -349,6 +349,8 @@ CAST_CASES = [
     ("half", "float32", "NONE", A2),
     ("bfloat16", "half", "ROUND", P950),
     ("int16", "uint8", "NONE", P950),
+    ("half", "half", "FLOOR", P950),  # Truncate(ISASI): the same-type rule
+    ("bfloat16", "bfloat16", "ROUND", P950),
 ]
 
 

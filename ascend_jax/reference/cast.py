@@ -312,3 +312,21 @@ def Cast(state, dst, src, roundMode, *args, profile, isSetMask=True):
     if plan.new_mask_mode is not None:
         out.mask_mode = int(plan.new_mask_mode)
     return out
+
+
+def Truncate(state, dst, src, count, *, roundMode, profile):
+    """Truncate(ISASI) ``<T, roundMode>(dst, src, count)``: each float rounded to an integral value
+    by ``roundMode`` (RINT/ROUND/FLOOR/CEIL/TRUNC), T unchanged (类型转换/Truncate(ISASI).md). The
+    element rule is Cast's same-type rule (``float32 -> float32``)."""
+    api = "Truncate"
+    profile = as_profile(profile)
+    # SPEC: "roundMode ... CAST_RINT / CAST_ROUND / CAST_FLOOR / CAST_CEIL / CAST_TRUNC"
+    mode = _mode_name(api, roundMode, profile)
+    allowed = ("RINT", "ROUND", "FLOOR", "CEIL", "TRUNC")
+    if mode not in allowed:
+        raise UsageError(api, "roundMode", "CAST_" + mode, ", ".join("CAST_" + m for m in allowed), profile)
+
+    def factory(d, p, ctrl):
+        return lane_function(d, d, mode, p, ctrl)
+
+    return _ew.run(api, state, dst, (src,), ("src",), (count,), profile, True, factory, count_only=True)
