@@ -1,8 +1,9 @@
 """The strided-operand core (``_engine/pipeline.run_strided``) with TWO strided tensor sources: a
 private test element function ``a + b`` (wrapping) for int16 / int32 with BinaryRepeatParams-style
 strides, vmapped over random cases (one compiled program per dtype), against a literal NumPy model
-written here. Also: the lane plan's static and traced kinds agree, and a 64-bit two-source call
-moves (low, high) pairs."""
+written here. Also: the lane plan built for a static call form equals the one a traced form selects."""
+
+import dataclasses
 
 import jax
 import jax.numpy as jnp
@@ -138,11 +139,37 @@ def test_two_strided_sources_match_numpy_model():
         assert len(faults) > 1 and written > len(cases) // 2  # some cases fault, most write
 
 
-def test_static_and_traced_kind_give_the_same_bits():
-    rng = np.random.default_rng(8)
-    dt = _dt.as_dtype("int16")
-    cases = _cases(rng, 16)
-    _, ub_static, f_static = _run(dt, cases, LN.KIND_CONTINUOUS)
-    _, ub_traced, f_traced = _run(dt, cases, None)
-    np.testing.assert_array_equal(ub_static, ub_traced)
-    np.testing.assert_array_equal(f_static, f_traced)
+def _fields(plan):
+    return tuple(getattr(plan, f.name) for f in dataclasses.fields(plan))
+
+
+def test_lane_plan_static_kind_equals_traced_kind():
+    """Every call form: the plan built for a static kind equals the plan selected by a traced kind
+    (random registers, Normal and Counter mode, random counts / masks / repeats)."""
+    rng = np.random.default_rng(9)
+    dt = _dt.as_dtype("half")
+    n, L = 64, P.lanes(dt)
+    state = batch_states(reset_state(P, ub_bytes=64), n)
+    vm = rng.integers(0, 2**32, (n, 8), dtype=np.uint64).astype(np.uint32)
+    vm[::3, 1] = 0
+    vm[::5, 0] = 0
+    vm[:, 4:] = 0
+    state = state.replace(vmask=jnp.asarray(vm), mask_mode=jnp.asarray(rng.integers(0, 2, n), jnp.int32))
+    words = rng.integers(0, 2**32, (n, 8), dtype=np.uint64).astype(np.uint32)
+    words[:, 4:] = 0
+    words[::4, 2:] = 0
+    words[::7, :] = 0
+    dyn = {
+        "count": jnp.asarray(np.stack([rng.integers(0, 3 * R * L, n), np.zeros(n)], 1), jnp.uint32),
+        "cont": jnp.asarray(np.stack([rng.integers(0, 2 * L, n), (np.arange(n) % 11 == 3)], 1), jnp.uint32),
+        "words": jnp.asarray(words),
+        "repeat": jnp.asarray(rng.integers(0, R + 2, n), jnp.int32),
+    }
+    for kind in range(len(LN.KINDS)):
+        d = dict(dyn, kind=jnp.full((n,), kind, jnp.int32))
+        got = [
+            jax.jit(jax.vmap(lambda s, x, k=k: _fields(LN.plan(P, dt, R, s, x, kind=k))))(state, d)
+            for k in (kind, None)
+        ]
+        for a, b in zip(*got, strict=True):
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(b), err_msg=f"kind {kind}")
