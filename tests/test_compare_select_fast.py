@@ -617,7 +617,7 @@ def test_count_tail_per_product(profile, tail):
     whole repeat (bits 0..63) and leaves the rest; "computed" also writes bits 64..99 and zeros
     the rest of repeat 1 (bits 100..127)."""
     p = patched(profile, "Compares", count_alignment_bytes=None)
-    assert p.api("Compares").get("count_tail") == tail
+    assert p.api("Compares").count_tail == tail
     x = np.linspace(-50, 50, 128).astype(np.float32)
     s = state_with([(A0, x)], p, fill=0xAA)
     out = aj.Compares(

@@ -70,7 +70,7 @@ def _shift_scalar(api, value, dt, p, rng):
 
 def _round_flag(api, roundEn, form, dt, p):
     """(uint32 flag, traced-bad flag) for ShiftRight's roundEn."""
-    allowed = bool(p.api(api).get("round_en", True))
+    allowed = bool(p.api(api).round_en)
     if isinstance(roundEn, (bool, np.bool_)):
         r = bool(roundEn)
         if r and form == "count":
@@ -124,7 +124,7 @@ def shift_call(api, op, state, dst, src, scalar, args, profile, isSetMask, round
     A.check_modelled(api, dt, p, int64_lanes=True)
     if not dt.is_int:
         raise UsageError(api, "dtype", dt.name, "an integer type", p)
-    rng = p.api(api).get("shift_range", "bitwidth_inclusive")
+    rng = p.api(api).shift_range
     sbits, bad = _shift_scalar(api, scalar, dt, p, rng)
     if op == "right":
         rflag, rbad = _round_flag(api, roundEn, form, dt, p)
@@ -176,7 +176,7 @@ def shift_tensor_call(api, op, state, dst, src0, src1, count, profile, max_repea
         "repeat": jnp.ones((), I32),
         "bad_param": bad,
     }
-    keep = p.api("ShiftLeft").get("signed_left_shift", "keep_sign") == "keep_sign"
+    keep = p.api("ShiftLeft").signed_left_shift == "keep_sign"
     st = SH.TensorShiftStatic(api=api, op=op, dtype=dt, R=R, profile=p, keep_sign=keep)
     return SH.run_shift_tensor(st, state, dyn)
 
