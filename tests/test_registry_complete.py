@@ -87,3 +87,41 @@ def test_every_api_has_a_model_section(name):
     assert any(re.search(rf"(?<![\w]){name}(?![\w])", h) for h in heads), (
         f"docs/MODEL.md has no section heading naming {name}"
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# the package's declared dependencies are exactly what its code imports
+
+
+def _imports(*dirs):
+    """Top-level third-party modules imported by the Python files under ``dirs``."""
+    import ast
+    import sys
+
+    out = set()
+    for d in dirs:
+        for f in (ROOT / d).rglob("*.py"):
+            for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Import):
+                    names = [a.name for a in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                    names = [node.module]
+                else:
+                    continue
+                out |= {n.split(".")[0] for n in names}
+    return {m for m in out if m not in sys.stdlib_module_names and m not in ("ascend_jax", "ops")}
+
+
+def _requirement_names(reqs):
+    return {re.split(r"[<>=!~\[; ]", r, maxsplit=1)[0].replace("-", "_").lower() for r in reqs}
+
+
+def test_dependencies_are_what_the_code_imports():
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    required = _requirement_names(meta["dependencies"])
+    optional = set().union(*(_requirement_names(v) for v in meta["optional-dependencies"].values()))
+    used = _imports("ascend_jax", "ops")
+    assert used - required - optional == set(), "imported but not declared"
+    # every required dependency is imported by the package itself (not only by the tests)
+    assert required - used == set(), "declared but imported nowhere"
+    assert {"ml_dtypes", "chex"} <= required
