@@ -249,6 +249,13 @@ def _check_dtype_list(where, names):
     return tuple(out)
 
 
+class NoProfileKey(KeyError, AttributeError):
+    """An API-specific profile key the API's schema does not have (``a.key`` or ``a["key"]``)."""
+
+    def __str__(self):
+        return str(self.args[0])
+
+
 @dataclasses.dataclass(frozen=True)
 class ApiSupport:
     """What one product supports of one API."""
@@ -276,12 +283,12 @@ class ApiSupport:
         if key in schema and key not in _API_COMMON:
             return _default(schema[key])
         if key == "get":
-            raise AttributeError(
+            raise NoProfileKey(
                 "ApiSupport.get was removed: profile defaults are resolved when the profile loads; "
                 f"read the named field, e.g. p.api({self.name!r}).<key>"
             )
         keys = ", ".join(k for k in schema if k not in _API_COMMON) or "(none)"
-        raise AttributeError(f"apis.{self.name} has no profile key {key!r}; its keys: {keys}")
+        raise NoProfileKey(f"apis.{self.name} has no profile key {key!r}; its keys: {keys}")
 
     def all_dtypes(self):
         return self.dtypes + self.count_only_dtypes

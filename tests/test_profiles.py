@@ -554,6 +554,8 @@ def test_an_api_field_not_in_its_schema_is_an_error():
     with pytest.raises(AttributeError, match="resolved when the profile loads"):
         a.get("round_en", True)
     assert not hasattr(a, "modes")
+    with pytest.raises(KeyError, match="apis.Adds has no profile key 'modes'"):
+        a["modes"]  # noqa: B018
 
 
 def test_a_hand_edited_api_falls_back_to_the_schema_default():
