@@ -196,6 +196,11 @@ def api_schema(name) -> dict:
     return dict(_API_COMMON, **_API_EXTRA.get(name, {}))
 
 
+def api_default(name, key):
+    """The schema default of ``apis.<name>.<key>`` (what a profile without the key gets)."""
+    return _default(api_schema(name)[key])
+
+
 def _default(spec):
     """The default of an optional key (lists are returned as tuples: profiles are hashable)."""
     return _freeze(spec[2])

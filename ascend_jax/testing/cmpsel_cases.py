@@ -19,7 +19,7 @@ from .. import dtypes as _dt
 from ..fuzz.regs import draw as draw_registers
 from ..fuzz.regs import lane_bits
 from ..params import BinaryRepeatParams, UnaryRepeatParams
-from ..profile import as_profile
+from ..profile import api_default, as_profile
 from ..tensor import MASK_PLACEHOLDER, LocalTensor
 from .cases import make_ub, mask_words32, specials
 
@@ -162,7 +162,9 @@ def random_case(rng, p, api, dt, mode, form, big=False, variant=0, ub_bytes=8192
     L = p.lanes(d)
     W = L // 8
     nblocks = ub_bytes // 32
-    honoured = a.mask_honoured if api != "Select" and api != "SelectFlexible" else True
+    honoured = (
+        a.mask_honoured if hasattr(a, "mask_honoured") else True
+    )  # Select, Set/GetCmpMask: no reserved mask
     data = ["raw", "specials", "small"][int(rng.integers(3))]
     nw = p.vector_mask_bits // 64
 
@@ -305,8 +307,11 @@ def random_case(rng, p, api, dt, mode, form, big=False, variant=0, ub_bytes=8192
             sb = {16: 0x7E00 if d.name == "half" else 0x7FC0, 32: 0x7FC00000, 64: 0x7FF8000000000000}[
                 d.bits
             ]  # canonical NaN
-    dst_dtypes = a.dst_dtypes
-    sel_dtypes = a.sel_mask_dtypes
+    # a Select case has no dst dtype and a Compare case no selMask dtype: that field keeps the schema default
+    dst_dtypes = a.dst_dtypes if hasattr(a, "dst_dtypes") else api_default("Compare", "dst_dtypes")
+    sel_dtypes = (
+        a.sel_mask_dtypes if hasattr(a, "sel_mask_dtypes") else api_default("Select", "sel_mask_dtypes")
+    )
     ctrl = regs.ctrl
     return CmpSelCase(
         api=api,
