@@ -7,17 +7,16 @@ recompile). Range checks on Python ints happen in the API entry; traced values o
 
 import dataclasses
 
-import jax
+import chex
 
 
 def _pytree_dataclass(cls):
-    cls = dataclasses.dataclass(frozen=True)(cls)
+    # A chex dataclass: frozen, hashable when its fields are Python ints (equal structs hash equal),
+    # a registered pytree whose leaves are the fields (Python ints or traced integers). Not a Mapping
+    # (``mappable_dataclass=False``): the C++ positional order ``UnaryRepeatParams(dstBlkStride,
+    # srcBlkStride, dstRepStride, srcRepStride)`` stays the constructor signature.
+    cls = chex.dataclass(frozen=True, mappable_dataclass=False)(cls)
     names = [f.name for f in dataclasses.fields(cls)]
-    jax.tree_util.register_pytree_node(
-        cls,
-        lambda o: (tuple(getattr(o, n) for n in names), None),
-        lambda _, children: cls(*children),
-    )
     cls._field_ranges = {n: cls._RANGES[n] for n in names}
     return cls
 

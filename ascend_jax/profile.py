@@ -89,7 +89,9 @@ KNOWN_APIS = (
     "Truncate",
 )
 
-# Allowed keys: name -> (type or tuple of allowed values, required?)
+# Allowed keys: name -> (type or tuple of allowed values, True) for a required key, or
+# (type or tuple of allowed values, False, default) for an optional one. The default is resolved
+# when the profile loads (``_resolve``); code reads named fields and never restates a default.
 _STR, _INT, _BOOL, _LIST = str, int, bool, list
 
 _TOP = {
@@ -99,7 +101,7 @@ _TOP = {
     "soc": (_STR, True),
     "npu_arch": (_INT, True),
     "core": (("ai_core", "vector_core"), True),
-    "description": (_STR, False),
+    "description": (_STR, False, ""),
     "memory": (dict, True),
     "registers": (dict, True),
     "numerics": (dict, True),
@@ -113,17 +115,17 @@ _MEMORY = {
     "repeat_bytes": (_INT, True),
     "max_repeat_times": (_INT, True),
     "operand_alignment_bytes": (_INT, True),
-    "reserved": (_LIST, False),
-    # UB allocation discipline (TPipe/TQue/TBuf, issue 5); absent = 8 and 64
-    "que_alloc_limit": (_INT, False),
-    "max_buffers": (_INT, False),
+    "reserved": (_LIST, False, ()),
+    # UB allocation discipline (TPipe/TQue/TBuf, issue 5)
+    "que_alloc_limit": (_INT, False, 8),
+    "max_buffers": (_INT, False, 64),
 }
 _RESERVED = {
     "name": (_STR, True),
     "offset_bytes": (_INT, True),
     "size_bytes": (_INT, True),
     "used_by": (_LIST, True),
-    "source": (_STR, False),
+    "source": (_STR, False, ""),
 }
 _REGISTERS = {
     "vector_mask_bits": ((128, 256), True),
@@ -134,8 +136,8 @@ _REGISTERS = {
     "float_saturation_dtypes": (_LIST, True),
     "int_saturation_ctrl_bit": (_INT, True),  # -1: no such control
     "int_saturation_when_bit_is": ((0, 1), True),
-    # SaturationMode::CAST (conversion saturation) CTRL bit, 0 = saturate; absent = -1 (none)
-    "cast_saturation_ctrl_bit": (_INT, False),
+    # SaturationMode::CAST (conversion saturation) CTRL bit, 0 = saturate; -1 = none
+    "cast_saturation_ctrl_bit": (_INT, False, -1),
 }
 _NUMERICS = {
     "float_subnormals": (("preserve", "flush_to_zero"), True),
@@ -156,60 +158,62 @@ _BEHAVIOR = {
 _API_COMMON = {
     "supported": (_BOOL, True),
     "dtypes": (_LIST, True),
-    "count_only_dtypes": (_LIST, False),
-    "source": (_STR, False),
-    "notes": (_STR, False),
+    "count_only_dtypes": (_LIST, False, ()),
+    "source": (_STR, False, ""),
+    "notes": (_STR, False, ""),
 }
 # Extra keys per API (added by the issue that models the API).
 _API_EXTRA = {
     "Compare": {
-        "modes": (_LIST, False),
-        "dst_dtypes": (_LIST, False),
-        "mask_honoured": (_BOOL, False),
-        "count_tail": (("dropped", "computed"), False),
-        "count_alignment_bytes": (_INT, False),
-        "int32_modes": (_LIST, False),
-        "float64_modes": (_LIST, False),
-        "int32_other_modes": (("error", "silent_eq"), False),
-        "dst_strides": (("ignored", "honoured"), False),
+        "modes": (_LIST, False, ("LT", "GT", "GE", "EQ", "NE", "LE")),
+        "dst_dtypes": (_LIST, False, ("int8", "uint8")),
+        "mask_honoured": (_BOOL, False, True),
+        "count_tail": (("dropped", "computed"), False, "computed"),
+        "count_alignment_bytes": (_INT, False, 0),  # 0: no alignment rule
+        "int32_modes": (_LIST, False, None),  # None: every mode in `modes`
+        "float64_modes": (_LIST, False, None),  # None: every mode in `modes`
+        "int32_other_modes": (("error", "silent_eq"), False, "error"),
+        "dst_strides": (("ignored", "honoured"), False, "ignored"),
     },
     "Select": {
-        "modes": (_LIST, False),
-        "sel_mask_dtypes": (_LIST, False),
+        "modes": (_LIST, False, (0, 1, 2)),
+        "sel_mask_dtypes": (_LIST, False, ("uint8", "uint16", "uint32", "uint64")),
         # which Select forms use the API scratch ("mode0"/"mode1"/"mode2": count and mask-argument
-        # forms of that mode; "nomask": the mask-less forms); absent = ["mode1", "mode2"]
-        "scratch_forms": (_LIST, False),
-        # Select with a selMask tensor overwrites CMPMASK (and the scratch slot); absent = false
-        "cmpmask_side_effect": (_BOOL, False),
+        # forms of that mode; "nomask": the mask-less forms). Default (model choice): A2/A3/310P
+        # Select.md -- modes 1 and 2 "需要预留8KB的Unified Buffer空间"; the mask-less forms use the
+        # user's SetCmpMask data instead.
+        "scratch_forms": (_LIST, False, ("mode1", "mode2")),
+        # Select with a selMask tensor overwrites CMPMASK (and the scratch slot)
+        "cmpmask_side_effect": (_BOOL, False, False),
     },
     "GatherMask": {
-        "patterns": (_LIST, False),
-        "pattern_dtypes": (_LIST, False),
-        "counter_config": ((1, 2), False),
+        "patterns": (_LIST, False, (1, 2, 3, 4, 5, 6, 7)),
+        "pattern_dtypes": (_LIST, False, ("uint16", "uint32")),
+        "counter_config": ((1, 2), False, 1),
         # register side effects of a GatherMask call (issue 4; docs/MODEL.md "GatherMask and shifts")
-        "mode_after": (("normal", "unchanged"), False),
-        "vmask_after": (("count", "pattern", "unchanged"), False),
+        "mode_after": (("normal", "unchanged"), False, "normal"),
+        "vmask_after": (("count", "pattern", "unchanged"), False, "unchanged"),
     },
     "ShiftLeft": {
-        "shift_range": (("bitwidth_inclusive", "saturating"), False),
-        "signed_left_shift": (("keep_sign", "conventional"), False),
+        "shift_range": (("bitwidth_inclusive", "saturating"), False, "bitwidth_inclusive"),
+        "signed_left_shift": (("keep_sign", "conventional"), False, "keep_sign"),
     },
     "ShiftRight": {
-        "shift_range": (("bitwidth_inclusive", "saturating"), False),
-        "round_en": (_BOOL, False),
+        "shift_range": (("bitwidth_inclusive", "saturating"), False, "bitwidth_inclusive"),
+        "round_en": (_BOOL, False, True),
     },
-    "SetCtrlSpr": {"bits": (_LIST, False)},
+    "SetCtrlSpr": {"bits": (_LIST, False, None)},  # None: every CTRL bit
     # data movement (issue 5; docs/MODEL.md "GM, DataCopy and UB allocation")
     "DataCopy": {
-        "ub_to_ub": (_BOOL, False),  # the UB -> UB prototypes exist; absent = true
-        "zero_block": (("nop", "fault"), False),  # blockCount or blockLen 0; absent = "nop"
-        "count_unaligned": (("error", "round_down"), False),  # count*sizeof(T) % 32 != 0; absent = "error"
+        "ub_to_ub": (_BOOL, False, True),  # the UB -> UB prototypes exist
+        "zero_block": (("nop", "fault"), False, "nop"),  # blockCount or blockLen 0
+        "count_unaligned": (("error", "round_down"), False, "error"),  # count*sizeof(T) % 32 != 0
     },
     "DataCopyPad": {
-        "zero_block": (("nop", "fault"), False),
-        "compact_mode": (_BOOL, False),  # the PaddingMode template prototype exists
-        "negative_src_stride": (_BOOL, False),  # GM -> UB srcStride may be in [-blockLen, 0)
-        "ub_stride_max": (_INT, False),  # upper bound of the UB-side stride (blocks); absent = 2^32-1
+        "zero_block": (("nop", "fault"), False, "nop"),
+        "compact_mode": (_BOOL, False, False),  # the PaddingMode template prototype exists
+        "negative_src_stride": (_BOOL, False, False),  # GM -> UB srcStride may be in [-blockLen, 0)
+        "ub_stride_max": (_INT, False, 2**32 - 1),  # upper bound of the UB-side stride (blocks)
     },
 }
 for _n in ("Compares", "CompareScalar", "CompareCmpMask"):
@@ -218,11 +222,39 @@ _API_EXTRA["SelectFlexible"] = _API_EXTRA["Select"]
 # element-wise family (issue 15; docs/MODEL.md "Element-wise unary math"): the named numerics choice of
 # a function whose hardware results are not documented; absent = "correctly_rounded"
 for _n in ("Div", "Exp", "Ln", "Sqrt", "Rsqrt", "Reciprocal"):
-    _API_EXTRA[_n] = {"numerics": (("correctly_rounded",), False)}
+    _API_EXTRA[_n] = {"numerics": (("correctly_rounded",), False, "correctly_rounded")}
 # Duplicate(dst, src: LocalTensor, count) exists (950); absent = false
-_API_EXTRA["Duplicate"] = {"tensor_source": (_BOOL, False)}
+_API_EXTRA["Duplicate"] = {"tensor_source": (_BOOL, False, False)}
 # Cast: the product's (src, dst, roundMode) table, one "src->dst: MODE MODE ... [count]" string a pair
-_API_EXTRA["Cast"] = {"pairs": (_LIST, False)}
+_API_EXTRA["Cast"] = {"pairs": (_LIST, False, ())}  # () where Cast is unsupported
+
+
+def _freeze(v):
+    return tuple(v) if isinstance(v, list) else v
+
+
+def api_schema(name) -> dict:
+    """The keys ``[apis.<name>]`` may hold: the common keys plus the API's extra keys."""
+    return dict(_API_COMMON, **_API_EXTRA.get(name, {}))
+
+
+def api_default(name, key):
+    """The schema default of ``apis.<name>.<key>`` (what a profile without the key gets)."""
+    return _default(api_schema(name)[key])
+
+
+def _default(spec):
+    """The default of an optional key (lists are returned as tuples: profiles are hashable)."""
+    return _freeze(spec[2])
+
+
+def _resolve(table, schema):
+    """``table`` with every absent optional key set to its schema default."""
+    out = {k: _freeze(v) for k, v in table.items()}
+    for key, spec in schema.items():
+        if not spec[1] and key not in out:
+            out[key] = _default(spec)
+    return out
 
 
 def _fmt_allowed(spec):
@@ -233,7 +265,7 @@ def _fmt_allowed(spec):
 
 
 def _check_table(where, table, schema):
-    """Validate one TOML table against a schema; returns it unchanged."""
+    """Validate one TOML table against a schema; returns it with defaults resolved (lists as tuples)."""
     if not isinstance(table, dict):
         raise ProfileError(f"{where}: expected a table, got {table!r}")
     for key, value in table.items():
@@ -252,7 +284,7 @@ def _check_table(where, table, schema):
     for key, spec in schema.items():
         if spec[1] and key not in table:
             raise ProfileError(f"{where}: missing required key '{key}'")
-    return table
+    return _resolve(table, schema)
 
 
 def _check_dtype_list(where, names):
@@ -262,6 +294,13 @@ def _check_dtype_list(where, names):
             raise ProfileError(f"{where}: bad dtype {n!r}; allowed: {', '.join(_dt.BY_NAME)}")
         out.append(n)
     return tuple(out)
+
+
+class NoProfileKey(KeyError, AttributeError):
+    """An API-specific profile key the API's schema does not have (``a.key`` or ``a["key"]``)."""
+
+    def __str__(self):
+        return str(self.args[0])
 
 
 @dataclasses.dataclass(frozen=True)
@@ -275,11 +314,28 @@ class ApiSupport:
     extra: tuple  # sorted (key, value) pairs of API-specific choices
     source: str = ""
 
-    def get(self, key, default=None):
+    # Named fields: ``p.api("ShiftRight").round_en`` (or ``p.api("ShiftRight")["round_en"]``) is the
+    # API-specific key with its schema default resolved at load. An ApiSupport built by hand (tests use
+    # ``dataclasses.replace(a, extra=...)`` to drop or change a key) falls back to the schema default.
+    def __getattr__(self, key):
+        if key.startswith("__") or key in ("name", "extra"):
+            raise AttributeError(key)
+        return self[key]
+
+    def __getitem__(self, key):
         for k, v in self.extra:
             if k == key:
                 return v
-        return default
+        schema = api_schema(self.name)
+        if key in schema and key not in _API_COMMON:
+            return _default(schema[key])
+        if key == "get":
+            raise NoProfileKey(
+                "ApiSupport.get was removed: profile defaults are resolved when the profile loads; "
+                f"read the named field, e.g. p.api({self.name!r}).<key>"
+            )
+        keys = ", ".join(k for k in schema if k not in _API_COMMON) or "(none)"
+        raise NoProfileKey(f"apis.{self.name} has no profile key {key!r}; its keys: {keys}")
 
     def all_dtypes(self):
         return self.dtypes + self.count_only_dtypes
@@ -291,10 +347,6 @@ class Reserved:
     offset_bytes: int
     size_bytes: int
     used_by: tuple
-
-
-def _freeze(v):
-    return tuple(v) if isinstance(v, list) else v
 
 
 @dataclasses.dataclass(frozen=True)
@@ -424,8 +476,8 @@ def parse_profile(path, data=None) -> HwProfile:
     num = _check_table(f"{where}: numerics", data["numerics"], _NUMERICS)
     beh = _check_table(f"{where}: behavior", data["behavior"], _BEHAVIOR)
     reserved = []
-    for i, r in enumerate(mem.get("reserved", [])):
-        _check_table(f"{where}: memory.reserved[{i}]", r, _RESERVED)
+    for i, r in enumerate(mem["reserved"]):
+        r = _check_table(f"{where}: memory.reserved[{i}]", r, _RESERVED)
         if r["offset_bytes"] < 0 or r["offset_bytes"] + r["size_bytes"] > mem["ub_physical_bytes"]:
             raise ProfileError(
                 f"{where}: memory.reserved[{i}] ({r['name']}) offset_bytes={r['offset_bytes']} "
@@ -459,17 +511,17 @@ def parse_profile(path, data=None) -> HwProfile:
                 f"{where}: missing API '{name}' in [apis] (every profile lists every API; "
                 "write supported = false, dtypes = [] where the product lacks it)"
             )
-        schema = dict(_API_COMMON, **_API_EXTRA.get(name, {}))
+        schema = api_schema(name)
         t = _check_table(f"{where}: apis.{name}", apis_tbl[name], schema)
         dts = _check_dtype_list(f"{where}: apis.{name}.dtypes", t["dtypes"])
-        cod = _check_dtype_list(f"{where}: apis.{name}.count_only_dtypes", t.get("count_only_dtypes", []))
+        cod = _check_dtype_list(f"{where}: apis.{name}.count_only_dtypes", t["count_only_dtypes"])
         if not t["supported"] and (dts or cod):
             raise ProfileError(f"{where}: apis.{name}: supported = false but dtypes are listed")
         for k in ("dst_dtypes", "sel_mask_dtypes", "pattern_dtypes"):
-            if k in t:
+            if t.get(k) is not None:
                 _check_dtype_list(f"{where}: apis.{name}.{k}", t[k])
-        extra = tuple(sorted((k, _freeze(v)) for k, v in t.items() if k not in _API_COMMON))
-        apis.append(ApiSupport(name, t["supported"], dts, cod, extra, t.get("source", "")))
+        extra = tuple(sorted((k, v) for k, v in t.items() if k not in _API_COMMON))
+        apis.append(ApiSupport(name, t["supported"], dts, cod, extra, t["source"]))
     return HwProfile(
         name=data["name"],
         product=data["product"],
@@ -484,8 +536,8 @@ def parse_profile(path, data=None) -> HwProfile:
         max_repeat_times=mem["max_repeat_times"],
         operand_alignment_bytes=mem["operand_alignment_bytes"],
         reserved=tuple(reserved),
-        que_alloc_limit=mem.get("que_alloc_limit", 8),
-        max_buffers=mem.get("max_buffers", 64),
+        que_alloc_limit=mem["que_alloc_limit"],
+        max_buffers=mem["max_buffers"],
         vector_mask_bits=reg["vector_mask_bits"],
         cmpmask_bits=reg["cmpmask_bits"],
         ctrl_reset_value=reg["ctrl_reset_value"],
@@ -494,7 +546,7 @@ def parse_profile(path, data=None) -> HwProfile:
         float_saturation_dtypes=fsd,
         int_saturation_ctrl_bit=reg["int_saturation_ctrl_bit"],
         int_saturation_when_bit_is=reg["int_saturation_when_bit_is"],
-        cast_saturation_ctrl_bit=reg.get("cast_saturation_ctrl_bit", -1),
+        cast_saturation_ctrl_bit=reg["cast_saturation_ctrl_bit"],
         float_subnormals=num["float_subnormals"],
         nan_result=num["nan_result"],
         max_min_nan=num["max_min_nan"],

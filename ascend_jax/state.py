@@ -7,18 +7,19 @@ Fields (see docs/MODEL.md): ``ub`` (uint8 bytes of the Unified Buffer, or of the
 leading batch axis on every field.
 """
 
-import dataclasses
-
+import chex
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from .profile import as_profile
 
-_FIELDS = ("ub", "vmask", "mask_mode", "cmpmask", "ctrl", "rsvd_cnt", "fault")
 
-
-@dataclasses.dataclass(frozen=True)
+# A chex dataclass: a registered pytree (leaves keyed by field name, so tree paths read
+# ``.ub``/``.fault``), frozen, with ``replace(**kw)``. Not a Mapping (``mappable_dataclass=False``):
+# positional construction ``CoreState(ub, vmask, ...)`` keeps working and a state is never mistaken
+# for a dict of arguments.
+@chex.dataclass(frozen=True, mappable_dataclass=False)
 class CoreState:
     ub: jax.Array
     vmask: jax.Array
@@ -27,9 +28,6 @@ class CoreState:
     ctrl: jax.Array
     rsvd_cnt: jax.Array
     fault: jax.Array
-
-    def replace(self, **kw):
-        return dataclasses.replace(self, **kw)
 
     @property
     def ub_bytes(self) -> int:
@@ -43,13 +41,6 @@ class CoreState:
         from .display import state_html  # Jupyter only: keep the import off the hot path
 
         return state_html(self)
-
-
-jax.tree_util.register_pytree_node(
-    CoreState,
-    lambda s: (tuple(getattr(s, f) for f in _FIELDS), None),
-    lambda _, ch: CoreState(*ch),
-)
 
 
 def _all_ones_words(bits):

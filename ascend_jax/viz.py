@@ -180,7 +180,7 @@ def _truncated(call, k, state):
 
     if api == "GatherMask":
         dst, src0, pattern, reduce_mode, mask, gmp = args
-        if bool(reduce_mode) and int(p.api(api).get("counter_config", 1)) == 2:
+        if bool(reduce_mode) and int(p.api(api).counter_config) == 2:
             args[4] = _truncate_count(mask, k * L)  # total element count, repeats derived
         else:
             f = _gather_fields(gmp)

@@ -348,7 +348,7 @@ def run_case(case, ub, profile):
             count_form = case.form == "count"
             strides = (1, 1, 1, 8, 8, 8) if count_form else case.strides
             scratch = None
-            forms = p.api("Select").get("scratch_forms", ("mode1", "mode2"))
+            forms = p.api("Select").scratch_forms
             if f"mode{case.mode}" in forms:
                 for reg in p.reserved:
                     if "Select" in reg.used_by:
@@ -373,11 +373,11 @@ def run_case(case, ub, profile):
             a = p.api(case.api)
             if case.form == "count":
                 n = case.count
-                if a.get("count_tail", "computed") == "dropped":
+                if a.count_tail == "dropped":
                     n -= n % L
                 act = _below(n, L)
                 strides = (1, 8)
-            elif a.get("mask_honoured", True):
+            elif a.mask_honoured:
                 act = active_lanes(
                     L,
                     case.form,

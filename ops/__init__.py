@@ -62,17 +62,17 @@ def unsupported_reason(profile, requirements):
             return f"{profile.name}: no {api}"
         if dtype not in a.dtypes:
             return f"{profile.name}: {api} has no {dtype} (apis.{api}.dtypes = {list(a.dtypes)})"
-        if "modes" in extra and extra["modes"] not in a.get("modes", (0, 1, 2)):
-            return f"{profile.name}: {api} has no mode {extra['modes']} (apis.{api}.modes = {list(a.get('modes'))})"
+        if "modes" in extra and extra["modes"] not in a.modes:
+            return f"{profile.name}: {api} has no mode {extra['modes']} (apis.{api}.modes = {list(a.modes)})"
         if "cmp_mode" in extra:
             m = extra["cmp_mode"]
-            if m not in a.get("modes", ("LT", "GT", "EQ", "LE", "GE", "NE")):
+            if m not in a.modes:
                 return f"{profile.name}: {api} has no CMPMODE::{m}"
-            i32 = a.get("int32_modes")
+            i32 = a.int32_modes
             if dtype == "int32" and i32 is not None and m not in i32:
                 return f"{profile.name}: {api} int32 supports only {'/'.join(i32)}, not CMPMODE::{m}"
-        if extra.get("round_en") and not a.get("round_en", True):
+        if extra.get("round_en") and not a.round_en:
             return f"{profile.name}: {api} has no roundEn (apis.{api}.round_en = false)"
-        if "pattern_dtypes" in extra and extra["pattern_dtypes"] not in a.get("pattern_dtypes", ()):
+        if "pattern_dtypes" in extra and extra["pattern_dtypes"] not in a.pattern_dtypes:
             return f"{profile.name}: {api} has no {extra['pattern_dtypes']} pattern tensor"
     return None

@@ -43,7 +43,7 @@ class KernelCompact:
         self.U = aj.uint32 if self.T.itemsize == 4 else aj.uint16
         self.dataSize = dataSize
         self.lanes = 256 // self.T.itemsize
-        self.config = k.profile.api("GatherMask").get("counter_config", 1)
+        self.config = k.profile.api("GatherMask").counter_config
         if self.config == 1:
             self.bitBytes = max(32, dataSize // 8)
         else:

@@ -132,7 +132,7 @@ def pattern_bit(p, e):
 def gen_data(rng, batch, reduceMode, profile, dtype="uint16"):
     npd = aj.as_dtype(dtype).np_dtype
     n = 1024 // np.dtype(npd).itemsize
-    pats = np.array(profile.api("GatherMask").get("patterns", (1, 2, 3, 4, 5, 6, 7)), np.int32)
+    pats = np.array(profile.api("GatherMask").patterns, np.int32)
     inputs = {"src0": G.random_values(rng, npd, (batch, n)), "dst": G.random_values(rng, npd, (batch, n))}
     params = {
         "src1Pattern": pats[rng.integers(0, len(pats), batch)],

@@ -175,7 +175,7 @@ def processed(params, profile, reduceMode, lanes, case):
     mask = int(params["mask"][case])
     if not reduceMode:
         return [(r, e) for r in range(rep) for e in range(lanes)]
-    if profile.api("GatherMask").get("counter_config", 1) == 1:
+    if profile.api("GatherMask").counter_config == 1:
         # SPEC: GatherMask.md 配置方式一: every repeat processes mask elements, repeatTimes repeats.
         return [(r, e) for r in range(rep) for e in range(mask)]
     # SPEC: GatherMask.md 配置方式二: mask elements in total; repeatTimes does not apply.

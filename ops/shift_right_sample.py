@@ -115,7 +115,7 @@ def max_shift(profile, dtype):
     """The largest amount the tests use: ``bits`` where the page's range [0, bits] applies; a few
     more where amounts above the width saturate (``apis.ShiftRight.shift_range``)."""
     b = 8 * aj.as_dtype(dtype).itemsize
-    return b + 8 if profile.api("ShiftRight").get("shift_range") == "saturating" else b
+    return b + 8 if profile.api("ShiftRight").shift_range == "saturating" else b
 
 
 def gen_data(rng, batch, profile, dtype="int16", form="count", dataSize=512):

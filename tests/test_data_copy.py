@@ -201,7 +201,7 @@ def test_datacopypad_matches_reference(profile, gm2ub, dtype, is_pad):
     P = aj.load_profile(profile)
     d = aj.as_dtype(dtype)
     rng = np.random.default_rng(hash((profile, gm2ub, dtype)) % 2**32)
-    neg = gm2ub and P.api("DataCopyPad").get("negative_src_stride", False)
+    neg = gm2ub and P.api("DataCopyPad").negative_src_stride
     cases = []
     while len(cases) < N_CASES:
         c = _pad_case(rng, gm2ub, d.itemsize, neg)

@@ -101,7 +101,7 @@ def test_campaign_other_profiles(profile):
     assert set(res.counts()) <= {"ok", "rejected"}
     assert ("DataCopyPad" in res.meta["apis"]) == p.api("DataCopyPad").supported
     forms = {r["labels"][0] for r in res.records if r["kind"] != "invalid-static"}
-    assert ("ub2ub/count" in forms) == bool(p.api("DataCopy").get("ub_to_ub", True))
+    assert ("ub2ub/count" in forms) == bool(p.api("DataCopy").ub_to_ub)
     assert 0 in _faults(res) and len(_faults(res)) >= 3
 
 

@@ -18,6 +18,7 @@ from ascend_jax._engine.pipeline import run_unary
 from ascend_jax.api import _args as A
 from ascend_jax.errors import Fault, UnsupportedError, UsageError
 from ascend_jax.profile import Reserved, load_profile
+from ascend_jax.testing.traces import max_traces
 
 UB = 16384
 
@@ -700,11 +701,10 @@ def test_gathermask_no_retrace_200_parameter_sets():
         )
 
     jax.block_until_ready(call(0))
-    n0 = run_gather_mask._cache_size()
-    for i in range(200):
-        out = call(i)
-    jax.block_until_ready(out)
-    assert run_gather_mask._cache_size() == n0
+    with max_traces(run_gather_mask.__name__, n=0):
+        for i in range(200):
+            out = call(i)
+        jax.block_until_ready(out)
 
 
 def test_shift_no_retrace_200_parameter_sets():
@@ -726,11 +726,10 @@ def test_shift_no_retrace_200_parameter_sets():
         )
 
     jax.block_until_ready(call())
-    n0 = run_unary._cache_size()
-    for _ in range(200):
-        out = call()
-    jax.block_until_ready(out)
-    assert run_unary._cache_size() == n0
+    with max_traces(run_unary.__name__, n=0):
+        for _ in range(200):
+            out = call()
+        jax.block_until_ready(out)
 
 
 def _batch(xs):

@@ -1,21 +1,23 @@
 """One compilation per signature; batches equal loops; eager equals jit."""
 
+import chex
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 import ascend_jax as aj
 from ascend_jax.testing.cases import compare_states, random_case, run_fast_batch, run_reference
+from ascend_jax.testing.traces import max_traces
 
 P = aj.load_profile("ascend910b")
 
 
 def test_one_trace_serves_500_random_parameter_sets():
     """Addresses, strides, masks (bitwise words), scalars and repeat counts are traced data."""
-    traces = []
+    chex.clear_trace_counter()
 
+    @chex.assert_max_traces(n=1)
     def call(state, dst, src, scalar, words, repeat, strides):
-        traces.append(1)
         params = aj.UnaryRepeatParams(*(strides[i] for i in range(4)))
         d = aj.LocalTensor(aj.half, dst, 1)
         s = aj.LocalTensor(aj.half, src, 1)
@@ -36,8 +38,6 @@ def test_one_trace_serves_500_random_parameter_sets():
             jnp.asarray(rng.integers(0, 9, 4).astype(np.int32)),
         )
         faults.add(int(out.fault))
-    assert len(traces) == 1
-    assert f._cache_size() == 1
     assert len(faults) > 1  # the parameters really varied (some cases fault, some do not)
 
 
@@ -48,11 +48,30 @@ def test_eager_calls_share_programs():
     k = aj.Kernel(P)
     x, y = k.alloc(aj.float32, 1024), k.alloc(aj.float32, 1024)
     k.Muls(y, x, 1.0, 64, 3, aj.UnaryRepeatParams())
-    before = run_strided._cache_size()
-    k.Adds(y, x, 2.0, 64, 4, aj.UnaryRepeatParams())
-    k.Maxs(y, x, 2.0, [2**63, 0], 2, aj.UnaryRepeatParams())
-    k.Mins(y, x, 2.0, 200)
-    assert run_strided._cache_size() == before
+    with max_traces(run_strided.__name__, n=0):
+        k.Adds(y, x, 2.0, 64, 4, aj.UnaryRepeatParams())
+        k.Maxs(y, x, 2.0, [2**63, 0], 2, aj.UnaryRepeatParams())
+        k.Mins(y, x, 2.0, 200)
+
+
+def test_max_traces_sees_a_retrace():
+    """The trace counter used above for the engine's own programs does count a new signature."""
+
+    @jax.jit
+    def probe_fn(x):
+        return x + 1
+
+    with max_traces("probe_fn", n=1) as seen:
+        probe_fn(jnp.zeros(3))
+        probe_fn(jnp.ones(3))  # same signature: no trace
+    assert len(seen) == 1
+    try:
+        with max_traces("probe_fn", n=0):
+            probe_fn(jnp.zeros(4))  # new shape: traced again
+    except AssertionError as e:
+        assert "probe_fn was traced 1 times" in str(e)
+    else:
+        raise AssertionError("max_traces missed a retrace")
 
 
 def test_vmap_batch_equals_loop_and_reference():

@@ -367,7 +367,7 @@ def test_relu_kernel_equals_pure_calls():
 def test_compact_kernel_equals_pure_calls():
     """compact_above_threshold (configuration 1) == CompareScalar then GatherMask on a CoreState."""
     p = aj.load_profile(DEFAULT)
-    assert p.api("GatherMask").get("counter_config", 1) == 1
+    assert p.api("GatherMask").counter_config == 1
     gm, params, res = check_op("compact_above_threshold", DEFAULT, {"dtype": "float32"}, BATCH)
     F32 = aj.float32
     src, bits, dst = (

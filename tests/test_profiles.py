@@ -5,13 +5,16 @@ The dtype tables below are transcribed from the doc pages (spec tree
 docs' C++ spelling, independently of the TOML files they check.
 """
 
+import dataclasses
 import json
 import pathlib
+import pickle
 import re
 import tomllib
 
 import pytest
 
+from ascend_jax import profile as P
 from ascend_jax.errors import ProfileError
 from ascend_jax.profile import (
     DEFAULT_PROFILE,
@@ -235,7 +238,7 @@ def test_vector_core_supports_nothing():
     # GM <-> UB DataCopy pages list it as 支持 (UB -> UB and DataCopyPad: 不支持).
     p = load_profile("ascend310p_vec")
     assert [a.name for a in p.apis if a.supported] == ["DataCopy"]
-    assert p.api("DataCopy").get("ub_to_ub") is False
+    assert p.api("DataCopy").ub_to_ub is False
 
 
 # (profile, DataCopy UB->UB, DataCopyPad) from the pages' 产品支持情况 lists
@@ -257,7 +260,7 @@ def test_data_copy_support_table(name):
     p = load_profile(name)
     ub2ub, pad = _DATA_COPY_TABLE[name]
     dc = p.api("DataCopy")
-    assert dc.supported and dc.get("ub_to_ub") is ub2ub
+    assert dc.supported and dc.ub_to_ub is ub2ub
     assert p.api("DataCopyPad").supported is pad
     # bfloat16_t is listed exactly on the A2/A3/310B/950 pages
     assert ("bfloat16" in dc.dtypes) is (name in ("ascend950", "ascend910_93", "ascend910b", "ascend310b"))
@@ -266,25 +269,25 @@ def test_data_copy_support_table(name):
 
 def test_mode_and_pattern_facts():
     # Select.md 功能说明: 910 "仅支持模式0", others 0/1/2
-    assert load_profile("ascend910").api("Select").get("modes") == (0,)
-    assert load_profile("ascend310b").api("Select").get("modes") == (0, 1, 2)
+    assert load_profile("ascend910").api("Select").modes == (0,)
+    assert load_profile("ascend310b").api("Select").modes == (0, 1, 2)
     # GatherMask.md: 310P AI Core patterns 1-6 and 配置方式二; A2/950 patterns 1-7 and 配置方式一
     g = load_profile("ascend310p").api("GatherMask")
-    assert g.get("patterns") == (1, 2, 3, 4, 5, 6) and g.get("counter_config") == 2
+    assert g.patterns == (1, 2, 3, 4, 5, 6) and g.counter_config == 2
     for name in ("ascend910b", "ascend910_93", "ascend310b", "ascend950"):
         g = load_profile(name).api("GatherMask")
-        assert g.get("patterns") == (1, 2, 3, 4, 5, 6, 7) and g.get("counter_config") == 1
+        assert g.patterns == (1, 2, 3, 4, 5, 6, 7) and g.counter_config == 1
     # ShiftRight.md roundEn: only false on 310B and 950; 950 shift amounts beyond the width saturate
-    assert load_profile("ascend310b").api("ShiftRight").get("round_en") is False
-    assert load_profile("ascend950").api("ShiftRight").get("round_en") is False
-    assert load_profile("ascend910b").api("ShiftRight").get("round_en") is True
-    assert load_profile("ascend950").api("ShiftLeft").get("shift_range") == "saturating"
-    assert load_profile("ascend310b").api("ShiftLeft").get("shift_range") == "bitwidth_inclusive"
+    assert load_profile("ascend310b").api("ShiftRight").round_en is False
+    assert load_profile("ascend950").api("ShiftRight").round_en is False
+    assert load_profile("ascend910b").api("ShiftRight").round_en is True
+    assert load_profile("ascend950").api("ShiftLeft").shift_range == "saturating"
+    assert load_profile("ascend310b").api("ShiftLeft").shift_range == "bitwidth_inclusive"
     # Compare.md mask row: 设置有效 on 950 and 310B only
     for name in ALL_PROFILES:
         c = load_profile(name).api("Compare")
         if c.supported:
-            assert c.get("mask_honoured") is (name in ("ascend950", "ascend310b")), name
+            assert c.mask_honoured is (name in ("ascend950", "ascend310b")), name
 
 
 def test_register_facts():
@@ -294,10 +297,10 @@ def test_register_facts():
     assert p.ctrl_reset_value == 1 << 60
     assert (p.int_saturation_ctrl_bit, p.int_saturation_when_bit_is) == (53, 1)
     assert p.float_saturation_dtypes == ("half",)
-    assert p.api("SetCtrlSpr").get("bits") == (6, 7, 8, 9, 10, 45, 48, 50, 53, 59, 60)
+    assert p.api("SetCtrlSpr").bits == (6, 7, 8, 9, 10, 45, 48, 50, 53, 59, 60)
     for name in ("ascend910b", "ascend910_93"):  # 表4 / 表5: only CTRL[48]
         q = load_profile(name)
-        assert q.api("SetCtrlSpr").get("bits") == (48,)
+        assert q.api("SetCtrlSpr").bits == (48,)
         assert q.float_saturation_dtypes == ("half", "bfloat16")
     for name in ALL_PROFILES:
         q = load_profile(name)
@@ -445,3 +448,119 @@ def test_rejects_invalid_toml(tmp_path):
     path.write_text('name = "broken"\n[memory\n', encoding="utf-8")
     msg = _rejected(path)
     assert "broken.toml" in msg
+
+
+# ---------------------------------------------------------------------------------------------
+# schema defaults: resolved once, when the profile loads; code reads named fields
+
+
+def _optional_keys():
+    """(table, key, default) for every optional key of the schema."""
+    out = []
+    for table, schema in (
+        ("top", P._TOP),
+        ("memory", P._MEMORY),
+        ("memory.reserved", P._RESERVED),
+        ("registers", P._REGISTERS),
+        ("numerics", P._NUMERICS),
+        ("behavior", P._BEHAVIOR),
+    ):
+        out += [(table, k, s[2]) for k, s in schema.items() if not s[1]]
+    for name in KNOWN_APIS:
+        out += [(f"apis.{name}", k, s[2]) for k, s in P.api_schema(name).items() if not s[1]]
+    return out
+
+
+def test_every_optional_key_has_a_valid_default():
+    for table, key, default in _optional_keys():
+        assert default is None or not isinstance(default, list), (table, key)  # hashable
+        hash(default)
+    for table, schema in (("memory", P._MEMORY), ("registers", P._REGISTERS)):
+        for k, s in schema.items():
+            assert len(s) == (2 if s[1] else 3), (table, k)
+
+
+def _doc_default(v):
+    """A default as the README's tables spell it."""
+    if v is None:
+        return "none"
+    if isinstance(v, bool):
+        return "`true`" if v else "`false`"
+    if isinstance(v, str):
+        return f'`"{v}"`'
+    if isinstance(v, tuple):
+        return "`[" + ", ".join(f'"{x}"' if isinstance(x, str) else str(x) for x in v) + "]`"
+    return "`2^32-1`" if v == 2**32 - 1 else f"`{v}`"
+
+
+def test_every_optional_key_is_documented_with_its_default():
+    readme = (pathlib.Path(__file__).resolve().parent.parent / "hw_profiles" / "README.md").read_text(
+        encoding="utf-8"
+    )
+    rows = [line for line in readme.splitlines() if line.startswith("|")]
+    for table, key, default in _optional_keys():
+        mine = [r for r in rows if f"| `{key}` |" in r]
+        assert mine, f"{table}.{key} is not documented in hw_profiles/README.md"
+        assert any(_doc_default(default) in r for r in mine), (
+            f"{table}.{key}: default {default!r} not documented"
+        )
+
+
+def test_absent_optional_keys_resolve_to_the_schema_default(tmp_path):
+    data = _base_data()
+    for k in ("que_alloc_limit", "max_buffers"):
+        data["memory"].pop(k, None)
+    data["registers"].pop("cast_saturation_ctrl_bit", None)
+    for api in ("Compares", "Select", "GatherMask", "ShiftRight", "DataCopy", "DataCopyPad"):
+        t = data["apis"][api]
+        for k in list(t):
+            if k not in ("supported", "dtypes"):
+                del t[k]
+    p = parse_profile(_write(tmp_path, data))
+    assert (p.que_alloc_limit, p.max_buffers, p.cast_saturation_ctrl_bit) == (8, 64, -1)
+    c = p.api("Compares")
+    assert c.modes == ("LT", "GT", "GE", "EQ", "NE", "LE") and c["modes"] == c.modes
+    assert c.dst_dtypes == ("int8", "uint8") and c.mask_honoured is True and c.count_tail == "computed"
+    assert c.count_alignment_bytes == 0 and c.int32_modes is None and c.float64_modes is None
+    assert c.int32_other_modes == "error" and c.dst_strides == "ignored"
+    assert c.count_only_dtypes == () and c.source == ""
+    s = p.api("Select")
+    assert s.modes == (0, 1, 2) and s.scratch_forms == ("mode1", "mode2") and s.cmpmask_side_effect is False
+    assert s.sel_mask_dtypes == ("uint8", "uint16", "uint32", "uint64")
+    g = p.api("GatherMask")
+    assert g.patterns == (1, 2, 3, 4, 5, 6, 7) and g.pattern_dtypes == ("uint16", "uint32")
+    assert (g.counter_config, g.mode_after, g.vmask_after) == (1, "normal", "unchanged")
+    r = p.api("ShiftRight")
+    assert r.round_en is True and r.shift_range == "bitwidth_inclusive"
+    assert p.api("ShiftLeft").signed_left_shift == "keep_sign"
+    d = p.api("DataCopy")
+    assert (d.ub_to_ub, d.zero_block, d.count_unaligned) == (True, "nop", "error")
+    d = p.api("DataCopyPad")
+    assert (d.zero_block, d.compact_mode, d.negative_src_stride, d.ub_stride_max) == (
+        "nop",
+        False,
+        False,
+        2**32 - 1,
+    )
+    # resolved at load: the frozen extra tuple holds every key of the API's schema
+    assert dict(c.extra).keys() == {k for k in P.api_schema("Compares") if k not in P._API_COMMON}
+    hash(p)
+
+
+def test_an_api_field_not_in_its_schema_is_an_error():
+    a = load_profile("ascend910b").api("Adds")
+    with pytest.raises(AttributeError, match="apis.Adds has no profile key 'round_en'"):
+        a.round_en  # noqa: B018
+    with pytest.raises(AttributeError, match="resolved when the profile loads"):
+        a.get("round_en", True)
+    assert not hasattr(a, "modes")
+    with pytest.raises(KeyError, match="apis.Adds has no profile key 'modes'"):
+        a["modes"]  # noqa: B018
+
+
+def test_a_hand_edited_api_falls_back_to_the_schema_default():
+    p = load_profile("ascend910b")
+    a = p.api("Compares")
+    b = dataclasses.replace(a, extra=tuple(kv for kv in a.extra if kv[0] != "count_alignment_bytes"))
+    assert a.count_alignment_bytes == 256 and b.count_alignment_bytes == 0
+    assert pickle.loads(pickle.dumps(p)) == p and pickle.loads(pickle.dumps(a)).count_tail == a.count_tail

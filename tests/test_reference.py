@@ -977,7 +977,7 @@ def test_ctrl_spr_multi_bit_field_950():
     if "ascend950" not in available_profiles():
         pytest.skip("no ascend950 profile")
     p950 = load_profile("ascend950")
-    bits = p950.api("SetCtrlSpr").get("bits") or ()
+    bits = p950.api("SetCtrlSpr").bits or ()
     if not {6, 7, 8, 60}.issubset(bits):
         pytest.skip("profile lacks CTRL[8:6] / CTRL[60]")
     st = reset_state(p950)

@@ -46,7 +46,7 @@ def _random_op(rng, p):
             lo = int(rng.integers(1, 2**20))
         return name, (d, hi, lo), {"mode": mode}
     if name == "SetCtrlSpr":
-        bits = p.api(name).get("bits") or [48]
+        bits = p.api(name).bits or [48]
         b = int(bits[rng.integers(len(bits))])
         return name, (b, b, int(rng.integers(2))), {}
     if name == "SetSaturationFlag":

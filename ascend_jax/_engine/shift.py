@@ -169,14 +169,10 @@ def shift_right_pairs(x, n, dtype, round_en):
     return jnp.stack([rlo, rhi], axis=-1)
 
 
-def _api_choice(profile, api, key, default):
-    return profile.api(api).get(key, default)
-
-
 def elem_shift_left(x, s, dtype, profile, ctrl, *_):
     """run_unary element function: ``s`` = uint32[2] (shift bits as T, unused)."""
     del ctrl
-    keep = _api_choice(profile, "ShiftLeft", "signed_left_shift", "keep_sign") == "keep_sign"
+    keep = profile.api("ShiftLeft").signed_left_shift == "keep_sign"
     if dtype.itemsize == 8:  # s[0] is the amount already clipped to [0, 65] (api/shift.py)
         return shift_left_pairs(x, s[0].astype(I32), dtype, keep, "zero")
     n, _ = shift_amount(s[0], dtype.bits, dtype.is_signed_int)
@@ -213,7 +209,7 @@ def _shift_by_tensor(x, amt, dtype, left, keep):
 
 
 def elem_shift_left_tensor(x, amt, s, dtype, profile, ctrl, dyn):
-    keep = _api_choice(profile, "ShiftLeft", "signed_left_shift", "keep_sign") == "keep_sign"
+    keep = profile.api("ShiftLeft").signed_left_shift == "keep_sign"
     return _shift_by_tensor(x, amt, dtype, True, keep)
 
 

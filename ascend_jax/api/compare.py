@@ -45,7 +45,6 @@ class CMPMODE(enum.IntEnum):
     NE = 5
 
 
-_ALL_MODES = ("LT", "GT", "GE", "EQ", "NE", "LE")
 _MODES_TEXT = "CMPMODE::LT / GT / EQ / LE / GE / NE"
 # SPEC: SetCmpMask/GetCmpMask: "LocalTensor的起始地址需要16字节对齐" (every product).
 CMPMASK_ALIGN = 16
@@ -67,29 +66,29 @@ def _cmp_mode(api, mode, dt, p, a):
             p,
         )
     name = CMPMODE(int(mode)).name
-    allowed = tuple(a.get("modes", _ALL_MODES))
+    allowed = tuple(a.modes)
     if name not in allowed:
         raise UnsupportedError(api, "cmpMode", f"CMPMODE::{name}", ", ".join(allowed), p)
-    if dt.name == "float64" and a.get("float64_modes") is not None and name not in a.get("float64_modes"):
+    if dt.name == "float64" and a.float64_modes is not None and name not in a.float64_modes:
         raise UnsupportedError(
             api,
             "cmpMode",
             f"CMPMODE::{name}",
-            " / ".join(f"CMPMODE::{m}" for m in a.get("float64_modes")),
+            " / ".join(f"CMPMODE::{m}" for m in a.float64_modes),
             p,
             "double supports only these modes on this product",
         )
-    if dt.name == "int32" and a.get("int32_modes") is not None and name not in a.get("int32_modes"):
-        if a.get("int32_other_modes", "error") == "silent_eq":
+    if dt.name == "int32" and a.int32_modes is not None and name not in a.int32_modes:
+        if a.int32_other_modes == "silent_eq":
             # profile choice: the vendor's release build emits the EQ instruction for int32_t
             return "EQ"
         raise UnsupportedError(
             api,
             "cmpMode",
             f"CMPMODE::{name}",
-            " / ".join(f"CMPMODE::{m}" for m in a.get("int32_modes")),
+            " / ".join(f"CMPMODE::{m}" for m in a.int32_modes),
             p,
-            f"int32_t supports only {', '.join(a.get('int32_modes'))} on this product",
+            f"int32_t supports only {', '.join(a.int32_modes)} on this product",
         )
     return name
 
@@ -120,16 +119,14 @@ def _compare_to_ub(api, state, dst, src0, src1, cmpMode, args, profile, isSetMas
         )
     a = p.require_api(api, dt, count_form=(form == "count"))
     A.check_modelled(api, dt, p, wide_lanes=True)
-    dst_ok = tuple(a.get("dst_dtypes", ("int8", "uint8")))
+    dst_ok = tuple(a.dst_dtypes)
     if dst.dtype.name not in dst_ok:
         raise UnsupportedError(
             api, "dst.dtype", dst.dtype.name, ", ".join(dst_ok), p, "dst holds the packed result bits"
         )
     mode = _cmp_mode(api, cmpMode, dt, p, a)
-    if a.get("dst_strides", "ignored") != "ignored":
-        raise NotModelledError(
-            f"{api}: dst_strides = {a.get('dst_strides')!r} (strided bit output) is not modelled"
-        )
+    if a.dst_strides != "ignored":
+        raise NotModelledError(f"{api}: dst_strides = {a.dst_strides!r} (strided bit output) is not modelled")
     if not isSetMask and (form == "count" or api == "Compare"):
         raise UsageError(
             api,
@@ -149,7 +146,7 @@ def _compare_to_ub(api, state, dst, src0, src1, cmpMode, args, profile, isSetMas
         dyn["scalar"] = A.scalar_bits(api, src1, dt, p)
     else:
         dyn["src1"] = A.addr_of(src1)
-    tail = a.get("count_tail", "computed")
+    tail = a.count_tail
     if form == "count":
         (count,) = args
         R = count_form(
@@ -159,7 +156,7 @@ def _compare_to_ub(api, state, dst, src0, src1, cmpMode, args, profile, isSetMas
             p,
             max_repeats,
             dyn,
-            align_bytes=a.get("count_alignment_bytes", 0),
+            align_bytes=a.count_alignment_bytes,
             whole_repeats=(tail == "dropped"),
         )
         kind = "count"
@@ -179,7 +176,7 @@ def _compare_to_ub(api, state, dst, src0, src1, cmpMode, args, profile, isSetMas
             state,
             max_repeats,
             dyn,
-            honoured=a.get("mask_honoured", True),
+            honoured=a.mask_honoured,
         )
     st = BinaryStatic(
         api=api,
@@ -259,7 +256,7 @@ def CompareCmpMask(state, src0, src1, cmpMode, mask, repeatParams, profile=None,
         state,
         None,
         dyn,
-        honoured=a.get("mask_honoured", True),
+        honoured=a.mask_honoured,
         fixed_repeat=1,
     )
     st = BinaryStatic(

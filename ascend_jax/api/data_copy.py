@@ -145,7 +145,7 @@ def DataCopy(state, gm, dst, src, countOrParams, *, profile=None, max_blocks=Non
     _check_dtypes(api, dst, src, p)
     dt = dst.dtype
     a = p.require_api(api, dt)
-    if kind == "ub2ub" and not a.get("ub_to_ub", True):
+    if kind == "ub2ub" and not a.ub_to_ub:
         raise UsageError(
             api,
             "dst/src",
@@ -168,7 +168,7 @@ def DataCopy(state, gm, dst, src, countOrParams, *, profile=None, max_blocks=Non
     else:
         count = countOrParams
         size = dt.itemsize
-        policy = a.get("count_unaligned", "error")
+        policy = a.count_unaligned
         if A.is_static(count):
             count = A.static_int(api, "count", count, 0, 2**32 - 1, p)
             if (count * size) % BLK and policy == "error":
@@ -229,7 +229,7 @@ def DataCopy(state, gm, dst, src, countOrParams, *, profile=None, max_blocks=Non
         ub_limit=min(state.ub.shape[-1], p.ub_usable_bytes),
         gm_align=dt.itemsize,
         ub_align=p.operand_alignment_bytes,
-        zero_policy=a.get("zero_block", "nop"),
+        zero_policy=a.zero_block,
     )
     state = state.replace(ub=ub, fault=state.fault | fault)
     if isinstance(dst, GlobalTensor):
@@ -269,7 +269,7 @@ def DataCopyPad(
     size = dt.itemsize
     a = p.require_api(api, dt)
     if int(mode) != 0:
-        if not a.get("compact_mode", False):
+        if not a.compact_mode:
             raise UsageError(api, "mode", mode, "PaddingMode::Normal (0)", p)
         raise NotModelledError(
             "DataCopyPad: PaddingMode::Compact is documented on this profile but not modelled"
@@ -291,8 +291,8 @@ def DataCopyPad(
     gm_side = "src" if kind == "gm2ub" else "dst"
     # SPEC: DataCopyPad 约束说明 -- strides uint32 [0, 2^32-1]; 950: GM->UB srcStride int64 in
     # [-blockLen, 2^40-1], dstStride [0, 65535]; UB->GM srcStride [0, 65535], dstStride [0, 2^40-1].
-    lo_gm = -(2**31) if a.get("negative_src_stride", False) and kind == "gm2ub" else 0
-    ub_hi = a.get("ub_stride_max", 2**32 - 1)
+    lo_gm = -(2**31) if a.negative_src_stride and kind == "gm2ub" else 0
+    ub_hi = a.ub_stride_max
     gm_hi = 2**32 - 1
     strides = {}
     for name in ("srcStride", "dstStride"):
@@ -354,7 +354,7 @@ def DataCopyPad(
             ub_align=p.operand_alignment_bytes,
             is_pad=bool(pad.isPad),
             size=size,
-            zero_policy=a.get("zero_block", "nop"),
+            zero_policy=a.zero_block,
         )
         return state.replace(ub=ub, fault=state.fault | fault), gm
     # UB -> GM
@@ -385,7 +385,7 @@ def DataCopyPad(
         nb=max(nbytes, 1),
         ub_limit=min(state.ub.shape[-1], p.ub_usable_bytes),
         ub_align=p.operand_alignment_bytes,
-        zero_policy=a.get("zero_block", "nop"),
+        zero_policy=a.zero_block,
     )
     gm = gm[: dst.buf] + (new,) + gm[dst.buf + 1 :]
     return state.replace(fault=state.fault | fault), gm

@@ -71,14 +71,9 @@ def as_gather_params(prm):
     raise TypeError(f"expected GatherMaskParams (or a 4-tuple), got {prm!r}")
 
 
-_DEFAULTS = {"patterns": (1, 2, 3, 4, 5, 6, 7), "pattern_dtypes": ("uint16", "uint32"), "counter_config": 1}
-
-
 def _setting(p, key):
-    """A GatherMask profile choice (``apis.GatherMask.<key>``) with the documented default."""
-    a = p.api("GatherMask")
-    dflt = {"mode_after": "normal", "vmask_after": "unchanged"}.get(key, _DEFAULTS.get(key))
-    return a.get(key, dflt)
+    """A GatherMask profile choice (``apis.GatherMask.<key>``; the schema default is resolved at load)."""
+    return p.api("GatherMask")[key]
 
 
 def _static_bool(api, name, v, p):

@@ -139,7 +139,7 @@ def _check_bits(api, p, startBit, endBit, restrict=True):
             raise UsageError(api, name, v, "[0, 63]", p)
     if startBit > endBit:
         raise UsageError(api, "startBit", startBit, f"<= endBit ({endBit})", p)
-    allowed = p.api("SetCtrlSpr").get("bits")
+    allowed = p.api("SetCtrlSpr").bits
     if restrict and allowed is not None:
         for b in range(startBit, endBit + 1):
             if b not in allowed:

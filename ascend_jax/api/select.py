@@ -44,10 +44,6 @@ class BinaryConfig:
 
 DEFAULT_BINARY_CONFIG = BinaryConfig(1)
 _SELMODE_TEXT = "SELMODE::VSEL_CMPMASK_SPR / VSEL_TENSOR_SCALAR_MODE / VSEL_TENSOR_TENSOR_MODE"
-_SEL_DTYPES = ("uint8", "uint16", "uint32", "uint64")
-# Model choice (profile key apis.Select.scratch_forms, absent): A2/A3/310P Select.md -- modes 1 and 2
-# "需要预留8KB的Unified Buffer空间"; the mask-less forms use the user's SetCmpMask data instead.
-_DEFAULT_SCRATCH_FORMS = ("mode1", "mode2")
 
 
 def _sel_mode(api, mode, p, a):
@@ -60,7 +56,7 @@ def _sel_mode(api, mode, p, a):
             p,
         )
     m = SELMODE(int(mode))
-    allowed = tuple(a.get("modes", (0, 1, 2)))
+    allowed = tuple(a.modes)
     if int(m) not in allowed:
         raise UnsupportedError(
             api,
@@ -184,7 +180,7 @@ def _select(
     uses_sel_tensor = not (form == "nomask" and mode in (0, 2))
     if uses_sel_tensor:
         A.check_tensor(api, "selMask", selMask, p)
-        sel_ok = tuple(a.get("sel_mask_dtypes", _SEL_DTYPES))
+        sel_ok = tuple(a.sel_mask_dtypes)
         if selMask.dtype.name not in sel_ok:
             raise UnsupportedError(api, "selMask.dtype", selMask.dtype.name, ", ".join(sel_ok), p)
 
@@ -222,10 +218,10 @@ def _select(
 
     # ---- scratch and CMPMASK side effects ----
     tag = "nomask" if form == "nomask" else f"mode{mode}"
-    uses = tag in tuple(a.get("scratch_forms", _DEFAULT_SCRATCH_FORMS))
+    uses = tag in tuple(a.scratch_forms)
     scratch = scratch_regions(p, api, uses)
     side, slot = "none", -1
-    if form != "nomask" and p.cmpmask_bits > 0 and a.get("cmpmask_side_effect", False):
+    if form != "nomask" and p.cmpmask_bits > 0 and a.cmpmask_side_effect:
         side = ("sel_head", "scalar_splat", "addr_splat")[mode]
         if uses and side != "sel_head":
             slot = next((r.offset_bytes for r in p.reserved if api in r.used_by), -1)

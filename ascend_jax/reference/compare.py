@@ -21,7 +21,6 @@ from . import state as _st
 # SPEC: "enum class CMPMODE : uint8_t { LT = 0, GT, EQ, LE, GE, NE }" (比较与选择/Compare.md,
 #       translated); MODEL.md lists the C++ values LT=0, GT=1, EQ=2, LE=3, GE=4, NE=5.
 CMP_NAMES = ("LT", "GT", "EQ", "LE", "GE", "NE")
-ALL_CMP = ("LT", "GT", "GE", "EQ", "NE", "LE")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -80,11 +79,11 @@ def check_cmp_mode(api, cmp_mode, d, a, profile):
     if not 0 <= m < len(CMP_NAMES):
         raise UsageError(api, "cmpMode", m, "CMPMODE::LT / GT / EQ / LE / GE / NE", profile)
     name = CMP_NAMES[m]
-    modes = a.get("modes", ALL_CMP)
+    modes = a.modes
     if name not in modes:
         raise UnsupportedError(api, "cmpMode", f"CMPMODE::{name}", ", ".join(modes), profile)
     # SPEC: Compares on 950: "double（只支持CMPMODE::EQ）" (比较与选择/Compares.md 数据类型)
-    f64_modes = a.get("float64_modes")
+    f64_modes = a.float64_modes
     if d.name == "float64" and f64_modes is not None and name not in f64_modes:
         raise UnsupportedError(
             api,
@@ -96,9 +95,9 @@ def check_cmp_mode(api, cmp_mode, d, a, profile):
         )
     # SPEC: int32_t on A2/A3 "仅支持CMPMODE::EQ" (比较与选择/Compare.md 数据类型); the vendor's release
     #       build computes EQ silently (profile choice int32_other_modes = "silent_eq").
-    int32_modes = a.get("int32_modes")
+    int32_modes = a.int32_modes
     if d.name == "int32" and int32_modes is not None and name not in int32_modes:
-        if a.get("int32_other_modes", "error") == "silent_eq":
+        if a.int32_other_modes == "silent_eq":
             return "EQ"
         raise UnsupportedError(
             api,
@@ -202,7 +201,7 @@ def count_plan(api, state, d, count, a, profile):
     """Count form of Compare/Compares/CompareScalar (registers never change)."""
     L = profile.lanes(d)
     c = _masks.check_count(api, count, d, profile)
-    align = a.get("count_alignment_bytes", 0)
+    align = a.count_alignment_bytes
     # SPEC: "count ... 需要保证count个元素所占空间256字节对齐" (Compare.md count row; per profile)
     if align and (c * d.itemsize) % align:
         raise UsageError(
@@ -211,7 +210,7 @@ def count_plan(api, state, d, count, a, profile):
     if c == 0:
         return _masks._zero("count", api, profile, static=True)
     # SPEC: count_tail "dropped": "未对齐部分元素不参与计算" -> whole 256-byte repeats only
-    n = c - c % L if a.get("count_tail", "computed") == "dropped" else c
+    n = c - c % L if a.count_tail == "dropped" else c
     repeats, active = _masks.counter_lanes(n, L)
     return _masks.LanePlan("run", repeats=repeats, lanes=L, active=active)
 
@@ -276,11 +275,11 @@ def _compare_to_ub(api, state, dst, src0, src1, cmp_mode, args, profile, is_set_
     not_modelled(api, d)
     if not scalar_form and src1.dtype != d:
         raise UsageError(api, "src1.dtype", src1.dtype.name, f"{d.name} (= src0.dtype)", profile)
-    dst_dtypes = a.get("dst_dtypes", ("int8", "uint8"))
+    dst_dtypes = a.dst_dtypes
     if dst.dtype.name not in dst_dtypes:
         raise UnsupportedError(api, "dst.dtype", dst.dtype.name, ", ".join(dst_dtypes), profile)
-    if a.get("dst_strides", "ignored") != "ignored":
-        raise NotModelledError(f"{api}: dst_strides = {a.get('dst_strides')!r}")
+    if a.dst_strides != "ignored":
+        raise NotModelledError(f"{api}: dst_strides = {a.dst_strides!r}")
     name = check_cmp_mode(api, cmp_mode, d, a, profile)
     if count_form and not is_set_mask:
         raise UsageError(api, "isSetMask", False, "True", profile, "the count prototype has no isSetMask")
@@ -306,7 +305,7 @@ def _compare_to_ub(api, state, dst, src0, src1, cmp_mode, args, profile, is_set_
         else:
             s = check_binary_params(api, params, profile)
             strides0, strides1 = (s[1], s[4]), (s[2], s[5])
-        if a.get("mask_honoured", True):
+        if a.mask_honoured:
             plan = honoured_plan(api, state, d, mask, repeat_time, is_set_mask, profile)
         else:
             plan = ignored_plan(api, d, mask, repeat_time, is_set_mask, profile)
@@ -449,7 +448,7 @@ def CompareCmpMask(state, src0, src1, cmpMode, mask, repeatParams, *, profile, i
     # SPEC: "CmpMask 128bit寄存器" (Compare（结果存入寄存器）.md): L result bits must fit
     if L > profile.cmpmask_bits:
         raise UnsupportedError(api, "dtype", d.name, f"types with <= {profile.cmpmask_bits} lanes", profile)
-    if a.get("mask_honoured", True):
+    if a.mask_honoured:
         plan = honoured_plan(api, state, d, mask, 1, isSetMask, profile)
     else:
         plan = ignored_plan(api, d, mask, 1, isSetMask, profile)

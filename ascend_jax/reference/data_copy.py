@@ -86,7 +86,7 @@ def DataCopy(state, gm, dst, src, countOrParams, *, profile=None):
         count = int(countOrParams)
         nbytes = count * size
         # SPEC: 连续搬运 -- count*sizeof(T) must be 32-byte aligned, else the amount is rounded down
-        if count < 0 or (nbytes % BLOCK and a.get("count_unaligned", "error") == "error"):
+        if count < 0 or (nbytes % BLOCK and a.count_unaligned == "error"):
             return with_fault(state, int(Fault.BAD_PARAM)), gm
         block_count, block_len, src_gap, dst_gap = 1, nbytes // BLOCK, 0, 0
     else:
@@ -99,7 +99,7 @@ def DataCopy(state, gm, dst, src, countOrParams, *, profile=None):
             return with_fault(state, int(Fault.BAD_PARAM)), gm
     # SPEC: blockCount or blockLen 0 -> NOP (A2/A3/950; the profile's zero_block elsewhere)
     if block_count == 0 or block_len == 0:
-        return _zero(state, gm, a.get("zero_block", "nop"))
+        return _zero(state, gm, a.zero_block)
     s_side, d_side = _Side(src, state, gm, p), _Side(dst, state, gm, p)
     align = 0
     for side in (s_side, d_side):
@@ -126,8 +126,8 @@ def DataCopyPad(state, gm, dst, src, dataCopyParams, padParams=None, *, profile=
     gm2ub = isinstance(src, GlobalTensor)
     bc, bl, ss, ds = prm.blockCount, prm.blockLen, prm.srcStride, prm.dstStride
     gm_stride, ub_stride = (ss, ds) if gm2ub else (ds, ss)
-    ub_hi = a.get("ub_stride_max", 2**32 - 1)
-    gm_lo = -bl if (gm2ub and a.get("negative_src_stride", False)) else 0
+    ub_hi = a.ub_stride_max
+    gm_lo = -bl if (gm2ub and a.negative_src_stride) else 0
     ok = (
         _in_range(bc, 0, 4095)
         and _in_range(bl, 0, 2097151)
@@ -145,7 +145,7 @@ def DataCopyPad(state, gm, dst, src, dataCopyParams, padParams=None, *, profile=
     if not ok:
         return with_fault(state, int(Fault.BAD_PARAM)), gm
     if bc == 0 or bl == 0:
-        return _zero(state, gm, a.get("zero_block", "nop"))
+        return _zero(state, gm, a.zero_block)
     s_side, d_side = _Side(src, state, gm, p), _Side(dst, state, gm, p)
     ub_side = d_side if gm2ub else s_side
     align = int(Fault.MISALIGNED) if ub_side.addr % p.operand_alignment_bytes else 0

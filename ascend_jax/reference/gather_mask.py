@@ -144,14 +144,14 @@ def GatherMask(state, dst, src0, src1Pattern, reduceMode, mask, gatherMaskParams
         if not m_traced:
             raise UsageError(API, "mask", m, "[0, 2**32-1]", profile)
         bad_mask = True
-    patterns = tuple(int(x) for x in a.get("patterns", (1, 2, 3, 4, 5, 6, 7)))
+    patterns = tuple(int(x) for x in a.patterns)
     user = isinstance(src1Pattern, LocalTensor)
     builtin = None
     if user:
         u = src1Pattern.dtype
         # SPEC: "src1Pattern ... 用户自定义模式：数据类型为uint16_t（src0为16位）/uint32_t（src0为32位）"
         #       (GatherMask.md); MODEL.md: U in apis.GatherMask.pattern_dtypes, sizeof(U) == sizeof(T).
-        allowed = tuple(a.get("pattern_dtypes", ("uint16", "uint32")))
+        allowed = tuple(a.pattern_dtypes)
         if u.name not in allowed or u.itemsize != size:
             raise UsageError(
                 API,
@@ -175,7 +175,7 @@ def GatherMask(state, dst, src0, src1Pattern, reduceMode, mask, gatherMaskParams
         return _st.with_fault(state, bad), int(state.rsvd_cnt)
 
     # -- processed elements (r, e) in program order --------------------------------------------
-    config = int(a.get("counter_config", 1))
+    config = int(a.counter_config)
     if counter and config == 2:
         # SPEC (310P, 配置方式二): mask = the total element count, repeats derived; repeatTimes is
         # range-checked but ignored (MODEL.md)
@@ -310,9 +310,9 @@ def GatherMask(state, dst, src0, src1Pattern, reduceMode, mask, gatherMaskParams
     # -- registers -----------------------------------------------------------------------------
     out.rsvd_cnt = rsvd
     # SPEC: "接口内部执行结束后会设置为Normal模式" (GatherMask.md); 950: apis.GatherMask.mode_after
-    if a.get("mode_after", "normal") == "normal":
+    if a.mode_after == "normal":
         out.mask_mode = 0
-    vmask_after = a.get("vmask_after", "unchanged")
+    vmask_after = a.vmask_after
     if vmask_after == "count":
         _st.set_vmask(out, m & ((1 << 64) - 1), profile)  # MODEL.md: low 64 bits = mask, rest 0
     elif vmask_after == "pattern":

@@ -162,7 +162,7 @@ def _bit_range(api, start_bit, end_bit, profile, restrict_to_supported):
     if restrict_to_supported:
         # SPEC: "Atlas A2 ... 仅支持CTRL[48]比特位" (SetCtrlSpr(ISASI).md 约束说明); the list of
         #       supported bits is apis.SetCtrlSpr.bits (absent: every bit).
-        bits = profile.api("SetCtrlSpr").get("bits")
+        bits = profile.api("SetCtrlSpr").bits
         if bits is not None:
             for b in range(s, e + 1):
                 if b not in bits:

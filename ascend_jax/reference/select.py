@@ -40,7 +40,7 @@ def _check_sel_mode(api, sel_mode, a, profile):
             "SELMODE::VSEL_CMPMASK_SPR / VSEL_TENSOR_SCALAR_MODE / VSEL_TENSOR_TENSOR_MODE",
             profile,
         )
-    modes = a.get("modes", (0, 1, 2))
+    modes = a.modes
     # SPEC: 910 "仅支持模式0" (Select.md 功能说明); SelectFlexible "针对模式1" (950)
     if m not in modes:
         raise UnsupportedError(
@@ -65,7 +65,7 @@ def _operand(api, name, x, d, profile):
 
 def _check_sel_tensor(api, sel, a, profile):
     sel = _c.check_tensor(api, "selMask", sel, profile)
-    allowed = a.get("sel_mask_dtypes", ("uint8", "uint16", "uint32", "uint64"))
+    allowed = a.sel_mask_dtypes
     if sel.dtype.name not in allowed:
         raise UnsupportedError(api, "selMask.dtype", sel.dtype.name, ", ".join(allowed), profile)
     return sel
@@ -311,7 +311,7 @@ def _run(api, state, dst, sel_src, op_a, op_b, m, form, args, a, profile):
                 fault |= Fault.PARTIAL_OVERLAP
     # scratch: only the forms in scratch_forms (default "mode1", "mode2")
     form_name = "nomask" if form == "nomask" else f"mode{m}"
-    uses_scratch = form_name in a.get("scratch_forms", ("mode1", "mode2"))
+    uses_scratch = form_name in a.scratch_forms
     if uses_scratch and _c.any_in_scratch(ranges, _c.scratch_regions(api, profile)):
         # SPEC: modes 1/2 "需要预留8KB的Unified Buffer空间" (Select.md 约束说明)
         fault |= Fault.SCRATCH_COLLISION
@@ -368,7 +368,7 @@ def _run(api, state, dst, sel_src, op_a, op_b, m, form, args, a, profile):
         out.mask_mode = int(plan.new_mask_mode)
 
     # -- CMPMASK side effect (apis.<api>.cmpmask_side_effect; selMask-tensor forms only) ---------------
-    if a.get("cmpmask_side_effect", False) and profile.cmpmask_bits > 0 and form != "nomask" and any_active:
+    if a.cmpmask_side_effect and profile.cmpmask_bits > 0 and form != "nomask" and any_active:
         sel = sel_src[1]
         if m == 0:
             pattern = bytes(int(ub0[sel + i]) if 0 <= sel + i < ub0.size else 0 for i in range(16))

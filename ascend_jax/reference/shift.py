@@ -115,7 +115,7 @@ def _shift_amount(api, scalar, d, profile):
         raw = _masks.as_int(api, "scalarValue", scalar, profile)
     n = _num.wrap_int(raw, d)
     B = d.bits
-    rule = profile.api(api).get("shift_range", "bitwidth_inclusive")
+    rule = profile.api(api).shift_range
     if rule == "bitwidth_inclusive":
         # SPEC: "当src为uint16_t或int16_t类型时，scalarValue的取值范围为[0, 16]；当src为uint32_t或
         #       int32_t类型时，scalarValue的取值范围为[0, 32]" (Shift*.md, A2/A3/310B)
@@ -145,7 +145,7 @@ def _round_en(api, round_en, count_form, d, profile):
         if flag or traced:
             raise UsageError(api, "roundEn", round_en, "absent for the count form", profile)
         return False, False
-    if flag and not profile.api(api).get("round_en", True):
+    if flag and not profile.api(api).round_en:
         # SPEC: "不支持开启舍入功能，仅支持传入false" (ShiftRight.md, 310B and 950)
         if not traced:
             raise UsageError(api, "roundEn", True, "false", profile, "roundEn is not supported")
@@ -204,7 +204,7 @@ def _scalar_shift(api, state, dst, src, scalar, args, profile, is_set_mask, roun
     if fault:
         return _st.with_fault(state, fault)
 
-    signed_mode = profile.api("ShiftLeft").get("signed_left_shift", "keep_sign")
+    signed_mode = profile.api("ShiftLeft").signed_left_shift
 
     def compute(bits):
         x = _num.bits_to_int(bits, d)
@@ -284,7 +284,7 @@ def _tensor_shift(api, state, dst, src0, src1, count, profile):
     if fault:
         return _st.with_fault(state, fault)
 
-    signed_mode = profile.api("ShiftLeft").get("signed_left_shift", "keep_sign")
+    signed_mode = profile.api("ShiftLeft").signed_left_shift
     results = []
     for r in range(plan.repeats):
         for l in range(plan.lanes):

@@ -19,7 +19,7 @@ from .. import dtypes as _dt
 from ..fuzz.regs import draw as draw_registers
 from ..fuzz.regs import lane_bits
 from ..params import BinaryRepeatParams, UnaryRepeatParams
-from ..profile import as_profile
+from ..profile import api_default, as_profile
 from ..tensor import MASK_PLACEHOLDER, LocalTensor
 from .cases import make_ub, mask_words32, specials
 
@@ -114,15 +114,15 @@ def groups(profile):
             continue
         for dt in a.all_dtypes():
             if api in CMP_APIS + ("CompareCmpMask",):
-                modes = a.get("modes", tuple(CMP_CODE))
-                if dt == "int32" and a.get("int32_modes") is not None:
-                    modes = [m for m in modes if m in a.get("int32_modes")]
-                if dt == "float64" and a.get("float64_modes") is not None:
-                    modes = [m for m in modes if m in a.get("float64_modes")]
+                modes = a.modes
+                if dt == "int32" and a.int32_modes is not None:
+                    modes = [m for m in modes if m in a.int32_modes]
+                if dt == "float64" and a.float64_modes is not None:
+                    modes = [m for m in modes if m in a.float64_modes]
                 for m in modes:
                     out.append((api, dt, CMP_CODE[m]))
             elif api in ("Select", "SelectFlexible"):
-                for m in a.get("modes", (0, 1, 2)):
+                for m in a.modes:
                     out.append((api, dt, int(m)))
             else:
                 out.append((api, dt, 0))
@@ -162,7 +162,9 @@ def random_case(rng, p, api, dt, mode, form, big=False, variant=0, ub_bytes=8192
     L = p.lanes(d)
     W = L // 8
     nblocks = ub_bytes // 32
-    honoured = a.get("mask_honoured", True) if api != "Select" and api != "SelectFlexible" else True
+    honoured = (
+        a.mask_honoured if hasattr(a, "mask_honoured") else True
+    )  # Select, Set/GetCmpMask: no reserved mask
     data = ["raw", "specials", "small"][int(rng.integers(3))]
     nw = p.vector_mask_bits // 64
 
@@ -183,7 +185,7 @@ def random_case(rng, p, api, dt, mode, form, big=False, variant=0, ub_bytes=8192
     max_reps = BIG_R if big else SMALL_R
     count = 0
     if form == "count":
-        align = a.get("count_alignment_bytes", 0) if api in CMP_APIS else 0
+        align = a.count_alignment_bytes if api in CMP_APIS else 0
         unit = max(1, align // d.itemsize) if align else 1
         hi = min(max_reps * L, (ub_bytes // 2) // d.itemsize)
         if big:
@@ -305,8 +307,11 @@ def random_case(rng, p, api, dt, mode, form, big=False, variant=0, ub_bytes=8192
             sb = {16: 0x7E00 if d.name == "half" else 0x7FC0, 32: 0x7FC00000, 64: 0x7FF8000000000000}[
                 d.bits
             ]  # canonical NaN
-    dst_dtypes = a.get("dst_dtypes", ("int8", "uint8"))
-    sel_dtypes = a.get("sel_mask_dtypes", ("uint8", "uint16", "uint32", "uint64"))
+    # a Select case has no dst dtype and a Compare case no selMask dtype: that field keeps the schema default
+    dst_dtypes = a.dst_dtypes if hasattr(a, "dst_dtypes") else api_default("Compare", "dst_dtypes")
+    sel_dtypes = (
+        a.sel_mask_dtypes if hasattr(a, "sel_mask_dtypes") else api_default("Select", "sel_mask_dtypes")
+    )
     ctrl = regs.ctrl
     return CmpSelCase(
         api=api,

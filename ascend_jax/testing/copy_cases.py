@@ -169,7 +169,7 @@ def units(p, api):
     if not a.supported:
         return []
     kinds = ["gm2ub", "ub2gm"]
-    if api == "DataCopy" and a.get("ub_to_ub", True):
+    if api == "DataCopy" and a.ub_to_ub:
         kinds.append("ub2ub")
     return [(api, k, f, dt) for k in kinds for f in FORMS[api] for dt in a.dtypes]
 
@@ -260,12 +260,12 @@ def _pad_params(rng, p, kind, size, nb, fault_rate):
             elems = max(1, elems // 2)
     gs = 0 if rng.random() < 0.4 else _pick(rng, [1, size, 3, 32, 64, int(rng.integers(0, 65))])
     us = 0 if rng.random() < 0.5 else _pick(rng, [1, 2, 3])
-    if kind == "gm2ub" and a.get("negative_src_stride", False) and rng.random() < 0.25:
+    if kind == "gm2ub" and a.negative_src_stride and rng.random() < 0.25:
         gs = -int(rng.integers(0, bl + 1))  # SPEC (950): GM->UB srcStride in [-blockLen, 2^40-1]
     if rng.random() < 0.03:  # far apart: mostly past the arena
         gs = _pick(rng, [4096, 2**20, MAX_GM_STRIDE, int(rng.integers(0, MAX_GM_STRIDE + 1))])
     if rng.random() < 0.03:
-        hi = min(int(a.get("ub_stride_max", 2**32 - 1)), MAX_UB_STRIDE)
+        hi = min(int(a.ub_stride_max), MAX_UB_STRIDE)
         us = _pick(rng, [128, hi, int(rng.integers(0, hi + 1))])
     prm = [bc, bl, gs, us] if kind == "gm2ub" else [bc, bl, us, gs]
     if rng.random() < 0.04:
@@ -273,9 +273,9 @@ def _pad_params(rng, p, kind, size, nb, fault_rate):
     pad = [lp, rp]
     if rng.random() < fault_rate / 2:  # traced values out of range: BAD_PARAM
         opts = ["blockCount", "padding"] + (["blockLen"] if size > 1 else [])
-        if kind == "gm2ub" and a.get("negative_src_stride", False) and bl > 0:
+        if kind == "gm2ub" and a.negative_src_stride and bl > 0:
             opts.append("negative")
-        if a.get("ub_stride_max", 2**32 - 1) < 2**31 - 1:
+        if a.ub_stride_max < 2**31 - 1:
             opts.append("ub_stride")
         k = opts[int(rng.integers(len(opts)))]
         if k == "blockCount":
@@ -287,7 +287,7 @@ def _pad_params(rng, p, kind, size, nb, fault_rate):
         elif k == "negative":
             prm[2] = -prm[1] - size
         else:
-            prm[3 if kind == "gm2ub" else 2] = int(a.get("ub_stride_max")) + 1
+            prm[3 if kind == "gm2ub" else 2] = int(a.ub_stride_max) + 1
     return tuple(prm), tuple(pad)
 
 
@@ -471,14 +471,14 @@ def static_error(c, p):
         return err("src.dtype", c.src_dtype, c.dtype)
     if d.name not in a.dtypes:
         return UnsupportedError(api, "dtype", d.name, ", ".join(a.dtypes), p), 0
-    if api == "DataCopy" and c.kind == "ub2ub" and not a.get("ub_to_ub", True):
+    if api == "DataCopy" and c.kind == "ub2ub" and not a.ub_to_ub:
         return err("dst/src", "LocalTensor, LocalTensor", "GM <-> UB only")
     bad = int(Fault.BAD_PARAM)
     bc, bl, ss, ds = c.params
     if api == "DataCopy":
         if c.form == "count":
             # SPEC: count*sizeof(T) must be 32-byte aligned (the profile may round down instead)
-            unaligned = (c.count * size) % BLK and a.get("count_unaligned", "error") == "error"
+            unaligned = (c.count * size) % BLK and a.count_unaligned == "error"
             if c.count < 0 or unaligned:
                 return err("count", c.count, "a multiple of 32 bytes", bad)
             if c.count > p.ub_usable_bytes // size:
@@ -499,14 +499,14 @@ def static_error(c, p):
         if bl % size:
             return err("dataCopyParams.blockLen", bl, f"a multiple of sizeof(T) = {size}", bad)
         gm_side = "src" if c.kind == "gm2ub" else "dst"
-        neg = a.get("negative_src_stride", False) and c.kind == "gm2ub"
+        neg = a.negative_src_stride and c.kind == "gm2ub"
         for name, v in (("srcStride", ss), ("dstStride", ds)):
             if name[:3] == gm_side:
                 lo = -bl if neg else 0
                 ok = lo <= v <= 2**32 - 1
                 allowed = f"[{lo}, 2^32-1]"
             else:
-                hi = a.get("ub_stride_max", 2**32 - 1)
+                hi = a.ub_stride_max
                 ok = 0 <= v <= hi
                 allowed = f"[0, {hi}]"
             if not ok:

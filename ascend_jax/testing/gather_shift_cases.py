@@ -140,7 +140,7 @@ def random_shift_case(rng, p, api, dt, form, big=False, ub_bytes=UB_BYTES, fault
     data = ["raw", "specials", "small"][int(rng.integers(3))]
 
     # the shift amount: edges, random in range, and a few out of range (traced -> BAD_PARAM)
-    saturating = a.get("shift_range", "bitwidth_inclusive") == "saturating"
+    saturating = not api.endswith("Tensor") and a.shift_range == "saturating"  # Tensor APIs: no such key
     u = rng.random()
     if u < 0.3:
         amount = int(rng.choice([0, 1, B - 1, B]))
@@ -153,7 +153,7 @@ def random_shift_case(rng, p, api, dt, form, big=False, ub_bytes=UB_BYTES, fault
     amount = _wrap(amount, d)
     round_en = False
     if api == "ShiftRight" and form != "count":
-        if a.get("round_en", True):
+        if a.round_en:
             round_en = bool(rng.random() < 0.5)
         else:
             round_en = bool(rng.random() < 0.05)  # traced True where unsupported: BAD_PARAM
@@ -503,7 +503,7 @@ def _gather_R(c):
 
 def _max_mask(p, c):
     L = p.lanes(_dt.as_dtype(c.dtype))
-    if int(p.api("GatherMask").get("counter_config", 1)) == 2:
+    if int(p.api("GatherMask").counter_config) == 2:
         return _gather_R(c) * L
     return 3 * L
 
@@ -514,9 +514,9 @@ def random_gather_case(rng, p, dt, counter, user, big=False, ub_bytes=UB_BYTES, 
     L = p.lanes(d)
     E = 32 // d.itemsize
     nblocks = ub_bytes // 32
-    config = int(a.get("counter_config", 1))
+    config = int(a.counter_config)
     R = BIG_R if big else SMALL_R
-    patterns = [int(x) for x in a.get("patterns", (1, 2, 3, 4, 5, 6, 7))]
+    patterns = [int(x) for x in a.patterns]
     pattern = int(rng.choice(patterns))
     if not user and rng.random() < 0.03:
         pattern = int(rng.choice([0, 8, max(patterns) + 1]))  # traced, outside the list: BAD_PARAM

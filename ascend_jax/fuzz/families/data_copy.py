@@ -65,12 +65,12 @@ class DataCopyFamily(Family):
                 pad = list(c.pad)
                 pad[k] = _BLK // size + 1
                 opts.append((rep(c, pad=tuple(pad)), ("padParams.leftPadding", "padParams.rightPadding")[k]))
-                if a.get("negative_src_stride", False):
+                if a.negative_src_stride:
                     opts.append((rep(c, params=(bc, bl, -bl - size, ds)), "dataCopyParams.srcStride"))
                 if size == 8:
                     opts.append((rep(c, pad_bits=1), "padParams.paddingValue"))
             # the UB-side stride past its maximum, the GM-side one past uint32 (static: no int32 limit)
-            hi = a.get("ub_stride_max", 2**32 - 1)
+            hi = a.ub_stride_max
             if c.kind == "gm2ub":
                 opts.append((rep(c, params=(bc, bl, ss, hi + 1)), "dataCopyParams.dstStride"))
                 opts.append((rep(c, params=(bc, bl, 2**32, ds)), "dataCopyParams.srcStride"))
@@ -83,7 +83,7 @@ class DataCopyFamily(Family):
         if gm_sides and CC.slots(c) > 0:
             s = gm_sides[0]
             opts.append((rep(c, **{s: c.gm_bytes - size * int(rng.integers(0, 3))}), s))
-        if c.api == "DataCopy" and c.kind != "ub2ub" and not a.get("ub_to_ub", True):
+        if c.api == "DataCopy" and c.kind != "ub2ub" and not a.ub_to_ub:
             opts.append((rep(c, kind="ub2ub"), "dst/src"))
         others = [d for d in a.dtypes if d != c.dtype]
         if others:

@@ -101,7 +101,7 @@ class RegisterFamily(Family):
                     lo = 1
             return RegCase(args=(hi, lo), mode=mode, **base)
         if api in ("SetCtrlSpr", "ResetCtrlSpr"):
-            bits = p.api("SetCtrlSpr").get("bits")
+            bits = p.api("SetCtrlSpr").bits
             b = int(rng.choice(list(bits))) if bits else int(rng.integers(0, 64))
             args = (b, b, int(rng.integers(2))) if api == "SetCtrlSpr" else (b, b)
             return RegCase(args=args, **base)

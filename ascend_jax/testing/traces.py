@@ -1,0 +1,33 @@
+"""Trace counting for the one-compile-per-signature tests.
+
+Where a test owns the function it jits, it wraps it with ``chex.assert_max_traces(fn, n)`` (before
+``jax.jit``). The engine's shared programs (``run_unary``, ``run_binary``, ``run_gather_mask`` ...) are
+jitted inside the package, where a test cannot wrap them; ``max_traces(name, n)`` counts the jaxpr
+traces of jitted functions of that name inside a ``with`` block, through ``jax.monitoring`` (the event
+JAX records each time it traces a jitted function, i.e. on every cache miss).
+"""
+
+import contextlib
+
+from jax import monitoring
+
+_TRACE_EVENT = "/jax/core/compile/jaxpr_trace_duration"
+
+
+@contextlib.contextmanager
+def max_traces(fun_name, n=0):
+    """Fail unless jitted functions named ``fun_name`` are traced at most ``n`` times in the block.
+
+    Yields the list of traces seen so far (one entry per trace)."""
+    seen = []
+
+    def listen(event, _duration, **kw):
+        if event == _TRACE_EVENT and kw.get("fun_name") == fun_name:
+            seen.append(fun_name)
+
+    monitoring.register_event_duration_secs_listener(listen)
+    try:
+        yield seen
+    finally:
+        monitoring.unregister_event_duration_listener(listen)
+    assert len(seen) <= n, f"{fun_name} was traced {len(seen)} times in the block (at most {n} allowed)"
