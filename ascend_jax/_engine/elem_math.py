@@ -40,7 +40,7 @@ def _fmt(dtype):
 
 
 def _numerics_choice(api, profile):
-    choice = profile.api(api).get("numerics", "correctly_rounded")
+    choice = profile.api(api).numerics
     if choice != "correctly_rounded":
         raise NotModelledError(f"{api}: numerics choice {choice!r} has no fast-path implementation")
 

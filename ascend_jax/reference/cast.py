@@ -55,7 +55,7 @@ class RoundMode(enum.IntEnum):
 def parse_pairs(profile):
     """{(src name, dst name): (frozenset of mode names without CAST_, count_only)} of the product."""
     out = {}
-    for entry in profile.api("Cast").get("pairs", ()):
+    for entry in profile.api("Cast").pairs:
         head, modes = entry.split(":")
         src, dst = (x.strip() for x in head.split("->"))
         words = modes.split()

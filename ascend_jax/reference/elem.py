@@ -31,7 +31,7 @@ NUMERICS_CHOICES = ("correctly_rounded",)
 
 def numerics_choice(api, profile):
     """The profile's named numerics choice for ``api`` (absent: "correctly_rounded")."""
-    choice = profile.api(api).get("numerics", "correctly_rounded")
+    choice = profile.api(api).numerics
     if choice not in NUMERICS_CHOICES:
         raise ProfileError(f"{profile.name}: apis.{api}.numerics = {choice!r}; modelled: {NUMERICS_CHOICES}")
     return choice

@@ -120,7 +120,7 @@ def Duplicate(state, dst, scalarValue, *args, profile, isSetMask=True):
     d = dst.dtype
     if isinstance(scalarValue, LocalTensor):
         # SPEC: "该函数原型，仅支持Ascend 950PR/Ascend 950DT" -> apis.Duplicate.tensor_source
-        if not profile.api(api).get("tensor_source", False):
+        if not profile.api(api).tensor_source:
             raise UsageError(api, "src", scalarValue, "a scalar value on this product", profile)
         if len(args) != 1:
             raise UsageError(api, "src", scalarValue, "a scalar value in the high-dim prototypes", profile)
