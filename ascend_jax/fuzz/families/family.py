@@ -2,6 +2,9 @@
 
 import dataclasses
 
+from ...profile import as_profile
+from .. import compare as _cmp
+from .. import runner as _run
 from .base import decode, encode
 
 
@@ -12,6 +15,8 @@ class Family:
     apis = ()
     case_type = None
     batched = True  # False: ``fast_one`` runs each case eagerly (register APIs)
+    run_batch = 256  # chunk size and worker threads of ``run_fast`` / ``run_all``
+    run_workers = 2
 
     # -- generation
     def units(self, p, api):
@@ -61,6 +66,26 @@ class Family:
     def call_static(self, mod, case, state, p):
         """``mod``'s API called with static (Python) values only: for deliberately invalid cases."""
         raise NotImplementedError
+
+    # -- the engine's runner and comparator on this family's cases (tests, benchmarks, notebooks):
+    # results are (state, returned value or None) pairs with NumPy leaves
+    def run_fast(self, cases, profile, batch=None):
+        return _run.run_fast(self, cases, as_profile(profile), batch or self.run_batch)
+
+    def run_reference(self, case, profile):
+        return _run.run_reference(self, case, as_profile(profile))
+
+    def run_all(self, cases, profile, batch=None, workers=None):
+        """(fast results, reference results): the fast chunks run in worker threads while the
+        main thread computes the reference."""
+        w = self.run_workers if workers is None else workers
+        return _run.run_all(self, cases, as_profile(profile), batch=batch or self.run_batch, workers=w)
+
+    @staticmethod
+    def compare(fast, ref):
+        """None if the two results are equal (whole UB, registers, fault bits, returned value),
+        else a description of the differences."""
+        return _cmp.message(fast[0], ref[0], fast[1], ref[1])
 
     # -- reporting
     def api_of(self, case):
