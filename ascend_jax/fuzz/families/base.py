@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from ... import dtypes as _dt
+from ... import reference as _ref
 
 # -- case <-> JSON (exact: floats as hex, so -0, NaN and subnormals survive) ----------------------
 
@@ -364,3 +365,8 @@ def mask_words32(mask, n_words32):
         out[2 * k] = w & 0xFFFFFFFF
         out[2 * k + 1] = w >> 32
     return out
+
+
+def is_reference(mod):
+    """The NumPy reference, or an oracle standing in for it (``ascend_jax.fuzz.Oracle``)."""
+    return mod is _ref or getattr(mod, "_is_reference", False)

@@ -3,10 +3,10 @@ address / mask / count / repeat / stride / scalar traced, one compilation per en
 through the NumPy reference, compared on the whole UB, vmask, cmpmask, mask_mode and fault bits.
 
 A ``CmpSelCase`` is fully concrete (Python ints), so it can be replayed and printed
-(``call_repr``). ``random_cases`` draws every structural parameter; ``run_fast`` groups cases by
-static signature and pads each batch to ``batch`` cases, so a (signature, repeat bucket) compiles
-once; ``run_all`` overlaps the fast path (worker threads: XLA compiles release the GIL) with the
-reference (main thread).
+(``call_repr``). ``random_cases`` draws every structural parameter; the adapter's ``run_fast``
+(``Family``) groups cases by static signature and pads each batch to ``batch`` cases, so a
+(signature, repeat bucket) compiles once; ``run_all`` overlaps the fast path (worker threads: XLA
+compiles release the GIL) with the reference (main thread).
 
 The family of Compare, Compares, CompareScalar, CompareCmpMask, SetCmpMask, GetCmpMask,
 Select, SelectFlexible: case type, generator, calls and the engine's adapter (at the end).
@@ -15,7 +15,6 @@ Select, SelectFlexible: case type, generator, calls and the engine's adapter (at
 import dataclasses
 import math
 
-import jax
 import numpy as np
 
 from ... import dtypes as _dt
@@ -525,21 +524,6 @@ def stack_dyn(cs, p):
     return dyn
 
 
-def fast_fn(c0, p):
-    """The batched fast call of ``c0``'s signature: one eager vmap of the public API (the engine's
-    jitted core compiles once per signature)."""
-    import ascend_jax as aj
-
-    R = BIG_R if c0.big else SMALL_R
-
-    def one(st, dy):
-        dy = dict(dy)
-        dy["strides"] = tuple(dy["strides"])
-        return call(aj, c0, st, p, dyn=dy, R=R)
-
-    return lambda state, dyn: (jax.vmap(one)(state, dyn), None)
-
-
 # -- the engine's adapter ----------------------------------------------------------------------
 
 _ALL_DTYPES = ("int8", "uint8", "int16", "uint16", "half", "bfloat16", "int32", "uint32", "float32")
@@ -636,11 +620,9 @@ class CompareSelectFamily(Family):
     def stack_dyn(self, cases, p):
         return stack_dyn(cases, p)
 
-    def fast_fn(self, case0, p):
-        return fast_fn(case0, p)
-
-    def reference(self, case, p, mod, state):
-        return call(mod, case, state, p), None
+    def call(self, mod, case, state, p, dyn=None):
+        R = None if dyn is None else (BIG_R if case.big else SMALL_R)
+        return call(mod, case, state, p, dyn=dyn, R=R), None
 
     def call_static(self, mod, case, state, p):
         return call(mod, case, state, p), None

@@ -31,12 +31,10 @@ The family of DataCopy and DataCopyPad: case type, generator, calls and the engi
 
 import dataclasses
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
 from ... import dtypes as _dt
-from ... import reference as ref
 from ...errors import Fault, UnsupportedError, UsageError
 from ...gm import OUT_OF_GM, GlobalTensor
 from ...params import DataCopyExtParams, DataCopyPadExtParams, DataCopyPadParams, DataCopyParams
@@ -44,6 +42,7 @@ from ...profile import as_profile
 from ...tensor import LocalTensor
 from ..regs import draw as draw_registers
 from .base import Operand, smaller_ints
+from .base import is_reference as _is_reference
 from .family import Family
 
 BLK = 32  # bytes in a DataBlock
@@ -59,11 +58,6 @@ APIS = ("DataCopy", "DataCopyPad")
 FORMS = {"DataCopy": ("count", "params"), "DataCopyPad": ("ext", "legacy")}
 KINDS = ("gm2ub", "ub2gm", "ub2ub")
 ALL_DTYPES = tuple(d.name for d in _dt.ALL)
-
-
-def _is_reference(mod):
-    """The NumPy reference, or an oracle standing in for it (``ascend_jax.fuzz.Oracle``)."""
-    return mod is ref or getattr(mod, "_is_reference", False)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -442,20 +436,6 @@ def stack_dyn(cases, p):
     return dyn
 
 
-def fast_fn(c0, p):
-    """The batched fast call of ``c0``'s signature: one eager vmap of the public API (its jitted
-    cores compile once per static configuration). Returns (state, None)."""
-    import ascend_jax as aj
-
-    def one(st, dy):
-        return call(aj, c0, st, p, dyn=dy), None
-
-    def run(state, dyn):
-        return jax.vmap(one)(state, {k: jnp.asarray(v) for k, v in dyn.items()})
-
-    return run
-
-
 # -- static rules (docs/MODEL.md "Checks and faults", static) ------------------------------------
 
 
@@ -589,7 +569,6 @@ __all__ = [
     "call_static",
     "static_error",
     "stack_dyn",
-    "fast_fn",
     "labels",
     "slots",
     "spans",
@@ -724,11 +703,8 @@ class DataCopyFamily(Family):
     def stack_dyn(self, cases, p):
         return stack_dyn(cases, p)
 
-    def fast_fn(self, case0, p):
-        return fast_fn(case0, p)
-
-    def reference(self, case, p, mod, state):
-        return call(mod, case, state, p), None
+    def call(self, mod, case, state, p, dyn=None):
+        return call(mod, case, state, p, dyn=dyn), None
 
     def call_static(self, mod, case, state, p):
         return call_static(mod, case, state, p), None

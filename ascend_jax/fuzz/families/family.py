@@ -2,6 +2,9 @@
 
 import dataclasses
 
+import jax
+import jax.numpy as jnp
+
 from ...profile import as_profile
 from .. import compare as _cmp
 from .. import runner as _run
@@ -53,15 +56,31 @@ class Family:
     def stack_dyn(self, cases, p):
         raise NotImplementedError
 
-    def fast_fn(self, case0, p):
+    def call(self, mod, case, state, p, dyn=None):
+        """``mod``'s API (``ascend_jax`` or an oracle) on ``case``: (new state, returned value or
+        None). ``dyn``: one case's row of ``stack_dyn`` (traced values) in place of its own."""
         raise NotImplementedError
+
+    def fast_fn(self, case0, p):
+        """The batched fast call of ``case0``'s signature: one eager vmap of the public API over
+        the traced values (its jitted core compiles once per signature)."""
+        import ascend_jax as aj
+
+        def one(st, dy):
+            return self.call(aj, case0, st, p, dyn=dy)
+
+        def run(state, dyn):
+            dyn = {k: v if isinstance(v, tuple) else jnp.asarray(v) for k, v in dyn.items()}
+            return jax.vmap(one)(state, dyn)
+
+        return run
 
     def fast_one(self, case, state, p):
         raise NotImplementedError
 
     def reference(self, case, p, mod, state):
         """(RefState, returned value or None)."""
-        raise NotImplementedError
+        return self.call(mod, case, state, p)
 
     def call_static(self, mod, case, state, p):
         """``mod``'s API called with static (Python) values only: for deliberately invalid cases."""

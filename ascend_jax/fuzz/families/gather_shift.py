@@ -5,7 +5,7 @@ fault bits.
 
 A ``ShiftCase`` / ``GatherCase`` is fully concrete (Python ints), so it can be replayed and printed
 (``call_repr``). ``shift_cases`` / ``gather_cases`` draw every structural parameter per group
-(shifts: API x dtype; GatherMask: dtype x reduce mode x pattern kind); ``run_all`` groups the cases
+(shifts: API x dtype; GatherMask: dtype x reduce mode x pattern kind); ``Family.run_all`` groups the cases
 by static signature, pads each batch to a fixed size (one compilation per signature) and overlaps the
 fast path (a worker thread: XLA releases the GIL) with the reference (main thread).
 
@@ -20,12 +20,9 @@ forms): case types, generators, calls and the engine's adapters (at the end).
 import dataclasses
 import math
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 
 from ... import dtypes as _dt
-from ... import reference as ref
 from ...params import UnaryRepeatParams
 from ...profile import as_profile
 from ...tensor import MASK_PLACEHOLDER, LocalTensor
@@ -42,16 +39,14 @@ from .base import (
     stride_regime,
     strided_operand,
 )
+from .base import (
+    is_reference as _is_reference,
+)
 from .family import Family
 
 SHIFT_APIS = ("ShiftLeft", "ShiftRight", "ShiftLeftTensor", "ShiftRightTensor")
 SMALL_R, BIG_R = 16, 255
 UB_BYTES = 8192
-
-
-def _is_reference(mod):
-    """The NumPy reference, or an oracle standing in for it (``ascend_jax.fuzz.Oracle``)."""
-    return mod is ref or getattr(mod, "_is_reference", False)
 
 
 def _vm_words(v):
@@ -384,30 +379,7 @@ def _shift_dyn(cs, p):
 
 
 # =============================================================================================
-# Running (both families): the batched public-API call
-
-
-def fast_fn(c0, p):
-    """The batched fast call of ``c0``'s signature: one eager vmap of the public API (the engine's
-    jitted core compiles once per signature). Returns (state, rsvdCnt or None)."""
-    import ascend_jax as aj
-
-    is_shift = isinstance(c0, ShiftCase)
-    R = BIG_R if c0.big else SMALL_R
-
-    def one(st, dy):
-        dy = dict(dy)
-        dy["strides"] = tuple(dy["strides"])
-        if is_shift:
-            return call_shift(aj, c0, st, p, dyn=dy, R=R), None
-        return call_gather(aj, c0, st, p, dyn=dy, R=R)
-
-    def run(state, dyn):
-        return jax.vmap(one)(
-            state, {k: v if isinstance(v, tuple) else jnp.asarray(v) for k, v in dyn.items()}
-        )
-
-    return run
+# (the batched public-API call: Family.fast_fn over the adapters' ``call``)
 
 
 # =============================================================================================
@@ -660,9 +632,6 @@ class _Common(Family):
     def stack_dyn(self, cases, p):
         return _shift_dyn(cases, p) if self.name == "shift" else _gather_dyn(cases, p)
 
-    def fast_fn(self, case0, p):
-        return fast_fn(case0, p)
-
 
 class ShiftFamily(_Common):
     name = "shift"
@@ -723,8 +692,9 @@ class ShiftFamily(_Common):
     def initial_ub(self, case):
         return shift_initial_ub(case)
 
-    def reference(self, case, p, mod, state):
-        return call_shift(mod, case, state, p), None
+    def call(self, mod, case, state, p, dyn=None):
+        R = None if dyn is None else (BIG_R if case.big else SMALL_R)
+        return call_shift(mod, case, state, p, dyn=dyn, R=R), None
 
     def call_static(self, mod, case, state, p):
         return call_shift(mod, case, state, p, static=True), None
@@ -798,9 +768,9 @@ class GatherFamily(_Common):
     def initial_ub(self, case):
         return gather_initial_ub(case)
 
-    def reference(self, case, p, mod, state):
-        st, cnt = call_gather(mod, case, state, p)
-        return st, cnt
+    def call(self, mod, case, state, p, dyn=None):
+        R = None if dyn is None else (BIG_R if case.big else SMALL_R)
+        return call_gather(mod, case, state, p, dyn=dyn, R=R)
 
     def call_static(self, mod, case, state, p):
         return call_gather(mod, case, state, p, static=True)
