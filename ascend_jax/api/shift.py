@@ -153,7 +153,6 @@ def shift_tensor_call(api, op, state, dst, src0, src1, count, profile, max_repea
         raise UsageError(
             api, "src1.dtype", u.name, " / ".join(ok), p, "the shift amounts are a signed type of T's width"
         )
-<<<<<<< ours
     dyn = empty_dyn("dst", "src0", "src1")
     R = count_form(api, count, dt, p, max_repeats, dyn)
     dyn.update(dst=A.addr_of(dst), src0=A.addr_of(src0), src1=A.addr_of(src1))
@@ -170,33 +169,6 @@ def shift_tensor_call(api, op, state, dst, src0, src1, count, profile, max_repea
         kind=LN.KIND_COUNT,
     )
     return run_strided(st, state, dyn)
-=======
-    L = p.lanes(dt)
-    max_count = p.ub_usable_bytes // dt.itemsize
-    count = A.static_int(api, "count", count, 0, max_count, p, "count must fit in the usable UB")
-    bad = A.traced_range_bad(count, 0, max_count)
-    if max_repeats is not None:
-        R = A.bucket(max_repeats)
-    elif isinstance(count, int):
-        R = A.bucket(math.ceil(count / L))
-    else:
-        R = _default_big_bucket(p)
-    c = jnp.asarray(count)
-    dyn = {
-        "dst": A.addr_of(dst),
-        "src0": A.addr_of(src0),
-        "src1": A.addr_of(src1),
-        "kind": jnp.asarray(PL.KIND_COUNT, I32),
-        "count": jnp.stack([jnp.maximum(c, 0).astype(U32), jnp.zeros((), U32)]),
-        "cont": jnp.zeros((2,), U32),
-        "words": jnp.zeros((8,), U32),
-        "repeat": jnp.ones((), I32),
-        "bad_param": bad,
-    }
-    keep = p.api("ShiftLeft").signed_left_shift == "keep_sign"
-    st = SH.TensorShiftStatic(api=api, op=op, dtype=dt, R=R, profile=p, keep_sign=keep)
-    return SH.run_shift_tensor(st, state, dyn)
->>>>>>> theirs
 
 
 _SCALAR_PROTOS = (
