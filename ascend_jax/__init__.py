@@ -5,6 +5,7 @@ Public surface only; see README.md for a tour and docs/MODEL.md for the executio
 
 from . import display, fuzz, viz  # viz imports matplotlib only when a figure is drawn)
 from . import dtypes as _dtypes
+from ._scalar import cast_scalar
 from .api import (
     CMPMODE,
     DEFAULT_BINARY_CONFIG,

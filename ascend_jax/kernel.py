@@ -4,6 +4,7 @@ the same kernel code runs eagerly (a notebook) or traced into one pure function 
 """
 
 import functools
+import inspect
 import math
 import os
 from typing import Any, NamedTuple
@@ -15,7 +16,7 @@ from jax import lax
 
 from . import api as _api
 from . import dtypes as _dt
-from .errors import AscendFault, UsageError
+from .errors import AscendFault, Fault, UsageError
 from .gm import GlobalTensor, from_gm_bytes, gm_dtype_of, to_gm_bytes
 from .profile import as_profile
 from .registry import REGISTRY
@@ -106,9 +107,48 @@ class Kernel:
     def alloc(self, dtype, length, name="") -> LocalTensor:
         """A LocalTensor at the next 32-byte aligned free UB address (a bump allocator)."""
         d = _dt.as_dtype(dtype)
+        if isinstance(length, (bool, np.bool_)) or not isinstance(length, (int, np.integer)) or length < 1:
+            raise UsageError(
+                "alloc",
+                "length",
+                length,
+                "an int >= 1 (elements)",
+                self.profile,
+                "a length is a static count",
+            )
         nbytes = int(length) * d.itemsize
         addr = self._bump(nbytes, "alloc", "length", length, unit=d.itemsize)
         return LocalTensor(d, addr, int(length), name)
+
+    def _host_access(self, api, t):
+        """Check a host-side UB access (``write``/``read``) of ``t``'s bytes: a static address must
+        lie in ``[0, ub_limit)`` with all of its bytes (else UsageError); a traced one is checked per
+        case, returning (in-range flag, clamped int32 address) -- an out-of-range case records
+        ``Fault.OUT_OF_UB`` and leaves UB untouched (write) or reads zeros (read)."""
+        if not isinstance(t, LocalTensor):
+            raise UsageError(api, "tensor", type(t).__name__, "a LocalTensor or GlobalTensor", self.profile)
+        a, lim = t.addr, self.ub_limit
+        if isinstance(a, (bool, np.bool_)) or not (isinstance(a, (int, np.integer)) or _is_jax(a)):
+            raise UsageError(api, "tensor.addr", a, "an int UB byte address (or a traced int)", self.profile)
+        if not _is_jax(a):
+            if not 0 <= int(a) <= lim - t.nbytes:
+                raise UsageError(
+                    api,
+                    "tensor.addr",
+                    int(a),
+                    f"[0, {max(lim - t.nbytes, 0)}] for {t.nbytes} bytes",
+                    self.profile,
+                    f"the access [{int(a)}, {int(a) + t.nbytes}) lies outside the usable UB [0, {lim})",
+                )
+            return None, jnp.asarray(int(a), jnp.int32)
+        a = jnp.asarray(a)
+        if not jnp.issubdtype(a.dtype, jnp.integer):
+            raise UsageError(
+                api, "tensor.addr", f"traced {a.dtype}", "a traced integer address", self.profile
+            )
+        a = a.astype(jnp.int32)
+        ok = (a >= 0) & (a <= lim - t.nbytes)
+        return ok, jnp.where(ok, a, 0)
 
     # -- GM --------------------------------------------------------------------------------
     def gm(self, array, name="") -> GlobalTensor:
@@ -158,14 +198,24 @@ class Kernel:
             raw = jnp.asarray(np.ascontiguousarray(arr).reshape(-1).view(np.uint8))
         if raw.shape[0] > t.nbytes:
             raise UsageError("write", "values", f"{raw.shape[0]} bytes", f"<= {t.nbytes} bytes", self.profile)
-        ub = lax.dynamic_update_slice(self.state.ub, raw, (jnp.asarray(t.addr, jnp.int32),))
-        self.state = self.state.replace(ub=ub)
+        ok, addr = self._host_access("write", t)
+        ub = lax.dynamic_update_slice(self.state.ub, raw, (addr,))
+        if ok is None:
+            self.state = self.state.replace(ub=ub)
+        else:
+            fault = self.state.fault | jnp.where(ok, jnp.uint32(0), jnp.uint32(int(Fault.OUT_OF_UB)))
+            self.state = self.state.replace(ub=jnp.where(ok, ub, self.state.ub), fault=fault)
 
     def read(self, t: LocalTensor):
         """The tensor's elements as a NumPy array (eager) or a jnp array (traced); UB or GM."""
         if isinstance(t, GlobalTensor):
             return self._read_gm(t)
-        raw = lax.dynamic_slice(self.state.ub, (jnp.asarray(t.addr, jnp.int32),), (t.nbytes,))
+        ok, addr = self._host_access("read", t)
+        raw = lax.dynamic_slice(self.state.ub, (addr,), (t.nbytes,))
+        if ok is not None:
+            raw = jnp.where(ok, raw, jnp.uint8(0))
+            fault = self.state.fault | jnp.where(ok, jnp.uint32(0), jnp.uint32(int(Fault.OUT_OF_UB)))
+            self.state = self.state.replace(fault=fault)
         if isinstance(raw, jax.core.Tracer):
             if t.dtype.itemsize == 1:
                 return lax.bitcast_convert_type(raw, t.dtype.np_dtype)
@@ -337,6 +387,69 @@ def _host_bytes(a, batched):
     return arr.reshape(-1).view(np.uint8)
 
 
+def _accepts(fn, name):
+    """Whether ``fn(k, *gm, **params)`` takes the keyword ``name`` (True when unknown)."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return True
+    ps = sig.parameters.values()
+    if any(q.kind is inspect.Parameter.VAR_KEYWORD for q in ps):
+        return True
+    return any(
+        q.name == name and q.kind in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        for q in ps
+    )
+
+
+def _numeric(v):
+    """The dtype of an array-like GM array or parameter, or None when it is not numeric data."""
+    if _is_jax(v):
+        return v.dtype
+    if v is None or isinstance(v, (str, bytes)):
+        return None
+    try:
+        a = np.asarray(v)
+    except (TypeError, ValueError):
+        return None
+    if a.dtype == object or a.dtype.kind not in "biufc":
+        return None
+    return a.dtype
+
+
+def _check_kernel_args(api, fn, p, arrays, params, batched):
+    """``jit_kernel``/``run_kernel`` entry checks, in the project's words: GM arrays and kernel
+    parameters are numeric arrays, every keyword is one ``fn`` takes, and (batched) every argument
+    has the same leading batch axis."""
+    lead = {}
+    for j, a in enumerate(arrays):
+        if _numeric(a) is None:
+            raise UsageError(api, f"GM array {j}", type(a).__name__, "a NumPy or jax array of numbers", p)
+        if batched:
+            if np.ndim(a) < 1:
+                raise UsageError(api, f"GM array {j}", f"shape {np.shape(a)}", "a leading batch axis", p)
+            lead[f"GM array {j}"] = np.shape(a)[0]
+    for n, v in params.items():
+        if not _accepts(fn, n):
+            raise UsageError(api, n, "(keyword)", f"a keyword parameter of {getattr(fn, '__name__', fn)}", p)
+        if _numeric(v) is None:
+            raise UsageError(api, n, v if v is None else type(v).__name__, "a number or numeric array", p)
+        if batched:
+            if np.ndim(v) < 1:
+                raise UsageError(
+                    api, n, f"shape {np.shape(v)}", "a leading batch axis (one value per case)", p
+                )
+            lead[n] = np.shape(v)[0]
+    if len(set(lead.values())) > 1:
+        raise UsageError(
+            api,
+            "batch size",
+            ", ".join(f"{k}: {b}" for k, b in lead.items()),
+            "the same leading batch size for every GM array and parameter",
+            p,
+        )
+
+
 def jit_kernel(fn, profile=None, ub_bytes=None, batched=True, return_state=False):
     """Trace ``fn(k, *gm, **params)`` (a kernel written against ``Kernel``) into one compiled function.
 
@@ -374,6 +487,7 @@ def jit_kernel(fn, profile=None, ub_bytes=None, batched=True, return_state=False
 
     @functools.wraps(fn)
     def run(*arrays, **params):
+        _check_kernel_args("jit_kernel", fn, p, arrays, params, batched)
         specs = tuple(_gm_spec(a, batched) for a in arrays)
         if specs not in compiled:
             compiled[specs] = build(specs)
@@ -402,6 +516,7 @@ def run_kernel(fn, *arrays, profile=None, ub_bytes=None, fault_policy="raise", r
     faulting call; ``"record"`` only records the bits in the state.
     """
     k = Kernel(profile, ub_bytes=ub_bytes, fault_policy=fault_policy)
+    _check_kernel_args("run_kernel", fn, k.profile, arrays, params, batched=False)
     gts = [k.gm(np.asarray(a)) for a in arrays]
     out = fn(k, *gts, **{n: jnp.asarray(v) for n, v in params.items()})
     out = jax.tree_util.tree_map(np.asarray, out)
