@@ -204,12 +204,18 @@ def cmd_profiles(args):
     return 0
 
 
-def enable_compilation_cache():
+def enable_compilation_cache(override=True):
     """Point JAX's persistent compilation cache at ``$ASCEND_JAX_XLA_CACHE`` (default
-    ``~/.cache/ascend_jax/xla``); returns the directory, or None when disabled ("off")."""
+    ``~/.cache/ascend_jax/xla``); returns the directory, or None when disabled ("off").
+    ``override=False`` (``aj.fuzz.run``): keep a cache directory the program already configured."""
     env = os.environ.get("ASCEND_JAX_XLA_CACHE")
     if env is not None and env.strip().lower() in ("", "0", "off", "none", "false"):
         return None
+    if not override:
+        import jax
+
+        if jax.config.jax_compilation_cache_dir:
+            return jax.config.jax_compilation_cache_dir
     if env:
         path = pathlib.Path(env).expanduser()
     else:

@@ -256,6 +256,9 @@ def run(
     p = as_profile(profile)
     if dtypes is not None:
         _check_dtypes(dtypes)
+    from ..cli import enable_compilation_cache
+
+    enable_compilation_cache(override=False)  # the CLI's persistent XLA cache, from Python too
     plan = make_plan(p, apis, dtypes)
     if not plan.apis:
         why = "; ".join(f"{a}: {r}" for a, r in plan.not_fuzzed.items()) or "no API selected"
