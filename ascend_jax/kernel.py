@@ -69,6 +69,8 @@ class Kernel:
         self._gm_meta = []  # (NumPy dtype, shape) each buffer was created with
         self._counter_shadow = None  # static count set by SetVectorMask in Counter mode, if known
         self._mode_shadow = 0
+        # checker warnings (never change the bits): see _extent_warnings
+        self.warnings = []
 
     # -- memory ------------------------------------------------------------------------------
     @property
@@ -282,8 +284,43 @@ class Kernel:
             if f & ~o:
                 raise AscendFault(f & ~o, name)
 
+    def _warn(self, api, argument, detail):
+        w = CheckerWarning(api, argument, detail)
+        if w not in self.warnings:
+            self.warnings.append(w)
+
+    def _extent_warnings(self, name, args):
+        """Checker warnings for what the hardware does without complaint but a developer wants to
+        know: a count-form call (static count) whose operands extend beyond their LocalTensor (the
+        NPU reads/overwrites the neighbouring bytes; the model does too). Recorded in
+        ``self.warnings``; the results are unchanged."""
+        # count form of the element-wise APIs: (dst, src, scalar, count) / (dst, src0, src1, count)
+        if name not in _STATE_APIS + ("ShiftLeft", "ShiftRight", "ShiftLeftTensor", "ShiftRightTensor"):
+            return
+        if (
+            len(args) != 4
+            or isinstance(args[-1], (bool, np.bool_))
+            or not isinstance(args[-1], (int, np.integer))
+        ):
+            return
+        count = int(args[-1])
+        names = (
+            ("dst", "src", "scalarValue")
+            if name in _STATE_APIS or "Tensor" not in name
+            else ("dst", "src0", "src1")
+        )
+        for arg_name, t in zip(names, args[:3], strict=True):
+            if isinstance(t, LocalTensor) and count > t.length:
+                self._warn(
+                    name,
+                    arg_name,
+                    f"count={count} elements reach beyond {t!r} ({t.length} elements): the call "
+                    f"{'writes' if arg_name == 'dst' else 'reads'} {count - t.length} elements of the neighbouring UB",
+                )
+
     def _call_state_api(self, name, *args, **kw):
         self._check_live(name, args, kw)
+        self._extent_warnings(name, args)
         fn = getattr(_api, name)
         kw.setdefault("profile", self.profile)
         if (
@@ -329,6 +366,7 @@ def _generic(name):
 
     def m(self, *args, **kw):
         self._check_live(name, args, kw)
+        self._extent_warnings(name, args)
         kw.setdefault("profile", self.profile)
         res = REGISTRY[name].fn(self.state, *args, **kw)
         if isinstance(res, CoreState):
@@ -357,6 +395,19 @@ for _n in list(REGISTRY):  # populated by the import of .api above
 
 def _is_jax(x):
     return isinstance(x, (jax.Array, jax.core.Tracer))
+
+
+class CheckerWarning(NamedTuple):
+    """A checker warning: hardware-legal, results unchanged, but probably not what the kernel
+    author meant (an operand beyond its LocalTensor, ...). ``Kernel.warnings``, ``jit_kernel(...)
+    .warnings`` (per GM signature, found at trace time)."""
+
+    api: str
+    argument: str
+    detail: str
+
+    def __str__(self):
+        return f"{self.api}: {self.argument}: {self.detail}"
 
 
 class KernelResult(NamedTuple):
@@ -463,6 +514,7 @@ def jit_kernel(fn, profile=None, ub_bytes=None, batched=True, return_state=False
     """
     p = as_profile(profile)
     compiled = {}
+    warned = {}  # GM signature -> [CheckerWarning]
 
     def build(specs):
         def one(*raws, **params):
@@ -477,6 +529,7 @@ def jit_kernel(fn, profile=None, ub_bytes=None, batched=True, return_state=False
                 else:
                     gts.append(k.gm(raw))
             out = fn(k, *gts, **params)
+            warned[specs] = list(k.warnings)  # static: found while tracing, the same for every case
             gm = tuple(
                 raw if host else from_gm_bytes(raw, npd, shape)
                 for raw, (host, npd, shape) in zip(k._gm, specs, strict=True)
@@ -505,6 +558,7 @@ def jit_kernel(fn, profile=None, ub_bytes=None, batched=True, return_state=False
         return KernelResult(tuple(gm), res.out, res.state)
 
     run.compiled = compiled  # one entry per GM signature (dtype/shape/host-ness of the arrays)
+    run.warnings = warned  # checker warnings per GM signature (trace time; never change the bits)
     return run
 
 

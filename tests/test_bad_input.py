@@ -480,3 +480,28 @@ def test_progress_lines_off_a_tty():
         bar.update(10)
     bar.close()
     assert s.getvalue().count("\n") == 3 and "\r" not in s.getvalue() and "30/100" in s.getvalue()
+
+
+# -- 7. checker warnings (hardware-legal, bits unchanged) -----------------------------------------
+
+
+def test_count_beyond_tensor_is_a_checker_warning_not_a_change():
+    def kern(k, g, scale):
+        x, y = k.alloc(aj.int16, 64), k.alloc(aj.int16, 32)  # y at byte 128
+        k.DataCopy(x, g, 32)
+        k.Muls(y, x, 3, 48)  # 48 > 32: overwrites 16 elements past y (as the NPU does)
+        return k.read(aj.LocalTensor(aj.int16, 0, 128))
+
+    k = aj.Kernel(P)
+    ub = kern(k, k.gm(np.arange(32, dtype=np.int16)), None)
+    assert [(w.api, w.argument) for w in k.warnings] == [("Muls", "dst")]
+    assert "48 elements reach beyond" in str(k.warnings[0])
+    k2 = aj.Kernel(P)  # the same call on tensors declared long enough: identical bits, no warning
+    x, y = aj.LocalTensor(aj.int16, 0, 64), aj.LocalTensor(aj.int16, 128, 48)
+    k2.DataCopy(x, k2.gm(np.arange(32, dtype=np.int16)), 32)
+    k2.Muls(y, x, 3, 48)
+    assert k2.warnings == [] and np.array_equal(k2.read(aj.LocalTensor(aj.int16, 0, 128)), ub)
+    run = aj.jit_kernel(kern, P, ub_bytes=1024)
+    run(np.arange(64, dtype=np.int16).reshape(2, 32), scale=np.ones(2))
+    (ws,) = run.warnings.values()
+    assert [(w.api, w.argument) for w in ws] == [("Muls", "dst")]
