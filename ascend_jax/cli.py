@@ -9,6 +9,7 @@ Exit codes (every subcommand, present and future):
   2  bad input or usage: a bad option value, a missing/corrupt/wrongly typed input file, an output
      path that cannot be written, a campaign that would check nothing
   3  internal error: a bug in ascend_jax (please report it with the --debug traceback)
+  (130: interrupted with Ctrl-C; a closed stdout pipe is not an error)
 
 Errors are one line on stderr (``ascend-jax <command>: <file>: <field>: <what was expected>``),
 never a traceback; ``--debug`` (anywhere on the command line) shows the traceback as well. The
