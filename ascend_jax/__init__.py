@@ -5,6 +5,7 @@ Public surface only; see README.md for a tour and docs/MODEL.md for the executio
 
 from . import byok, display
 from . import dtypes as _dtypes
+from ._scalar import cast_scalar
 from .alloc import LocalMemAllocator
 from .api import (
     CMPMODE,

@@ -3,17 +3,63 @@ differential-testing engine), ``demo`` (its default campaign), ``replay`` (a rep
 ``export`` (a capsule as .bin files for an NPU run), ``diff`` (an NPU output against the model) and
 ``run`` (a whole kernel on .bin inputs in the vendor samples' layout).
 
+Exit codes (every subcommand, present and future):
+
+  0  clean: the command did what was asked (a campaign checked cases and found no mismatch)
+  1  mismatches found (fuzz/demo/replay: fast path and reference differ; diff: output != golden)
+  2  bad input or usage: a bad option value, a missing/corrupt/wrongly typed input file, an output
+     path that cannot be written, a campaign that would check nothing
+  3  internal error: a bug in ascend_jax (please report it with the --debug traceback)
+  (130: interrupted with Ctrl-C; a closed stdout pipe is not an error)
+
+Errors are one line on stderr (``ascend-jax <command>: <file>: <field>: <what was expected>``),
+never a traceback; ``--debug`` (anywhere on the command line) shows the traceback as well. The
+mapping lives in one place, ``_dispatch``: a subcommand is a function ``cmd_x(args) -> int``
+registered with ``set_defaults(fn=cmd_x)``; it raises ``InputError`` (or any ``ValueError``,
+``UsageError``, ``OSError``) for bad input and lets everything else propagate (exit 3). Output goes
+through ``emit`` so that ``ascend-jax fuzz ... | head`` ends quietly with the command's own code.
+
 The fuzzing commands keep compiled XLA programs in a persistent cache: ``$ASCEND_JAX_XLA_CACHE``,
 default ``~/.cache/ascend_jax/xla`` (``$XDG_CACHE_HOME`` respected); set it to ``off`` to disable."""
 
 import argparse
+import base64
+import binascii
+import dataclasses
 import json
+import math
 import os
 import pathlib
 import sys
+import textwrap
+import traceback
 
+from .errors import AscendCError
 from .profile import DEFAULT_PROFILE, available_profiles, load_profile
 from .registry import REGISTRY
+
+EXIT_CLEAN, EXIT_MISMATCH, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+
+
+class InputError(ValueError):
+    """Bad input to a command (a file, a field of it, an option): exit code 2, one line."""
+
+
+def emit(text=""):
+    """print() to stdout; a closed pipe (``ascend-jax fuzz | head``) is not an error: the rest of
+    the output is dropped and the command still ends with its own exit code."""
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        _drop_stdout()
+
+
+def _drop_stdout():
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def _apis_json():
@@ -104,15 +150,29 @@ def _table(rows, headers):
 def cmd_apis(args):
     data = _apis_json()
     if args.json:
-        print(json.dumps(data, ensure_ascii=False, indent=1))
+        emit(json.dumps(data, ensure_ascii=False, indent=1))
         return 0
     names = available_profiles()
+    if getattr(args, "wide", False):
+        rows = [
+            [a["name"], a["family"]] + [",".join(_short(d) for d in a["profiles"][n]) or "-" for n in names]
+            for a in data
+        ]
+        emit(_table(rows, ["API", "family"] + list(names)))
+        return 0
+    # fits 100 columns: one column per profile (numbered, legend below) with the number of
+    # element types supported ("yes": an API without a type template; "-": not supported)
     rows = []
     for a in data:
-        rows.append(
-            [a["name"], a["family"]] + [",".join(_short(d) for d in a["profiles"][n]) or "-" for n in names]
-        )
-    print(_table(rows, ["API", "family"] + list(names)))
+        cells = []
+        for n in names:
+            ds = a["profiles"][n]
+            cells.append("-" if not ds else "yes" if ds == ["untyped"] else str(len(ds)))
+        rows.append([a["name"], a["family"]] + cells)
+    emit(_table(rows, ["API", "family"] + [f"P{j + 1}" for j in range(len(names))]))
+    emit("element types per profile ('-': not supported; 'yes': no type template); --wide lists them:")
+    legend = "  ".join(f"P{j + 1}={n}" for j, n in enumerate(names))
+    emit(textwrap.fill(legend, 98, initial_indent="  ", subsequent_indent="  "))
     return 0
 
 
@@ -127,7 +187,7 @@ def _short(d):
 def cmd_profiles(args):
     data = _profiles_json()
     if args.json:
-        print(json.dumps(data, ensure_ascii=False, indent=1))
+        emit(json.dumps(data, ensure_ascii=False, indent=1))
         return 0
     rows = [
         [
@@ -141,17 +201,23 @@ def cmd_profiles(args):
         ]
         for d in data
     ]
-    print(_table(rows, ["profile", "arch", "SoC", "UB usable", "mask bits", "counter", "product"]))
-    print("* default profile")
+    emit(_table(rows, ["profile", "arch", "SoC", "UB usable", "mask bits", "counter", "product"]))
+    emit("* default profile")
     return 0
 
 
-def enable_compilation_cache():
+def enable_compilation_cache(override=True):
     """Point JAX's persistent compilation cache at ``$ASCEND_JAX_XLA_CACHE`` (default
-    ``~/.cache/ascend_jax/xla``); returns the directory, or None when disabled ("off")."""
+    ``~/.cache/ascend_jax/xla``); returns the directory, or None when disabled ("off").
+    ``override=False`` (``aj.fuzz.run``): keep a cache directory the program already configured."""
     env = os.environ.get("ASCEND_JAX_XLA_CACHE")
     if env is not None and env.strip().lower() in ("", "0", "off", "none", "false"):
         return None
+    if not override:
+        import jax
+
+        if jax.config.jax_compilation_cache_dir:
+            return jax.config.jax_compilation_cache_dir
     if env:
         path = pathlib.Path(env).expanduser()
     else:
@@ -172,7 +238,8 @@ def _run_campaign(args, cases):
     from .fuzz import run
 
     enable_compilation_cache()
-    progress = True if args.progress else None  # None: only on a TTY
+    # progress: a bar on a TTY, a line every few seconds otherwise; --quiet: none
+    progress = False if getattr(args, "quiet", False) else True
     res = run(
         apis=args.apis,
         profile=args.profile,
@@ -186,86 +253,399 @@ def _run_campaign(args, cases):
         resume=getattr(args, "resume", False),
         shrink=not getattr(args, "no_shrink", False),
         dtypes=args.dtypes,
+        force=getattr(args, "force", False),
     )
     if getattr(args, "json", False):
-        print(res.to_json(indent=1))
+        emit(res.to_json(indent=1))
     else:
-        print(res.summary_table())
-        print()
-        print(res.coverage_table())
-    return 0 if res.ok else 1
+        emit(res.summary_table())
+        emit()
+        emit(res.coverage_table())
+    if res.mismatches:
+        return EXIT_MISMATCH
+    if not res.ok:  # no mismatch, but nothing was compared with the reference
+        raise InputError(
+            f"the campaign checked no case against the reference ({len(res.records)} cases, "
+            "all unchecked): raise --oracle-sample or --invalid-rate"
+        )
+    return EXIT_CLEAN
 
 
 def cmd_fuzz(args):
     if args.resume and not args.out:
-        print("ascend-jax fuzz: --resume needs --out DIR", file=sys.stderr)
-        return 2
-    try:
-        return _run_campaign(args, args.cases)
-    except ValueError as e:  # unknown API, a different campaign in --out, ...
-        print(f"ascend-jax fuzz: {e}", file=sys.stderr)
-        return 2
+        raise InputError("--resume needs --out DIR")
+    if args.out and pathlib.Path(args.out).exists() and not pathlib.Path(args.out).is_dir():
+        raise InputError(f"--out {args.out}: is a file; expected a directory for the campaign")
+    return _run_campaign(args, args.cases)
 
 
 def cmd_demo(args):
     return _run_campaign(args, args.cases)
 
 
+# -- input files ----------------------------------------------------------------------------------
+
+
+def _read_json(path, what):
+    """The JSON value in ``path``, or InputError naming the file and what was expected."""
+    p = pathlib.Path(path)
+    if not p.exists():
+        raise InputError(f"{p}: no such file; expected {what}")
+    if p.is_dir():
+        raise InputError(f"{p}: is a directory; expected {what}")
+    try:
+        text = p.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"{p}: not UTF-8 text; expected {what}") from None
+    if not text.strip():
+        raise InputError(f"{p}: empty file; expected {what}")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputError(
+            f"{p}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}); expected {what}"
+        ) from None
+
+
+def _need(d, key, types, where, what):
+    """d[key] checked against ``types``; InputError '<where>: field <key>: expected <what>'."""
+    if not isinstance(d, dict) or key not in d:
+        raise InputError(f"{where}: field '{key}' is missing; expected {what}")
+    v = d[key]
+    ok = isinstance(v, types) and not (isinstance(v, bool) and bool not in _as_tuple(types))
+    if not ok:
+        raise InputError(f"{where}: field '{key}' is {_show(v)}; expected {what}")
+    return v
+
+
+def _as_tuple(t):
+    return t if isinstance(t, tuple) else (t,)
+
+
+def _show(v):
+    r = json.dumps(v) if not isinstance(v, str) else repr(v)
+    return (r[:60] + "...") if len(r) > 63 else r
+
+
+def _b64_field(d, key, where, size=None):
+    s = _need(d, key, str, where, "base64 text of the UB bytes")
+    try:
+        raw = base64.b64decode(s, validate=True)
+    except (binascii.Error, ValueError):
+        raise InputError(f"{where}: field '{key}' is not valid base64") from None
+    if size is not None and len(raw) != size:
+        raise InputError(f"{where}: field '{key}' holds {len(raw)} bytes; expected {size} (the inputs' UB)")
+    return raw
+
+
+def _uint_list(d, key, where, bits=32):
+    v = _need(d, key, list, where, f"a list of uint{bits} words")
+    for j, x in enumerate(v):
+        if isinstance(x, bool) or not isinstance(x, int) or not 0 <= x < 1 << bits:
+            raise InputError(f"{where}: field '{key}[{j}]' is {_show(x)}; expected a uint{bits} word")
+    return v
+
+
+def _check_state(d, where, size=None):
+    """A capsule's ``inputs`` / ``expected`` / ``got`` block (see capsule.fields_json)."""
+    if not isinstance(d, dict):
+        raise InputError(f"{where}: is {_show(d)}; expected a JSON object (a UB + register state)")
+    raw = _b64_field(d, "ub", where, size)
+    for k in ("vmask", "cmpmask", "ctrl"):
+        _uint_list(d, k, where)
+    for k in ("mask_mode", "rsvd_cnt"):
+        _need(d, k, int, where, "an int")
+    if "fault" in d and (isinstance(d["fault"], bool) or not isinstance(d["fault"], int) or d["fault"] < 0):
+        raise InputError(f"{where}: field 'fault' is {_show(d['fault'])}; expected a fault word >= 0")
+    return len(raw)
+
+
+_CASE_TYPES = {"int": int, "str": str, "bool": bool, "tuple": list, "float": (int, float, dict)}
+
+
+def _check_case(fam, d, where):
+    """The capsule's ``case`` against its family's case dataclass: every field without a default
+    present, every value of its declared JSON type, the element type a known one."""
+    from . import dtypes as _dt
+
+    if not isinstance(d, dict):
+        raise InputError(f"{where}: field 'case' is {_show(d)}; expected a JSON object (the case's fields)")
+    fields = {f.name: f for f in dataclasses.fields(fam.case_type)}
+    unknown = sorted(set(d) - set(fields))
+    if unknown:
+        raise InputError(f"{where}: case field(s) {', '.join(unknown)} unknown to family {fam.name!r}")
+    for name, f in fields.items():
+        if name not in d:
+            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                raise InputError(f"{where}: case field '{name}' is missing")
+            continue
+        ann = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "")
+        want = _CASE_TYPES.get(ann)
+        v = d[name]
+        if want is not None and (not isinstance(v, want) or (isinstance(v, bool) and want is int)):
+            raise InputError(f"{where}: case field '{name}' is {_show(v)}; expected {ann} (JSON)")
+        if want is int and name in ("count", "repeat", "ub_bytes", "ub_seed") and v < 0:
+            raise InputError(f"{where}: case field '{name}' is {v}; expected an int >= 0")
+    dt = d.get("dtype", "-")
+    if dt not in ("-", None):
+        try:
+            _dt.as_dtype(dt)
+        except (KeyError, ValueError, TypeError):
+            known = ", ".join(x.name for x in _dt.ALL)
+            raise InputError(f"{where}: case field 'dtype' is {_show(dt)}; expected one of {known}") from None
+
+
+def load_capsule_checked(path):
+    """A capsule file checked field by field (InputError naming file and field on any defect)."""
+    from .fuzz.capsule import FORMAT
+    from .fuzz.families import FAMILIES, family_of
+
+    cap = _read_json(path, "an ascend_jax capsule (JSON)")
+    where = str(path)
+    if not isinstance(cap, dict):
+        raise InputError(f"{where}: holds {_show(cap)}; expected a capsule (a JSON object)")
+    if cap.get("format") != FORMAT:
+        raise InputError(f"{where}: field 'format' is {_show(cap.get('format'))}; expected {FORMAT!r}")
+    prof = _need(cap, "profile", str, where, "a profile name")
+    if prof not in available_profiles():
+        raise InputError(
+            f"{where}: field 'profile' is {prof!r}; expected one of {', '.join(available_profiles())}"
+        )
+    fam_name = _need(cap, "family", str, where, "a family name")
+    try:
+        fam = family_of(fam_name)
+    except KeyError:
+        names = ", ".join(f.name for f in FAMILIES)
+        raise InputError(f"{where}: field 'family' is {fam_name!r}; expected one of {names}") from None
+    _need(cap, "api", str, where, "an API name")
+    _need(cap, "call", str, where, "the call as text")
+    _check_case(fam, cap.get("case"), where)
+    size = _check_state(cap.get("inputs"), f"{where}: inputs")
+    for k in ("expected", "got"):
+        if k in cap:
+            _check_state(cap[k], f"{where}: {k}", size)
+    try:
+        fam.from_json(cap["case"])
+    except (TypeError, ValueError, KeyError) as e:
+        raise InputError(f"{where}: field 'case' does not make a {fam.name} case ({e})") from None
+    return cap
+
+
 def cmd_replay(args):
     from .fuzz.capsule import replay
 
+    cap = load_capsule_checked(args.capsule)
     enable_compilation_cache()
-    diff, text = replay(args.capsule)
-    print(text)
-    return 1 if diff is not None else 0
+    try:
+        diff, text = replay(cap)
+    except AscendCError as e:  # the capsule's call is rejected by the model: bad capsule
+        raise InputError(f"{args.capsule}: the capsule's case is not a valid call: {e}") from None
+    emit(text)
+    return EXIT_MISMATCH if diff is not None else EXIT_CLEAN
+
+
+def _out_dir(path, opt):
+    p = pathlib.Path(path)
+    if p.exists() and not p.is_dir():
+        raise InputError(f"{opt} {p}: is a file; expected a directory (it is created if missing)")
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise InputError(f"{opt} {p}: cannot create the directory ({e.strerror})") from None
+    if not os.access(p, os.W_OK | os.X_OK):
+        raise InputError(f"{opt} {p}: the directory is not writable")
+    return p
 
 
 def cmd_export(args):
     from .fuzz.export import export_capsule
 
-    files = export_capsule(args.capsule, args.to)
+    cap = load_capsule_checked(args.capsule)
+    if "expected" not in cap:
+        raise InputError(f"{args.capsule}: field 'expected' is missing; expected the reference's state")
+    _out_dir(args.to, "--to")
+    try:
+        files = export_capsule(cap, args.to)
+    except AscendCError as e:
+        raise InputError(f"{args.capsule}: the capsule's case is not a valid call: {e}") from None
     for f in files:
-        print(f)
-    return 0
+        emit(f)
+    return EXIT_CLEAN
+
+
+def _check_export_dir(directory):
+    d = pathlib.Path(directory)
+    if not d.is_dir():
+        raise InputError(
+            f"{d}: {'is a file' if d.exists() else 'no such directory'}; expected a directory "
+            "written by 'ascend-jax export'"
+        )
+    prm = _read_json(d / "params.json", "the params.json 'ascend-jax export' writes")
+    where = str(d / "params.json")
+    if not isinstance(prm, dict):
+        raise InputError(f"{where}: holds {_show(prm)}; expected a JSON object")
+    for k in ("api", "profile", "call"):
+        _need(prm, k, str, where, "text")
+    _need(prm, "t_itemsize", int, where, "an int (bytes per element of T)")
+    ops = _need(prm, "operands", list, where, "a list of operands")
+    out = prm.get("output")
+    if out is None:
+        return
+    if not isinstance(out, str):
+        raise InputError(f"{where}: field 'output' is {_show(out)}; expected an operand name or null")
+    match = [o for o in ops if isinstance(o, dict) and o.get("name") == out]
+    if not match:
+        raise InputError(f"{where}: field 'output' names {out!r}, which is not in 'operands'")
+    o = match[0]
+    w = f"{where}: operand {out!r}"
+    _need(o, "dtype", str, w, "an element type name")
+    _need(o, "addr", int, w, "a UB byte address")
+    _need(o, "layout", list, w, "a layout list")
+    g = _need(o, "golden_file", str, w, "the golden .bin file name")
+    if not (d / g).is_file():
+        raise InputError(f"{d / g}: missing; the golden output named by {where}")
 
 
 def cmd_diff(args):
     from .fuzz.export import diff_dir
 
-    report = diff_dir(args.dir, args.output)
-    print(report.text())
-    return 0 if report.clean else 1
+    _check_export_dir(args.dir)
+    if args.output is not None:
+        o = pathlib.Path(args.output)
+        if not o.is_file():
+            raise InputError(
+                f"--output {o}: {'is a directory' if o.exists() else 'no such file'}; "
+                "expected the output .bin of the run"
+            )
+    try:
+        report = diff_dir(args.dir, args.output)
+    except (KeyError, TypeError, IndexError) as e:
+        raise InputError(f"{args.dir}/params.json: malformed ({type(e).__name__}: {e})") from None
+    emit(report.text())
+    return EXIT_CLEAN if report.clean else EXIT_MISMATCH
+
+
+# -- option types (argparse turns their ValueError/ArgumentTypeError into exit code 2) -----------
+
+
+def _positive_int(v):
+    try:
+        n = int(v)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{v!r} is not an int") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{v} must be >= 1")
+    return n
+
+
+def _share(v):
+    try:
+        x = float(v)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{v!r} is not a number") from None
+    if not 0.0 <= x <= 1.0:  # NaN too
+        raise argparse.ArgumentTypeError(f"{v} must be a share in [0, 1]")
+    return x
 
 
 def _oracle_sample(v):
-    return float(v)
+    try:
+        x = float(v)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{v!r} is not a number") from None
+    if not (x > 0 and math.isfinite(x)):
+        raise argparse.ArgumentTypeError(f"{v} must be a share in (0, 1] or a number of cases > 1")
+    return x
+
+
+def _profile_name(v):
+    names = available_profiles()
+    if v not in names:
+        raise argparse.ArgumentTypeError(f"unknown profile {v!r}; available: {', '.join(names)}")
+    return v
 
 
 def _campaign_args(sp, cases):
     sp.add_argument("--apis", default=None, help="comma-separated API names (default: every registered API)")
     sp.add_argument("--dtypes", default=None, help="comma-separated element types (default: all)")
-    sp.add_argument("--profile", default=DEFAULT_PROFILE)
-    sp.add_argument("--cases", type=int, default=cases)
-    sp.add_argument("--seed", type=int, default=0)
-    sp.add_argument("--batch", type=int, default=256, help="padded batch size of the fast path")
+    sp.add_argument(
+        "--profile",
+        type=_profile_name,
+        default=DEFAULT_PROFILE,
+        help=f"hardware profile (default: {DEFAULT_PROFILE}; see 'ascend-jax profiles')",
+    )
+    sp.add_argument("--cases", type=_positive_int, default=cases, help=f"number of cases (default: {cases})")
+    sp.add_argument(
+        "--seed", type=int, default=0, help="campaign seed; case i depends on (seed, i) only (default: 0)"
+    )
+    sp.add_argument(
+        "--batch", type=_positive_int, default=256, help="padded batch size of the fast path (default: 256)"
+    )
     sp.add_argument(
         "--oracle-sample",
         type=_oracle_sample,
         default=None,
         help="share (<= 1) or number (> 1) of cases checked by the reference (default: all up to 20000)",
     )
-    sp.add_argument("--invalid-rate", type=float, default=0.1, help="share of deliberately invalid cases")
-    sp.add_argument("--progress", action="store_true", help="progress bar on stderr (default: only on a TTY)")
+    sp.add_argument(
+        "--invalid-rate", type=_share, default=0.1, help="share of deliberately invalid cases (default: 0.1)"
+    )
+    sp.add_argument(
+        "--progress",
+        action="store_true",
+        help="(the default) progress on stderr: a bar on a TTY, else a line every 5 s",
+    )
+    sp.add_argument("--quiet", action="store_true", help="no progress output")
     sp.add_argument("--json", action="store_true", help="print the result as JSON instead of tables")
 
 
+def _dispatch(args, debug=False):
+    """Run one subcommand and map what it raises to an exit code (see the module docstring)."""
+    prog = f"ascend-jax {args.cmd}"
+    try:
+        return int(args.fn(args))
+    except BrokenPipeError:  # stdout closed early (| head): not an error of the command
+        _drop_stdout()
+        return EXIT_CLEAN
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
+    except (InputError, AscendCError, ValueError) as e:
+        if debug:
+            traceback.print_exc()
+        print(f"{prog}: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as e:  # a file or directory that cannot be read or written
+        if debug:
+            traceback.print_exc()
+        what = f"{e.filename}: {e.strerror}" if e.filename and e.strerror else str(e)
+        print(f"{prog}: {what}", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as e:  # noqa: BLE001  (the one place internal errors become exit code 3)
+        if debug:
+            traceback.print_exc()
+        print(
+            f"{prog}: internal error: {type(e).__name__}: {e} (a bug in ascend_jax; rerun with --debug "
+            "for the traceback)",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
+
+
 def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    argv = [a for a in argv if a != "--debug"]
     ap = argparse.ArgumentParser(
-        prog="ascend-jax", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="ascend-jax",
+        description=__doc__.replace("``", "'"),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    ap.add_argument("--debug", action="store_true", help="show the traceback of an error")
     sub = ap.add_subparsers(dest="cmd", required=True)
     a = sub.add_parser("apis", help="the modelled APIs and their dtypes per profile")
     a.add_argument("--json", action="store_true")
+    a.add_argument("--wide", action="store_true", help="list every dtype (wider than 100 columns)")
     a.set_defaults(fn=cmd_apis)
     p = sub.add_parser("profiles", help="the hardware profiles")
     p.add_argument("--json", action="store_true")
@@ -274,6 +654,7 @@ def main(argv=None):
     _campaign_args(f, 10000)
     f.add_argument("--out", default=None, help="directory for results.jsonl, capsules/ and summary.json")
     f.add_argument("--resume", action="store_true", help="continue the campaign in --out")
+    f.add_argument("--force", action="store_true", help="replace a campaign already in --out")
     f.add_argument("--no-shrink", action="store_true", help="do not shrink mismatches into capsules")
     f.set_defaults(fn=cmd_fuzz)
     d = sub.add_parser("demo", help="the default campaign: 20,000 cases over every modelled API")
@@ -293,8 +674,8 @@ def main(argv=None):
     from .byok import add_parser as _add_run_parser
 
     _add_run_parser(sub)  # run: a kernel on the vendor samples' .bin layout (ascend_jax/byok.py)
-    args = ap.parse_args(argv)
-    return args.fn(args)
+    args = ap.parse_args(argv)  # a usage error exits with 2 (argparse)
+    return _dispatch(args, debug)
 
 
 if __name__ == "__main__":

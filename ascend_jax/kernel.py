@@ -4,6 +4,7 @@ the same kernel code runs eagerly (a notebook) or traced into one pure function 
 """
 
 import functools
+import inspect
 import math
 import os
 from typing import Any, NamedTuple
@@ -15,7 +16,7 @@ from jax import lax
 
 from . import api as _api
 from . import dtypes as _dt
-from .errors import AscendFault, UsageError
+from .errors import AscendFault, Fault, UsageError
 from .gm import GlobalTensor, from_gm_bytes, gm_dtype_of, to_gm_bytes
 from .profile import as_profile
 from .registry import REGISTRY
@@ -68,6 +69,8 @@ class Kernel:
         self._gm_meta = []  # (NumPy dtype, shape) each buffer was created with
         self._counter_shadow = None  # static count set by SetVectorMask in Counter mode, if known
         self._mode_shadow = 0
+        # checker warnings (never change the bits): see _extent_warnings
+        self.warnings = []
 
     # -- memory ------------------------------------------------------------------------------
     @property
@@ -106,9 +109,48 @@ class Kernel:
     def alloc(self, dtype, length, name="") -> LocalTensor:
         """A LocalTensor at the next 32-byte aligned free UB address (a bump allocator)."""
         d = _dt.as_dtype(dtype)
+        if isinstance(length, (bool, np.bool_)) or not isinstance(length, (int, np.integer)) or length < 1:
+            raise UsageError(
+                "alloc",
+                "length",
+                length,
+                "an int >= 1 (elements)",
+                self.profile,
+                "a length is a static count",
+            )
         nbytes = int(length) * d.itemsize
         addr = self._bump(nbytes, "alloc", "length", length, unit=d.itemsize)
         return LocalTensor(d, addr, int(length), name)
+
+    def _host_access(self, api, t):
+        """Check a host-side UB access (``write``/``read``) of ``t``'s bytes: a static address must
+        lie in ``[0, ub_limit)`` with all of its bytes (else UsageError); a traced one is checked per
+        case, returning (in-range flag, clamped int32 address) -- an out-of-range case records
+        ``Fault.OUT_OF_UB`` and leaves UB untouched (write) or reads zeros (read)."""
+        if not isinstance(t, LocalTensor):
+            raise UsageError(api, "tensor", type(t).__name__, "a LocalTensor or GlobalTensor", self.profile)
+        a, lim = t.addr, self.ub_limit
+        if isinstance(a, (bool, np.bool_)) or not (isinstance(a, (int, np.integer)) or _is_jax(a)):
+            raise UsageError(api, "tensor.addr", a, "an int UB byte address (or a traced int)", self.profile)
+        if not _is_jax(a):
+            if not 0 <= int(a) <= lim - t.nbytes:
+                raise UsageError(
+                    api,
+                    "tensor.addr",
+                    int(a),
+                    f"[0, {max(lim - t.nbytes, 0)}] for {t.nbytes} bytes",
+                    self.profile,
+                    f"the access [{int(a)}, {int(a) + t.nbytes}) lies outside the usable UB [0, {lim})",
+                )
+            return None, jnp.asarray(int(a), jnp.int32)
+        a = jnp.asarray(a)
+        if not jnp.issubdtype(a.dtype, jnp.integer):
+            raise UsageError(
+                api, "tensor.addr", f"traced {a.dtype}", "a traced integer address", self.profile
+            )
+        a = a.astype(jnp.int32)
+        ok = (a >= 0) & (a <= lim - t.nbytes)
+        return ok, jnp.where(ok, a, 0)
 
     # -- GM --------------------------------------------------------------------------------
     def gm(self, array, name="") -> GlobalTensor:
@@ -158,14 +200,24 @@ class Kernel:
             raw = jnp.asarray(np.ascontiguousarray(arr).reshape(-1).view(np.uint8))
         if raw.shape[0] > t.nbytes:
             raise UsageError("write", "values", f"{raw.shape[0]} bytes", f"<= {t.nbytes} bytes", self.profile)
-        ub = lax.dynamic_update_slice(self.state.ub, raw, (jnp.asarray(t.addr, jnp.int32),))
-        self.state = self.state.replace(ub=ub)
+        ok, addr = self._host_access("write", t)
+        ub = lax.dynamic_update_slice(self.state.ub, raw, (addr,))
+        if ok is None:
+            self.state = self.state.replace(ub=ub)
+        else:
+            fault = self.state.fault | jnp.where(ok, jnp.uint32(0), jnp.uint32(int(Fault.OUT_OF_UB)))
+            self.state = self.state.replace(ub=jnp.where(ok, ub, self.state.ub), fault=fault)
 
     def read(self, t: LocalTensor):
         """The tensor's elements as a NumPy array (eager) or a jnp array (traced); UB or GM."""
         if isinstance(t, GlobalTensor):
             return self._read_gm(t)
-        raw = lax.dynamic_slice(self.state.ub, (jnp.asarray(t.addr, jnp.int32),), (t.nbytes,))
+        ok, addr = self._host_access("read", t)
+        raw = lax.dynamic_slice(self.state.ub, (addr,), (t.nbytes,))
+        if ok is not None:
+            raw = jnp.where(ok, raw, jnp.uint8(0))
+            fault = self.state.fault | jnp.where(ok, jnp.uint32(0), jnp.uint32(int(Fault.OUT_OF_UB)))
+            self.state = self.state.replace(fault=fault)
         if isinstance(raw, jax.core.Tracer):
             if t.dtype.itemsize == 1:
                 return lax.bitcast_convert_type(raw, t.dtype.np_dtype)
@@ -232,8 +284,43 @@ class Kernel:
             if f & ~o:
                 raise AscendFault(f & ~o, name)
 
+    def _warn(self, api, argument, detail):
+        w = CheckerWarning(api, argument, detail)
+        if w not in self.warnings:
+            self.warnings.append(w)
+
+    def _extent_warnings(self, name, args):
+        """Checker warnings for what the hardware does without complaint but a developer wants to
+        know: a count-form call (static count) whose operands extend beyond their LocalTensor (the
+        NPU reads/overwrites the neighbouring bytes; the model does too). Recorded in
+        ``self.warnings``; the results are unchanged."""
+        # count form of the element-wise APIs: (dst, src, scalar, count) / (dst, src0, src1, count)
+        if name not in _STATE_APIS + ("ShiftLeft", "ShiftRight", "ShiftLeftTensor", "ShiftRightTensor"):
+            return
+        if (
+            len(args) != 4
+            or isinstance(args[-1], (bool, np.bool_))
+            or not isinstance(args[-1], (int, np.integer))
+        ):
+            return
+        count = int(args[-1])
+        names = (
+            ("dst", "src", "scalarValue")
+            if name in _STATE_APIS or "Tensor" not in name
+            else ("dst", "src0", "src1")
+        )
+        for arg_name, t in zip(names, args[:3], strict=True):
+            if isinstance(t, LocalTensor) and count > t.length:
+                self._warn(
+                    name,
+                    arg_name,
+                    f"count={count} elements reach beyond {t!r} ({t.length} elements): the call "
+                    f"{'writes' if arg_name == 'dst' else 'reads'} {count - t.length} elements of the neighbouring UB",
+                )
+
     def _call_state_api(self, name, *args, **kw):
         self._check_live(name, args, kw)
+        self._extent_warnings(name, args)
         fn = getattr(_api, name)
         kw.setdefault("profile", self.profile)
         if (
@@ -279,6 +366,7 @@ def _generic(name):
 
     def m(self, *args, **kw):
         self._check_live(name, args, kw)
+        self._extent_warnings(name, args)
         kw.setdefault("profile", self.profile)
         res = REGISTRY[name].fn(self.state, *args, **kw)
         if isinstance(res, CoreState):
@@ -309,6 +397,19 @@ def _is_jax(x):
     return isinstance(x, (jax.Array, jax.core.Tracer))
 
 
+class CheckerWarning(NamedTuple):
+    """A checker warning: hardware-legal, results unchanged, but probably not what the kernel
+    author meant (an operand beyond its LocalTensor, ...). ``Kernel.warnings``, ``jit_kernel(...)
+    .warnings`` (per GM signature, found at trace time)."""
+
+    api: str
+    argument: str
+    detail: str
+
+    def __str__(self):
+        return f"{self.api}: {self.argument}: {self.detail}"
+
+
 class KernelResult(NamedTuple):
     """What a kernel run returns (a pytree): ``gm`` the final contents of every positional GM array
     (same order, shape and dtype), ``out`` the kernel function's return value (or None), ``state``
@@ -337,6 +438,69 @@ def _host_bytes(a, batched):
     return arr.reshape(-1).view(np.uint8)
 
 
+def _accepts(fn, name):
+    """Whether ``fn(k, *gm, **params)`` takes the keyword ``name`` (True when unknown)."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return True
+    ps = sig.parameters.values()
+    if any(q.kind is inspect.Parameter.VAR_KEYWORD for q in ps):
+        return True
+    return any(
+        q.name == name and q.kind in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        for q in ps
+    )
+
+
+def _numeric(v):
+    """The dtype of an array-like GM array or parameter, or None when it is not numeric data."""
+    if _is_jax(v):
+        return v.dtype
+    if v is None or isinstance(v, (str, bytes)):
+        return None
+    try:
+        a = np.asarray(v)
+    except (TypeError, ValueError):
+        return None
+    if a.dtype == object or a.dtype.kind not in "biufc":
+        return None
+    return a.dtype
+
+
+def _check_kernel_args(api, fn, p, arrays, params, batched):
+    """``jit_kernel``/``run_kernel`` entry checks, in the project's words: GM arrays and kernel
+    parameters are numeric arrays, every keyword is one ``fn`` takes, and (batched) every argument
+    has the same leading batch axis."""
+    lead = {}
+    for j, a in enumerate(arrays):
+        if _numeric(a) is None:
+            raise UsageError(api, f"GM array {j}", type(a).__name__, "a NumPy or jax array of numbers", p)
+        if batched:
+            if np.ndim(a) < 1:
+                raise UsageError(api, f"GM array {j}", f"shape {np.shape(a)}", "a leading batch axis", p)
+            lead[f"GM array {j}"] = np.shape(a)[0]
+    for n, v in params.items():
+        if not _accepts(fn, n):
+            raise UsageError(api, n, "(keyword)", f"a keyword parameter of {getattr(fn, '__name__', fn)}", p)
+        if _numeric(v) is None:
+            raise UsageError(api, n, v if v is None else type(v).__name__, "a number or numeric array", p)
+        if batched:
+            if np.ndim(v) < 1:
+                raise UsageError(
+                    api, n, f"shape {np.shape(v)}", "a leading batch axis (one value per case)", p
+                )
+            lead[n] = np.shape(v)[0]
+    if len(set(lead.values())) > 1:
+        raise UsageError(
+            api,
+            "batch size",
+            ", ".join(f"{k}: {b}" for k, b in lead.items()),
+            "the same leading batch size for every GM array and parameter",
+            p,
+        )
+
+
 def jit_kernel(fn, profile=None, ub_bytes=None, batched=True, return_state=False):
     """Trace ``fn(k, *gm, **params)`` (a kernel written against ``Kernel``) into one compiled function.
 
@@ -350,6 +514,7 @@ def jit_kernel(fn, profile=None, ub_bytes=None, batched=True, return_state=False
     """
     p = as_profile(profile)
     compiled = {}
+    warned = {}  # GM signature -> [CheckerWarning]
 
     def build(specs):
         def one(*raws, **params):
@@ -364,6 +529,7 @@ def jit_kernel(fn, profile=None, ub_bytes=None, batched=True, return_state=False
                 else:
                     gts.append(k.gm(raw))
             out = fn(k, *gts, **params)
+            warned[specs] = list(k.warnings)  # static: found while tracing, the same for every case
             gm = tuple(
                 raw if host else from_gm_bytes(raw, npd, shape)
                 for raw, (host, npd, shape) in zip(k._gm, specs, strict=True)
@@ -374,6 +540,7 @@ def jit_kernel(fn, profile=None, ub_bytes=None, batched=True, return_state=False
 
     @functools.wraps(fn)
     def run(*arrays, **params):
+        _check_kernel_args("jit_kernel", fn, p, arrays, params, batched)
         specs = tuple(_gm_spec(a, batched) for a in arrays)
         if specs not in compiled:
             compiled[specs] = build(specs)
@@ -391,6 +558,7 @@ def jit_kernel(fn, profile=None, ub_bytes=None, batched=True, return_state=False
         return KernelResult(tuple(gm), res.out, res.state)
 
     run.compiled = compiled  # one entry per GM signature (dtype/shape/host-ness of the arrays)
+    run.warnings = warned  # checker warnings per GM signature (trace time; never change the bits)
     return run
 
 
@@ -402,6 +570,7 @@ def run_kernel(fn, *arrays, profile=None, ub_bytes=None, fault_policy="raise", r
     faulting call; ``"record"`` only records the bits in the state.
     """
     k = Kernel(profile, ub_bytes=ub_bytes, fault_policy=fault_policy)
+    _check_kernel_args("run_kernel", fn, k.profile, arrays, params, batched=False)
     gts = [k.gm(np.asarray(a)) for a in arrays]
     out = fn(k, *gts, **{n: jnp.asarray(v) for n, v in params.items()})
     out = jax.tree_util.tree_map(np.asarray, out)

@@ -8,6 +8,7 @@ import dataclasses
 import jax
 
 from . import dtypes as _dt
+from .errors import UsageError
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,7 +40,18 @@ class LocalTensor:
         )
 
     def ReinterpretCast(self, dtype):
+        """The same bytes viewed as ``dtype``; the byte length must be a whole number of the new
+        elements (UsageError otherwise -- a silent floor would lose the tail)."""
         d = _dt.as_dtype(dtype)
+        if self.nbytes % d.itemsize:
+            raise UsageError(
+                "ReinterpretCast",
+                "dtype",
+                d.name,
+                f"an element type whose size divides the tensor's {self.nbytes} bytes",
+                "any",
+                f"{self!r} is {self.nbytes} bytes, not a multiple of sizeof({d.cpp}) = {d.itemsize}",
+            )
         return LocalTensor(
             d, self.addr, self.length * self.dtype.itemsize // d.itemsize, self.name, self.handle
         )

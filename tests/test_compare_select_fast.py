@@ -20,7 +20,7 @@ from ascend_jax._engine.binary import run_binary
 from ascend_jax.errors import Fault, UnsupportedError, UsageError
 from ascend_jax.testing.traces import max_traces
 
-SEEDS = pathlib.Path(__file__).resolve().parents[2] / "shared" / "conformance" / "seed_cases"
+SEEDS = pathlib.Path(__file__).resolve().parent / "data" / "seed_cases"  # numbers from ../shared/conformance
 F32, F16, U8 = aj.float32, aj.half, aj.uint8
 UB = 16384
 BRP = aj.BinaryRepeatParams

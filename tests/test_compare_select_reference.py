@@ -14,7 +14,7 @@ from ascend_jax.params import BinaryRepeatParams, UnaryRepeatParams
 from ascend_jax.tensor import MASK_PLACEHOLDER, LocalTensor
 
 BRP, URP = BinaryRepeatParams, UnaryRepeatParams
-SEEDS = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "seed_cases"
+SEEDS = Path(__file__).resolve().parent / "data" / "seed_cases"  # numbers from ../shared/conformance
 UB = 16384
 A0, A1, ASEL, ADST = 0, 1024, 2048, 4096
 LT, GT, EQ, LE, GE, NE = range(6)

@@ -29,7 +29,7 @@ from ops import (
     select_sample,
 )
 
-SEEDS = pathlib.Path(__file__).resolve().parents[2] / "shared" / "conformance" / "seed_cases"
+SEEDS = pathlib.Path(__file__).resolve().parent / "data" / "seed_cases"  # numbers from ../shared/conformance
 PROFILES = aj.available_profiles()
 DEFAULT = aj.DEFAULT_PROFILE
 BATCH = 1000

@@ -125,7 +125,7 @@ def test_reference_does_not_import_jax():
 
 
 def _seed_case():
-    path = SHARED / "conformance" / "seed_cases" / "Muls_1.json"
+    path = pathlib.Path(__file__).resolve().parent / "data" / "seed_cases" / "Muls_1.json"
     if not path.is_file():
         pytest.skip(f"{path} not present")
     return json.loads(path.read_text(encoding="utf-8"))

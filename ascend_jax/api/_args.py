@@ -10,6 +10,7 @@ import jax.numpy as jnp
 import ml_dtypes
 import numpy as np
 
+from .. import _scalar
 from ..errors import NotModelledError, UsageError
 from ..tensor import MASK_PLACEHOLDER, LocalTensor
 
@@ -298,17 +299,21 @@ def scalar_bits(api, value, dtype, profile):
         if dtype.name == "complex32":
             return jnp.asarray(re | (im << 16), U32)
         return jnp.asarray([re, im], U32)
-    if is_static(value):
+    if _scalar.is_host_scalar(value):
+        value = _scalar.check_scalar(api, value, dtype, profile)  # the one scalar rule (_scalar.py)
         if dtype.is_float:
             b = round_to_float_bits(value, dtype)
         else:
-            if isinstance(value, float) and not float(value).is_integer():
-                raise UsageError(api, "scalarValue", value, f"an integer ({dtype.cpp})", profile)
             b = int(value) & ((1 << dtype.bits) - 1)
         if dtype.itemsize == 8:  # 64-bit lanes travel as (low, high) uint32 words
             return jnp.asarray([b & 0xFFFFFFFF, b >> 32], U32)
         return jnp.asarray(b, U32)
+    if not isinstance(value, (jax.Array, jax.core.Tracer, np.ndarray)):
+        _scalar.host_value(api, value, profile)  # a string, None, a list...: UsageError
     v = jnp.asarray(value)
+    if dtype.is_int and not (jnp.issubdtype(v.dtype, jnp.integer) or v.dtype == jnp.bool_):
+        # a traced float for an integer T would be truncated silently: the rule wants an integer
+        raise UsageError(api, "scalarValue", f"traced {v.dtype}", f"a traced integer ({dtype.cpp})", profile)
     if dtype.itemsize == 8:
         if v.dtype != jnp.uint32 or v.shape[-1:] != (2,):
             raise UsageError(

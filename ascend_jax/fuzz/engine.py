@@ -160,6 +160,62 @@ def _run_dynamic(fcs, p, batch, workers, oracle, emit):
             emit(recs)
 
 
+def _int_arg(name, v, lo=None):
+    """``v`` as an int >= lo (an int or a NumPy integer; never a bool, str or float)."""
+    what = "an int" if lo is None else f"an int >= {lo}"
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+        raise ValueError(f"fuzz.run: {name}={v!r} must be {what} (got {type(v).__name__})")
+    if lo is not None and int(v) < lo:
+        raise ValueError(f"fuzz.run: {name}={v!r} must be an int >= {lo}")
+    return int(v)
+
+
+def _real_arg(name, v, lo, hi, what):
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise ValueError(f"fuzz.run: {name}={v!r} must be {what} (got {type(v).__name__})")
+    x = float(v)
+    if not (lo <= x <= hi):  # NaN fails too
+        raise ValueError(f"fuzz.run: {name}={v!r} must be {what}")
+    return x
+
+
+def _check_dtypes(dtypes):
+    from .. import dtypes as _dt
+
+    names = [d.strip() for d in (dtypes.split(",") if isinstance(dtypes, str) else dtypes)]
+    known = {d.name for d in _dt.ALL}
+    bad = [d for d in names if d not in known]
+    if bad or not names:
+        raise ValueError(
+            f"fuzz.run: dtypes={dtypes!r}: unknown element type(s) {', '.join(bad) or '(none given)'}; "
+            f"known: {', '.join(sorted(known))}"
+        )
+
+
+def _check_run_args(cases, seed, batch, invalid_rate, oracle_sample, workers, max_capsules):
+    """Validate ``run``'s numeric arguments: a campaign with nothing to run or nothing to check is
+    refused here (it would otherwise report 0 mismatches having checked nothing)."""
+    cases = _int_arg("cases", cases, 1)
+    seed = _int_arg("seed", seed)
+    batch = _int_arg("batch", batch, 1)
+    workers = _int_arg("workers", workers, 1)
+    max_capsules = _int_arg("max_capsules", max_capsules, 0)
+    invalid_rate = _real_arg("invalid_rate", invalid_rate, 0.0, 1.0, "a share in [0, 1]")
+    if oracle_sample is not None:
+        oracle_sample = _real_arg(
+            "oracle_sample",
+            oracle_sample,
+            0.0,
+            float("inf"),
+            "a share in (0, 1] or a number of cases > 1 (None: the default sample)",
+        )
+        if oracle_sample == 0.0 and invalid_rate == 0.0:
+            raise ValueError(
+                "fuzz.run: oracle_sample=0 with invalid_rate=0 checks no case against the reference"
+            )
+    return cases, seed, batch, invalid_rate, oracle_sample, workers, max_capsules
+
+
 def run(
     apis=None,
     profile=None,
@@ -176,6 +232,7 @@ def run(
     oracle=None,
     max_capsules=20,
     dtypes=None,
+    force=False,
 ):
     """Run a differential campaign and return a ``FuzzResult``.
 
@@ -187,10 +244,25 @@ def run(
     all up to 20,000 cases, then about 20,000); ``invalid_rate``: share of deliberately invalid
     cases (half static misuse, half data-dependent faults); ``resume``: continue the campaign in
     ``out``; ``oracle``: a stand-in for the reference (``Oracle``); ``shrink``: shrink mismatches
-    and write capsules (at most ``max_capsules``); ``dtypes``: only these element types."""
+    and write capsules (at most ``max_capsules``); ``dtypes``: only these element types;
+    ``force``: start afresh in an ``out`` that already holds a campaign (else ValueError).
+
+    Bad arguments raise ``ValueError`` naming the argument before anything runs (a campaign
+    that would check nothing is refused, see ``_check_run_args``)."""
     t0 = time.perf_counter()
+    cases, seed, batch, invalid_rate, oracle_sample, workers, max_capsules = _check_run_args(
+        cases, seed, batch, invalid_rate, oracle_sample, workers, max_capsules
+    )
     p = as_profile(profile)
+    if dtypes is not None:
+        _check_dtypes(dtypes)
+    from ..cli import enable_compilation_cache
+
+    enable_compilation_cache(override=False)  # the CLI's persistent XLA cache, from Python too
     plan = make_plan(p, apis, dtypes)
+    if not plan.apis:
+        why = "; ".join(f"{a}: {r}" for a, r in plan.not_fuzzed.items()) or "no API selected"
+        raise ValueError(f"nothing to fuzz on {p.name} ({why})")
     frac = oracle_fraction(oracle_sample, cases)
     meta = {
         "seed": int(seed),
@@ -204,7 +276,7 @@ def run(
         "cases": int(cases),
         "batch": int(batch),
     }
-    journal = Journal(out, meta, resume) if out is not None else None
+    journal = Journal(out, meta, resume, force) if out is not None else None
     records = dict(journal.done) if journal else {}
     resumed = len(records)
     todo = [i for i in range(int(cases)) if i not in records]

@@ -6,19 +6,41 @@ import dataclasses
 import html
 import json
 import sys
+import textwrap
 import time
 
 STATUSES = ("ok", "unchecked", "rejected", "mismatch", "error")
 
 
-def table(rows, headers, right=()):
+def table(rows, headers, right=(), width=100):
+    """A text table at most ``width`` columns wide where it can be: the widest text columns are
+    narrowed and their cells wrapped onto continuation lines (words are never split)."""
     rows = [[str(c) for c in r] for r in rows]
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
 
+    def longest_word(i):
+        return max([len(h) for h in [headers[i]]] + [len(w) for r in rows for w in r[i].split()] + [1])
+
+    floor = [longest_word(i) if i not in right else widths[i] for i in range(len(headers))]
+    while sum(widths) + 2 * (len(widths) - 1) > width:
+        i = max(range(len(widths)), key=lambda j: widths[j] - floor[j])
+        if widths[i] <= floor[i]:
+            break
+        widths[i] -= 1
+
     def fmt(r):
-        return "  ".join(
-            c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))
-        )
+        cells = [
+            textwrap.wrap(c, w, break_on_hyphens=False) or [""] if len(c) > w else [c]
+            for c, w in zip(r, widths, strict=True)
+        ]
+        out = []
+        for k in range(max(len(c) for c in cells)):
+            parts = [
+                (c[k] if k < len(c) else "").rjust(w) if i in right else (c[k] if k < len(c) else "").ljust(w)
+                for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+            ]
+            out.append("  ".join(parts).rstrip())
+        return "\n".join(out)
 
     line = fmt(headers)
     return "\n".join([line, "-" * len(line)] + [fmt(r) for r in rows])
@@ -40,8 +62,15 @@ class FuzzResult:
         return [r for r in self.records if r["status"] in ("mismatch", "error")]
 
     @property
+    def checked(self):
+        """Cases compared with the reference (ok, rejected by both, or mismatching)."""
+        return sum(r["status"] in ("ok", "mismatch", "rejected") for r in self.records)
+
+    @property
     def ok(self):
-        return not self.mismatches
+        """No mismatch, and at least one case was checked (a campaign that checked nothing is not
+        a pass)."""
+        return not self.mismatches and self.checked > 0
 
     def counts(self):
         return collections.Counter(r["status"] for r in self.records)
@@ -112,7 +141,7 @@ class FuzzResult:
             ]
         )
         hdr = ["API", "cases", "checked", "unchecked", "faulted", "invalid", "rejected", "mismatch"]
-        out = [head, timing, "", table(rows, hdr, right=range(1, 8))]
+        out = [textwrap.fill(head, 100), textwrap.fill(timing, 100), "", table(rows, hdr, right=range(1, 8))]
         if self.not_fuzzed:
             out += ["", "not fuzzed:"] + [f"  {a}: {why}" for a, why in sorted(self.not_fuzzed.items())]
         for r in self.mismatches[:20]:
@@ -139,7 +168,7 @@ class FuzzResult:
         rows = [[api, dt, a[3], cell(a[0]), cell(a[1]), cell(a[2])] for (api, dt), a in sorted(agg.items())]
         combos = len(self.coverage())
         return (
-            f"coverage: API x dtype x mask kind x repeat regime x stride regime ({combos} combinations seen)\n"
+            f"coverage: API x dtype x mask kind x repeat regime x stride regime ({combos} combinations)\n"
             + table(rows, ["API", "dtype", "cases", "mask kind", "repeats", "strides"], right=(2,))
         )
 
@@ -187,29 +216,39 @@ class FuzzResult:
 
 
 class Progress:
-    """A one-line progress bar with cases/s on stderr."""
+    """Progress on stderr: a one-line bar with cases/s on a terminal; elsewhere (a log file, a CI
+    job) a plain line every ``every`` seconds, so a long non-TTY run is never silent."""
 
-    def __init__(self, total, enabled=False, stream=None):
+    def __init__(self, total, enabled=False, stream=None, every=5.0):
         self.total, self.enabled, self.n = total, enabled, 0
         self.stream = stream or sys.stderr
+        try:
+            self.tty = bool(self.stream.isatty())
+        except (AttributeError, ValueError):
+            self.tty = False
+        self.every = every if not self.tty else 0.2
         self.t0 = time.perf_counter()
-        self._last = 0.0
+        self._last = self.t0 if not self.tty else 0.0
 
     def update(self, k):
         self.n += k
         if not self.enabled:
             return
         now = time.perf_counter()
-        if now - self._last < 0.2 and self.n < self.total:
+        if now - self._last < self.every and (self.n < self.total or not self.tty):
             return
         self._last = now
         dt = max(now - self.t0, 1e-9)
+        if not self.tty:
+            self.stream.write(f"progress: {self.n}/{self.total} cases, {self.n / dt:,.0f} cases/s\n")
+            self.stream.flush()
+            return
         frac = self.n / max(self.total, 1)
         bar = "#" * int(30 * frac)
         self.stream.write(f"\r[{bar:<30}] {self.n}/{self.total} cases  {self.n / dt:,.0f} cases/s  ")
         self.stream.flush()
 
     def close(self):
-        if self.enabled:
+        if self.enabled and self.tty:
             self.stream.write("\n")
             self.stream.flush()

@@ -25,6 +25,7 @@ from fractions import Fraction
 import numpy as np
 
 from .. import dtypes as _dt
+from .._scalar import check_scalar
 from ..errors import NotModelledError, UsageError
 
 # ---------------------------------------------------------------------------------------------
@@ -348,30 +349,10 @@ def scalar_to_bits(api, scalar, dtype, profile) -> int:
         fmt, w = float_format(part), 8 * part.itemsize
         c = complex(scalar)
         return round_to_bits(c.real, fmt) | (round_to_bits(c.imag, fmt) << w)
-    if isinstance(scalar, (bool, np.bool_)):
-        scalar = int(scalar)
-    elif isinstance(scalar, np.integer):
-        scalar = int(scalar)
-    elif isinstance(scalar, np.floating) or type(scalar).__module__.startswith("ml_dtypes"):
-        scalar = float(scalar)
-    if not isinstance(scalar, (int, float, Fraction)):
-        raise UsageError(api, "scalarValue", scalar, "a Python int or float", profile)
+    # the one scalar rule (ascend_jax/_scalar.py): an integer T takes an integer in its range, a
+    # floating T any value that does not overflow it; anything else is a UsageError
+    scalar = check_scalar(api, scalar, d, profile)
     if d.is_float:
         fmt = float_format(d)
         return round_to_bits(scalar, fmt)
-    # integer T
-    if isinstance(scalar, float):
-        if not math.isfinite(scalar):
-            raise UsageError(
-                api,
-                "scalarValue",
-                scalar,
-                f"a finite number for {d.name}",
-                profile,
-                "a non-finite value has no integer conversion",
-            )
-    if isinstance(scalar, (float, Fraction)) and scalar != math.trunc(scalar):
-        # MODEL.md defines the wrap of an integer into T only; a fractional value for an
-        # integer T is rejected (C++ would silently truncate a double argument to const T&).
-        raise UsageError(api, "scalarValue", scalar, f"an integer value for {d.name}", profile)
     return int_to_bits(wrap_int(int(scalar), d), d)
