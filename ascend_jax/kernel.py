@@ -146,7 +146,7 @@ class Kernel:
         raw = to_gm_bytes(array)
         self._gm.append(raw)
         shape = tuple(np.shape(array))
-        npd = np.dtype(getattr(array, "dtype", np.asarray(array).dtype))
+        npd = np.dtype(array.dtype if hasattr(array, "dtype") else np.asarray(array).dtype)
         self._gm_meta.append((npd, shape))
         return GlobalTensor(d, len(self._gm) - 1, 0, raw.shape[-1] // d.itemsize, name)
 
@@ -413,22 +413,30 @@ def jit_kernel(fn, profile=None, ub_bytes=None, batched=True, return_state=False
             )
             return KernelResult(gm, out, k.state if return_state else None), k.state.fault
 
-        return jax.jit(jax.vmap(one) if batched else one)
+        # the GM bytes of NumPy inputs are our own device copies: donated, so the result GM reuses them
+        donate = tuple(i for i, (host, _, _) in enumerate(specs) if host)
+        return jax.jit(jax.vmap(one) if batched else one, donate_argnums=donate)
 
     @functools.wraps(fn)
     def run(*arrays, **params):
         specs = tuple(_gm_spec(a, batched) for a in arrays)
         if specs not in compiled:
             compiled[specs] = build(specs, arena)
-        args = [_host_bytes(a, batched) if s[0] else a for a, s in zip(arrays, specs, strict=True)]
+
+        def args():
+            return [
+                jax.device_put(_host_bytes(a, batched)) if s[0] else a
+                for a, s in zip(arrays, specs, strict=True)
+            ]
+
         kw = {n: jnp.asarray(v) for n, v in params.items()}
-        res, fault = compiled[specs](*args, **kw)
+        res, fault = compiled[specs](*args(), **kw)
         if arena and np.any(np.asarray(fault) & np.uint32(Fault.OUT_OF_UB)):
             # SPEC (model): a case touched UB past its arena (or outside the UB): the whole-UB
             # program decides, so the arena never changes a result.
             if ("full", specs) not in compiled:
                 compiled["full", specs] = build(specs, False)
-            res, fault = compiled["full", specs](*args, **kw)
+            res, fault = compiled["full", specs](*args(), **kw)
         gm = []
         for raw, (host, npd, shape) in zip(res.gm, specs, strict=True):
             if host:
