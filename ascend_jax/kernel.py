@@ -15,6 +15,7 @@ from jax import lax
 
 from . import api as _api
 from . import dtypes as _dt
+from ._engine import numerics as _numerics
 from .errors import AscendFault, Fault, UsageError
 from .gm import GlobalTensor, from_gm_bytes, gm_dtype_of, to_gm_bytes
 from .profile import as_profile
@@ -23,6 +24,7 @@ from .state import CoreState, reset_state
 from .tensor import LocalTensor
 
 _POLICIES = ("raise", "record")
+_CASE_AXIS = "ascend_jax_case"  # vmap axis name of jit_kernel's batch
 
 
 def _is_host(v):
@@ -406,7 +408,11 @@ def jit_kernel(fn, profile=None, ub_bytes=None, batched=True, return_state=False
                     gts.append(GlobalTensor(d, len(k._gm) - 1, 0, raw.shape[-1] // d.itemsize))
                 else:
                     gts.append(k.gm(raw))
-            out = fn(k, *gts, **params)
+            if batched:  # batch-wide decisions (the soft-float gate) reduce over the case axis
+                with _numerics.batch_axis(_CASE_AXIS):
+                    out = fn(k, *gts, **params)
+            else:
+                out = fn(k, *gts, **params)
             gm = tuple(
                 raw if host else from_gm_bytes(raw, npd, shape)
                 for raw, (host, npd, shape) in zip(k._gm, specs, strict=True)
@@ -415,7 +421,7 @@ def jit_kernel(fn, profile=None, ub_bytes=None, batched=True, return_state=False
 
         # the GM bytes of NumPy inputs are our own device copies: donated, so the result GM reuses them
         donate = tuple(i for i, (host, _, _) in enumerate(specs) if host)
-        return jax.jit(jax.vmap(one) if batched else one, donate_argnums=donate)
+        return jax.jit(jax.vmap(one, axis_name=_CASE_AXIS) if batched else one, donate_argnums=donate)
 
     @functools.wraps(fn)
     def run(*arrays, **params):

@@ -3,9 +3,12 @@ DataCopy's whole-row moves and the batch-wide soft-float gate. Expected values a
 doc semantics (plain NumPy), or are the whole-UB / general path run on the same inputs where the
 claim is exactly "the fast path equals the general path"."""
 
+import jax
 import numpy as np
+import pytest
 
 import ascend_jax as aj
+from ascend_jax._engine import numerics as N
 
 P = aj.load_profile(aj.DEFAULT_PROFILE)
 
@@ -69,3 +72,80 @@ def test_write_read_past_the_arena_grow_it():
     assert res.state.ub.shape == (2, 8192 + 32)
     np.testing.assert_array_equal(res.gm[0], np.tile(np.arange(8, dtype=np.int32) + 7, (2, 1)))
     np.testing.assert_array_equal(np.asarray(res.out), res.gm[0])
+
+
+# -- the batch-wide soft-float gate ----------------------------------------------------------------
+
+
+def _normal_f32(rng, shape):
+    """float32 bits with exponents in [2**-40, 2**40]: sums and products are far from subnormal."""
+    e = rng.integers(127 - 40, 127 + 40, shape, dtype=np.uint32)
+    m = rng.integers(0, 1 << 23, shape, dtype=np.uint32)
+    s = rng.integers(0, 2, shape, dtype=np.uint32)
+    return (s << 31) | (e << 23) | m
+
+
+def _want(op, a, b):
+    """float64 is exact for one float32 sum or product; NumPy rounds it to float32 with subnormals."""
+    with np.errstate(all="ignore"):
+        fa, fb = a.view(np.float32).astype(np.float64), b.view(np.float32).astype(np.float64)
+        return (fa + fb if op == "add" else fa * fb).astype(np.float32).view(np.uint32)
+
+
+@pytest.mark.parametrize("op", ["add", "mul"])
+def test_soft_float_gate_is_bit_exact_both_ways(op):
+    fn = N.f32_add_bits if op == "add" else N.f32_mul_bits
+
+    def one(a, b):
+        with N.batch_axis("case"):
+            return fn(a, b)
+
+    run = jax.jit(jax.vmap(one, axis_name="case"))
+    rng = np.random.default_rng(3)
+    a, b = _normal_f32(rng, (6, 256)), _normal_f32(rng, (6, 256))
+    # batch 1: no lane needs the exact path (the native branch runs)
+    np.testing.assert_array_equal(np.asarray(run(a, b)), _want(op, a, b))
+    # batch 2: one case has subnormal operands and results that underflow (the exact branch runs
+    # for the whole batch)
+    a2, b2 = a.copy(), b.copy()
+    a2[4, :64] = rng.integers(1, 1 << 23, 64, dtype=np.uint32) | (
+        rng.integers(0, 2, 64, dtype=np.uint32) << 31
+    )
+    a2[4, 64:128] = np.uint32(0x0C000000) | (a2[4, 64:128] & 0x807FFFFF)  # 2**-103 * m
+    b2[4, 64:128] = np.uint32(0x0C000000) | (b2[4, 64:128] & 0x807FFFFF)
+    if op == "add":  # tiny normals whose sum is subnormal or cancels to the edge of the range
+        a2[4, 128:192] = np.uint32(0x00800000) | (a2[4, 128:192] & 0x007FFFFF)
+        b2[4, 128:192] = np.uint32(0x80800000) | (b2[4, 128:192] & 0x007FFFFF)
+    want = _want(op, a2, b2)
+    assert (((want & 0x7F800000) == 0) & ((want & 0x007FFFFF) != 0)).any()  # subnormal results occur
+    np.testing.assert_array_equal(np.asarray(run(a2, b2)), want)
+    # un-vmapped (one case): the same bits; the predicate is a scalar
+    np.testing.assert_array_equal(np.asarray(jax.jit(fn)(a2[4], b2[4])), want[4])
+    # the decision is one value for the batch: psum over the case axis feeding a real cond
+    text = str(jax.make_jaxpr(jax.vmap(one, axis_name="case"))(a, b))
+    assert "psum" in text and "cond[" in text and "select_n" not in text.split("cond[")[0][-200:]
+
+
+def test_soft_float_gate_inside_jit_kernel():
+    """Muls float32 through jit_kernel: a batch without subnormals, then the same batch with one
+    case full of subnormal inputs and underflowing products; both equal the float64-rounded product."""
+
+    def kern(k, src, dst, s):
+        x, y = k.alloc(aj.float32, 128), k.alloc(aj.float32, 128)
+        k.DataCopy(x, src, 128)
+        k.Muls(y, x, s, 128)
+        k.DataCopy(dst, y, 128)
+
+    run = aj.jit_kernel(kern, profile=P)
+    rng = np.random.default_rng(4)
+    x = _normal_f32(rng, (5, 128))
+    s = _normal_f32(rng, (5,))
+    for sub in (False, True):
+        xx, ss = x.copy(), s.copy()
+        if sub:
+            xx[2, :40] = rng.integers(1, 1 << 23, 40, dtype=np.uint32)  # subnormal inputs
+            xx[2, 40:] = np.uint32(0x0A000000) | (xx[2, 40:] & 0x807FFFFF)
+            ss[2] = np.uint32(0x0C800000)  # tiny scalar: the products underflow
+        res = run(xx.view(np.float32), np.zeros((5, 128), np.float32), s=ss.view(np.float32))
+        want = _want("mul", xx, ss[:, None])
+        np.testing.assert_array_equal(res.gm[1].view(np.uint32), want)
