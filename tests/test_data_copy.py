@@ -226,6 +226,43 @@ def _fast_pad(profile, gm2ub, dtype, is_pad):
 
 
 @pytest.mark.parametrize(
+    "gm2ub,dtype,is_pad", [(True, "half", True), (True, "int32", False), (False, "float32", None)]
+)
+def test_static_datacopypad_matches_reference(gm2ub, dtype, is_pad):
+    """Static parameters: faults at trace time and whole-row moves; same bits as the reference."""
+    P = aj.load_profile("ascend910b")
+    d = aj.as_dtype(dtype)
+    rng = np.random.default_rng(21 + 2 * gm2ub + (is_pad is True))
+    ub0, gm0 = _random_bytes(rng, UB_BYTES, 1)[0], _random_bytes(rng, GM_BYTES, 1)[0]
+    done, faults = 0, set()
+    for _ in range(24):
+        src, dst, prm, padp = _pad_case(rng, gm2ub, d.itemsize, False)
+        pv = int(rng.integers(-100, 100))
+        if gm2ub:
+            s, t = aj.GlobalTensor(d, 0, src, 1), aj.LocalTensor(d, dst, 1)
+            pad = aj.DataCopyPadExtParams(is_pad, padp[1], padp[2], pv)
+        else:
+            s, t = aj.LocalTensor(d, src, 1), aj.GlobalTensor(d, 0, dst, 1)
+            pad = None
+        try:
+            f_st, f_gm = aj.DataCopyPad(
+                aj.reset_state(P, ub=ub0), (gm0,), t, s, aj.DataCopyExtParams(*prm), pad, profile=P
+            )
+        except UsageError:
+            continue
+        st = ref_reset(P, ub_bytes=UB_BYTES)
+        st.ub[:] = ub0
+        r_st, r_gm = REF.DataCopyPad(st, [gm0.copy()], t, s, aj.DataCopyExtParams(*prm), pad, profile=P)
+        ctx = (gm2ub, src, dst, prm, padp)
+        assert int(f_st.fault) == r_st.fault, (ctx, aj.describe_faults(int(f_st.fault)))
+        assert np.array_equal(np.asarray(f_st.ub), r_st.ub), ctx
+        assert np.array_equal(np.asarray(f_gm[0]), r_gm[0]), ctx
+        done += 1
+        faults.add(r_st.fault)
+    assert done >= 10 and len(faults) >= 2, (done, faults)
+
+
+@pytest.mark.parametrize(
     "profile,gm2ub,dtype,is_pad",
     [
         ("ascend910b", True, "half", True),

@@ -251,3 +251,54 @@ def static_block_copy(ub, src_buf, dst_buf, *, kind, src, dst, bc, bl, src_gap, 
     if kind[-2:] == "ub":
         return _write_rows(ub, dst, (bl + dst_gap) * BLK, data), dst_buf
     return ub, _write_rows(dst_buf, dst, (bl + dst_gap) * BLK, data)
+
+
+def static_pad_fault(
+    gm2ub, src, dst, bc, bl, src_stride, dst_stride, lb, rb, *, gm_len, ub_limit, ub_align, zero_policy
+):
+    """Python twin of ``pad_gm2ub`` / ``pad_ub2gm``'s fault word for static parameters (bytes:
+    ``bl``, ``lb``, ``rb`` and the GM-side stride; blocks: the UB-side stride)."""
+    if bc == 0 or bl == 0:
+        return int(Fault.UNDEFINED) if zero_policy == "fault" else 0
+    if gm2ub:
+        row = -(-(lb + bl + rb) // BLK) * BLK
+        g_ok = _static_span_ok(src, bl + src_stride, bc, bl, gm_len)
+        u_ok = _static_span_ok(dst, row + dst_stride * BLK, bc, row, ub_limit)
+        ub_addr = dst
+    else:
+        g_ok = _static_span_ok(dst, bl + dst_stride, bc, bl, gm_len)
+        u_ok = _static_span_ok(src, -(-bl // BLK) * BLK + src_stride * BLK, bc, bl, ub_limit)
+        ub_addr = src
+    fault = 0 if g_ok else int(OUT_OF_GM)
+    fault |= 0 if u_ok else int(Fault.OUT_OF_UB)
+    return fault | (int(Fault.MISALIGNED) if ub_addr % ub_align else 0)
+
+
+def static_pad_gm2ub(
+    ub, src_buf, pad_bytes, *, src, dst, bc, bl, src_stride, dst_stride, lb, rb, is_pad, size
+):
+    """The data movement of a fault-free static DataCopyPad GM -> UB (rows of ``ceil32(lb+bl+rb)``
+    bytes; same padding and dummy-byte rules as ``pad_gm2ub``). ``src_stride >= 0``."""
+    ub, src_buf = jnp.asarray(ub), jnp.asarray(src_buf)
+    row = -(-(lb + bl + rb) // BLK) * BLK
+    ustep = row + dst_stride * BLK
+    data = _read_rows(src_buf, src, bl + src_stride, bc, bl)  # [bc, bl]
+    if lb == 0 and rb == 0:
+        # SPEC: GMToUB DataCopyPad -- without padding the dummy bytes repeat the row's first element
+        tail = data[:, np.arange(row - bl) % size]
+        out = jnp.concatenate([data, tail], axis=1)
+    else:
+        pos = np.arange(row)
+        if is_pad:
+            fill = jnp.broadcast_to(jnp.asarray(pad_bytes)[pos % size], (bc, row))
+        else:  # undefined on hardware; the model keeps the old UB bytes
+            fill = _read_rows(ub, dst, ustep, bc, row)
+        out = jnp.concatenate([fill[:, :lb], data, fill[:, lb + bl :]], axis=1)
+    return _write_rows(ub, dst, ustep, out)
+
+
+def static_pad_ub2gm(ub, dst_buf, *, src, dst, bc, bl, src_stride, dst_stride):
+    """The data movement of a fault-free static DataCopyPad UB -> GM."""
+    ub, dst_buf = jnp.asarray(ub), jnp.asarray(dst_buf)
+    data = _read_rows(ub, src, -(-bl // BLK) * BLK + src_stride * BLK, bc, bl)
+    return _write_rows(dst_buf, dst, bl + dst_stride, data)

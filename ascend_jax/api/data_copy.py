@@ -363,6 +363,45 @@ def DataCopyPad(
         buf = _gm_buf(api, "src", src, gm, p)
         if _static(bc, bl, strides["src"]):
             _gm_static_span(api, "src", src, buf, 0, int(bl) + int(strides["src"]), int(bc), int(bl), p)
+        ub_limit = min(state.ub.shape[-1], p.ub_usable_bytes)
+        if (
+            _static(src.addr, dst.addr, bc, bl, strides["src"], strides["dst"], lp, rp)
+            and int(strides["src"]) >= 0
+        ):
+            # every value known at trace time: faults decided here, whole rows moved
+            sv = {
+                "src": int(src.addr),
+                "dst": int(dst.addr),
+                "bc": int(bc),
+                "bl": int(bl),
+                "src_stride": int(strides["src"]),
+                "dst_stride": int(strides["dst"]),
+            }
+            fault = CP.static_pad_fault(
+                True,
+                **sv,
+                lb=int(lp) * size,
+                rb=int(rp) * size,
+                gm_len=buf.shape[-1],
+                ub_limit=ub_limit,
+                ub_align=p.operand_alignment_bytes,
+                zero_policy=a.get("zero_block", "nop"),
+            )
+            ub = state.ub
+            if fault == 0 and sv["bc"] and sv["bl"]:
+                ub = CP.static_pad_gm2ub(
+                    ub,
+                    buf,
+                    pad_bytes,
+                    **sv,
+                    lb=int(lp) * size,
+                    rb=int(rp) * size,
+                    is_pad=bool(pad.isPad),
+                    size=size,
+                )
+            if fault:
+                state = state.replace(fault=state.fault | np.uint32(fault))
+            return state.replace(ub=ub), gm
         dyn = {
             "src": A.addr_of(src),
             "dst": A.addr_of(dst),
@@ -399,6 +438,31 @@ def DataCopyPad(
         nbytes = max(1, src.nbytes)
     if _static(bc, bl, strides["dst"]):
         _gm_static_span(api, "dst", dst, buf, 0, int(bl) + int(strides["dst"]), int(bc), int(bl), p)
+    if _static(src.addr, dst.addr, bc, bl, strides["src"], strides["dst"]):
+        sv = {
+            "src": int(src.addr),
+            "dst": int(dst.addr),
+            "bc": int(bc),
+            "bl": int(bl),
+            "src_stride": int(strides["src"]),
+            "dst_stride": int(strides["dst"]),
+        }
+        fault = CP.static_pad_fault(
+            False,
+            **sv,
+            lb=0,
+            rb=0,
+            gm_len=buf.shape[-1],
+            ub_limit=min(state.ub.shape[-1], p.ub_usable_bytes),
+            ub_align=p.operand_alignment_bytes,
+            zero_policy=a.get("zero_block", "nop"),
+        )
+        new = buf
+        if fault == 0 and sv["bc"] and sv["bl"]:
+            new = CP.static_pad_ub2gm(state.ub, buf, **sv)
+        if fault:
+            state = state.replace(fault=state.fault | np.uint32(fault))
+        return state, gm[: dst.buf] + (new,) + gm[dst.buf + 1 :]
     dyn = {
         "src": A.addr_of(src),
         "dst": A.addr_of(dst),
