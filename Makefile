@@ -37,8 +37,9 @@ format: $(STAMP)
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
+# every ops/ kernel vs its NumPy golden (per case and batched) + the API mix (benchmarks/README.md)
 bench: $(STAMP)
-	$(PY) benchmarks/run.py --quick
+	$(PY) benchmarks/kernels.py --json bench.json
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache

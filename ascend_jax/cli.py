@@ -279,8 +279,59 @@ def cmd_fuzz(args):
     return _run_campaign(args, args.cases)
 
 
+def _kernel_demo(args):
+    """An ``ops/`` kernel (select_sample, selMode 2, N = 256 float) over ``args.kernel_cases`` random
+    inputs in batches of ``args.kernel_batch`` (one compiled program), checked bit for bit against its
+    NumPy golden. Prints cases/s of the model (compile time apart) and of the golden; returns the
+    number of mismatching cases."""
+    import time
+
+    import numpy as np
+
+    from ops import select_sample as S
+
+    from . import jit_kernel, load_profile
+
+    p = load_profile(args.profile)
+    total, batch = int(args.kernel_cases), int(args.kernel_batch)
+    if total <= 0:
+        return 0
+    batch = min(batch, total)
+    run = jit_kernel(S.kernel(2, "count", "float32", 256), profile=p)
+    rng = np.random.default_rng(args.seed)
+    t_model = t_golden = compile_s = 0.0
+    bad = done = 0
+    for start in range(0, total, batch):
+        n = min(batch, total - start)
+        inputs, params = S.gen_data(rng, batch, 2, "count", "float32", 256)
+        gm = [inputs[k] for k in S.GM]
+        t = time.perf_counter()
+        res = run(*gm, **params)
+        dt = time.perf_counter() - t
+        if start == 0:  # the first batch pays the compilation: time it again for the model's rate
+            t = time.perf_counter()
+            res = run(*gm, **params)
+            compile_s, dt = max(0.0, dt - (time.perf_counter() - t)), time.perf_counter() - t
+        t_model += dt * n / batch
+        t = time.perf_counter()
+        want = S.golden(inputs, params, 2, "count", "float32", 256)
+        t_golden += (time.perf_counter() - t) * n / batch
+        got = np.asarray(res.gm[3]).view(np.uint32)
+        bad += int((got[:n] != want[:n]).any(axis=1).sum())
+        done += n
+    print(
+        f"ops/select_sample (Select selMode 2, 256 float, DataCopy in/out) on {p.name}: {done:,} random "
+        f"cases in batches of {batch:,}, {bad} mismatches vs the NumPy golden; model {done / t_model:,.0f} "
+        f"cases/s (compile {compile_s:.1f} s apart), golden batched {done / t_golden:,.0f} cases/s"
+    )
+    return bad
+
+
 def cmd_demo(args):
-    return _run_campaign(args, args.cases)
+    rc = _run_campaign(args, args.cases)
+    print()
+    bad = _kernel_demo(args)
+    return rc or (1 if bad else 0)
 
 
 # -- input files ----------------------------------------------------------------------------------
@@ -659,6 +710,8 @@ def main(argv=None):
     f.set_defaults(fn=cmd_fuzz)
     d = sub.add_parser("demo", help="the default campaign: 20,000 cases over every modelled API")
     _campaign_args(d, 20000)
+    d.add_argument("--kernel-cases", type=int, default=102400, help="cases of the ops/ kernel demo (0: skip)")
+    d.add_argument("--kernel-batch", type=int, default=25600, help="batch size of the ops/ kernel demo")
     d.set_defaults(fn=cmd_demo)
     r = sub.add_parser("replay", help="re-run a repro capsule")
     r.add_argument("capsule")

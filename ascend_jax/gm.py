@@ -115,7 +115,7 @@ def from_gm_bytes(raw, dtype, shape):
 
 def gm_dtype_of(array):
     """The Ascend element type of a GM array (bool arrays are bytes)."""
-    npd = np.dtype(getattr(array, "dtype", np.asarray(array).dtype))
+    npd = np.dtype(array.dtype if hasattr(array, "dtype") else np.asarray(array).dtype)
     if npd == np.bool_:
         return _dt.uint8
     return _dt.as_dtype(npd)

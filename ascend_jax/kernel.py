@@ -16,6 +16,7 @@ from jax import lax
 
 from . import api as _api
 from . import dtypes as _dt
+from ._engine import numerics as _numerics
 from .errors import AscendFault, Fault, UsageError
 from .gm import GlobalTensor, from_gm_bytes, gm_dtype_of, to_gm_bytes
 from .profile import as_profile
@@ -24,6 +25,7 @@ from .state import CoreState, reset_state
 from .tensor import LocalTensor
 
 _POLICIES = ("raise", "record")
+_CASE_AXIS = "ascend_jax_case"  # vmap axis name of jit_kernel's batch
 
 
 def _is_host(v):
@@ -57,8 +59,19 @@ class Kernel:
     right after a faulting call; "record" only ORs the bits into ``state.fault``.
     """
 
-    def __init__(self, profile=None, ub_bytes=None, state=None, fault_policy=None):
+    def __init__(self, profile=None, ub_bytes=None, state=None, fault_policy=None, arena=False):
         self.profile = as_profile(profile)
+        # arena=True (what jit_kernel does by default): the state's UB starts at one block and grows
+        # (zero bytes appended) to the allocator's high-water mark, 32-byte rounded; the allocator
+        # still hands out addresses of the whole UB (``ub_bytes`` or the physical UB). See
+        # docs/MODEL.md "The UB arena".
+        self._arena_full = None
+        if arena:
+            if state is not None:
+                raise ValueError("Kernel(arena=True) builds its own state")
+            full = self.profile.ub_physical_bytes if ub_bytes is None else int(ub_bytes)
+            self._arena_full = full
+            ub_bytes = min(full, self.profile.block_bytes)
         self.state = reset_state(self.profile, ub_bytes) if state is None else state
         self.fault_policy = fault_policy or _default_policy()
         if self.fault_policy not in _POLICIES:
@@ -75,7 +88,24 @@ class Kernel:
     # -- memory ------------------------------------------------------------------------------
     @property
     def ub_limit(self):
-        return min(self.state.ub.shape[-1], self.profile.ub_usable_bytes)
+        n = self.state.ub.shape[-1] if self._arena_full is None else self._arena_full
+        return min(n, self.profile.ub_usable_bytes)
+
+    def _grow_arena(self, end):
+        """Arena mode: make the state's UB at least ``end`` bytes (32-byte rounded, at most the whole
+        UB; a traced ``end`` grows it to the whole UB). The new bytes are zero, as at reset."""
+        if self._arena_full is None:
+            return
+        n = self.state.ub.shape[-1]
+        if isinstance(end, (int, np.integer)):
+            want = min(self._arena_full, -(-int(end) // self.profile.block_bytes) * self.profile.block_bytes)
+        else:
+            want = self._arena_full
+        if want > n:
+            ub = jnp.concatenate(
+                [self.state.ub, jnp.zeros(self.state.ub.shape[:-1] + (want - n,), jnp.uint8)]
+            )
+            self.state = self.state.replace(ub=ub)
 
     @property
     def ub_capacity(self):
@@ -104,6 +134,7 @@ class Kernel:
                 + f" and {addr} are allocated",
             )
         self._next_addr = addr + nbytes
+        self._grow_arena(self._next_addr)
         return addr
 
     def alloc(self, dtype, length, name="") -> LocalTensor:
@@ -159,7 +190,7 @@ class Kernel:
         raw = to_gm_bytes(array)
         self._gm.append(raw)
         shape = tuple(np.shape(array))
-        npd = np.dtype(getattr(array, "dtype", np.asarray(array).dtype))
+        npd = np.dtype(array.dtype if hasattr(array, "dtype") else np.asarray(array).dtype)
         self._gm_meta.append((npd, shape))
         return GlobalTensor(d, len(self._gm) - 1, 0, raw.shape[-1] // d.itemsize, name)
 
@@ -201,6 +232,7 @@ class Kernel:
         if raw.shape[0] > t.nbytes:
             raise UsageError("write", "values", f"{raw.shape[0]} bytes", f"<= {t.nbytes} bytes", self.profile)
         ok, addr = self._host_access("write", t)
+        self._grow_arena(t.addr + t.nbytes)
         ub = lax.dynamic_update_slice(self.state.ub, raw, (addr,))
         if ok is None:
             self.state = self.state.replace(ub=ub)
@@ -213,6 +245,7 @@ class Kernel:
         if isinstance(t, GlobalTensor):
             return self._read_gm(t)
         ok, addr = self._host_access("read", t)
+        self._grow_arena(t.addr + t.nbytes)
         raw = lax.dynamic_slice(self.state.ub, (addr,), (t.nbytes,))
         if ok is not None:
             raw = jnp.where(ok, raw, jnp.uint8(0))
@@ -511,14 +544,26 @@ def jit_kernel(fn, profile=None, ub_bytes=None, batched=True, return_state=False
     ``gm`` = the final GM arrays (NumPy arrays for NumPy inputs, jax arrays for jax inputs), ``out``
     = fn's return value, ``state`` = the final CoreState when ``return_state`` (fault bits are
     recorded per case, never raised inside the program).
+
+    ``ub_bytes``: ``None`` (default) gives each case a UB *arena* sized to what the kernel
+    allocates (the TPipe / ``alloc`` high-water mark, 32-byte rounded) instead of the whole UB;
+    ``"full"`` gives every case the profile's whole UB; an int gives every case that many bytes.
+    The arena never changes a result: addresses are handed out from the whole UB, and when some
+    case of a batch touches UB beyond its arena (an ``OUT_OF_UB`` fault in the arena program) the
+    batch is run again with the whole UB and that run's results are returned (docs/MODEL.md "The
+    UB arena"). With ``return_state`` the state's ``ub`` is then the arena (or the whole UB).
     """
     p = as_profile(profile)
     compiled = {}
     warned = {}  # GM signature -> [CheckerWarning]
+    if ub_bytes is not None and ub_bytes != "full" and not isinstance(ub_bytes, (int, np.integer)):
+        raise UsageError("jit_kernel", "ub_bytes", ub_bytes, 'None (arena), "full" or an int', p)
+    arena = ub_bytes is None
+    fixed_ub = None if ub_bytes in (None, "full") else int(ub_bytes)
 
-    def build(specs):
+    def build(specs, use_arena):
         def one(*raws, **params):
-            k = Kernel(p, ub_bytes=ub_bytes, fault_policy="record")
+            k = Kernel(p, ub_bytes=fixed_ub, fault_policy="record", arena=use_arena)
             gts = []
             for raw, (host, npd, shape) in zip(raws, specs, strict=True):
                 if host:  # already bytes
@@ -528,24 +573,43 @@ def jit_kernel(fn, profile=None, ub_bytes=None, batched=True, return_state=False
                     gts.append(GlobalTensor(d, len(k._gm) - 1, 0, raw.shape[-1] // d.itemsize))
                 else:
                     gts.append(k.gm(raw))
-            out = fn(k, *gts, **params)
+            if batched:  # batch-wide decisions (the soft-float gate) reduce over the case axis
+                with _numerics.batch_axis(_CASE_AXIS):
+                    out = fn(k, *gts, **params)
+            else:
+                out = fn(k, *gts, **params)
             warned[specs] = list(k.warnings)  # static: found while tracing, the same for every case
             gm = tuple(
                 raw if host else from_gm_bytes(raw, npd, shape)
                 for raw, (host, npd, shape) in zip(k._gm, specs, strict=True)
             )
-            return KernelResult(gm, out, k.state if return_state else None)
+            return KernelResult(gm, out, k.state if return_state else None), k.state.fault
 
-        return jax.jit(jax.vmap(one) if batched else one)
+        # the GM bytes of NumPy inputs are our own device copies: donated, so the result GM reuses them
+        donate = tuple(i for i, (host, _, _) in enumerate(specs) if host)
+        return jax.jit(jax.vmap(one, axis_name=_CASE_AXIS) if batched else one, donate_argnums=donate)
 
     @functools.wraps(fn)
     def run(*arrays, **params):
         _check_kernel_args("jit_kernel", fn, p, arrays, params, batched)
         specs = tuple(_gm_spec(a, batched) for a in arrays)
         if specs not in compiled:
-            compiled[specs] = build(specs)
-        args = [_host_bytes(a, batched) if s[0] else a for a, s in zip(arrays, specs, strict=True)]
-        res = compiled[specs](*args, **{n: jnp.asarray(v) for n, v in params.items()})
+            compiled[specs] = build(specs, arena)
+
+        def args():
+            return [
+                jax.device_put(_host_bytes(a, batched)) if s[0] else a
+                for a, s in zip(arrays, specs, strict=True)
+            ]
+
+        kw = {n: jnp.asarray(v) for n, v in params.items()}
+        res, fault = compiled[specs](*args(), **kw)
+        if arena and np.any(np.asarray(fault) & np.uint32(Fault.OUT_OF_UB)):
+            # SPEC (model): a case touched UB past its arena (or outside the UB): the whole-UB
+            # program decides, so the arena never changes a result.
+            if ("full", specs) not in compiled:
+                compiled["full", specs] = build(specs, False)
+            res, fault = compiled["full", specs](*args(), **kw)
         gm = []
         for raw, (host, npd, shape) in zip(res.gm, specs, strict=True):
             if host:
@@ -557,7 +621,7 @@ def jit_kernel(fn, profile=None, ub_bytes=None, batched=True, return_state=False
                 gm.append(raw)
         return KernelResult(tuple(gm), res.out, res.state)
 
-    run.compiled = compiled  # one entry per GM signature (dtype/shape/host-ness of the arrays)
+    run.compiled = compiled  # one entry per GM signature (plus ("full", sig) once a batch fell back)
     run.warnings = warned  # checker warnings per GM signature (trace time; never change the bits)
     return run
 

@@ -19,6 +19,7 @@ import numpy as np
 import ascend_jax as aj
 from ascend_jax import dtypes as _dt
 from ascend_jax import reference as ref
+from ascend_jax._engine import numerics as NUM
 from ascend_jax.api.unary_scalar import run_traced
 from ascend_jax.fuzz.families import compare_select as CS
 from ascend_jax.fuzz.families import gather_shift as GS
@@ -143,7 +144,12 @@ class FastProgram:
     def __init__(self, sig, c0, p):
         self.sig, self.c0, self.p = sig, c0, p
         self.traces = 0
-        self.fn = jax.jit(jax.vmap(self._one), donate_argnums=0)
+        # a named case axis: batch-wide decisions (the float32 soft-float gate) reduce over it
+        self.fn = jax.jit(jax.vmap(self._gated, axis_name="case"), donate_argnums=0)
+
+    def _gated(self, state, dyn):
+        with NUM.batch_axis("case"):
+            return self._one(state, dyn)
 
     def _one(self, state, dyn):
         self.traces += 1

@@ -20,9 +20,9 @@ from ascend_jax.fuzz import run as fuzz_run
 from ascend_jax.fuzz.capsule import make_capsule
 from ascend_jax.fuzz.families import family_of
 from ascend_jax.fuzz.families.registers import RegCase
+from ascend_jax.fuzz.families.unary_scalar import Case
 from ascend_jax.fuzz.resume import read_results
 from ascend_jax.profile import load_profile
-from ascend_jax.testing.cases import Case
 
 P = load_profile("ascend910b")
 REG = "SetVectorMask,GetCtrlSpr,SetMaskCount,ResetMask"

@@ -127,6 +127,44 @@ def test_datacopy_matches_reference(kind, form):
     _compare("ascend910b", kind, form, dtype, seed=hash((kind, form)) % 2**32)
 
 
+@pytest.mark.parametrize("kind", ["gm2ub", "ub2gm", "ub2ub"])
+def test_static_datacopy_matches_reference(kind):
+    """Every value a Python int (a kernel's fixed tiling): faults decided at trace time and whole-row
+    moves (``_engine/copy.static_block_copy``); same bits and fault words as the reference.
+    Static misuse the reference records as a fault is a UsageError here (skipped)."""
+    P = aj.load_profile("ascend910b")
+    d = aj.as_dtype({"gm2ub": "float32", "ub2gm": "half", "ub2ub": "int16"}[kind])
+    rng = np.random.default_rng({"gm2ub": 11, "ub2gm": 12, "ub2ub": 13}[kind])
+    ub0, gm0 = _random_bytes(rng, UB_BYTES, 1)[0], _random_bytes(rng, GM_BYTES, 1)[0]
+    done, faults = 0, set()
+    for i in range(24):
+        s, t, x = _datacopy_case(rng, kind, "count" if i % 4 == 0 else "params", d.itemsize)
+        arg = x if isinstance(x, int) else aj.DataCopyParams(*x)
+        try:
+            f_st, f_gm = aj.DataCopy(
+                aj.reset_state(P, ub=ub0),
+                (gm0,),
+                _tensor(kind[-2:], d, t),
+                _tensor(kind[:2], d, s),
+                arg,
+                profile=P,
+            )
+        except UsageError:
+            continue
+        st = ref_reset(P, ub_bytes=UB_BYTES)
+        st.ub[:] = ub0
+        r_st, r_gm = REF.DataCopy(
+            st, [gm0.copy()], _tensor(kind[-2:], d, t), _tensor(kind[:2], d, s), arg, profile=P
+        )
+        ctx = (kind, s, t, x)
+        assert int(f_st.fault) == r_st.fault, (ctx, aj.describe_faults(int(f_st.fault)))
+        assert np.array_equal(np.asarray(f_st.ub), r_st.ub), ctx
+        assert np.array_equal(np.asarray(f_gm[0]), r_gm[0]), ctx
+        done += 1
+        faults.add(r_st.fault)
+    assert done >= 10 and len(faults) >= 2, (done, faults)
+
+
 def test_datacopy_matches_reference_other_profile():
     # 910: no DataCopyPad, but every DataCopy path; 64-bit T are bit copies
     _compare("ascend910", "gm2ub", "params", "int64", seed=11)
@@ -185,6 +223,43 @@ def _fast_pad(profile, gm2ub, dtype, is_pad):
         return st.ub, gm[0], st.fault
 
     return jax.jit(jax.vmap(one))
+
+
+@pytest.mark.parametrize(
+    "gm2ub,dtype,is_pad", [(True, "half", True), (True, "int32", False), (False, "float32", None)]
+)
+def test_static_datacopypad_matches_reference(gm2ub, dtype, is_pad):
+    """Static parameters: faults at trace time and whole-row moves; same bits as the reference."""
+    P = aj.load_profile("ascend910b")
+    d = aj.as_dtype(dtype)
+    rng = np.random.default_rng(21 + 2 * gm2ub + (is_pad is True))
+    ub0, gm0 = _random_bytes(rng, UB_BYTES, 1)[0], _random_bytes(rng, GM_BYTES, 1)[0]
+    done, faults = 0, set()
+    for _ in range(24):
+        src, dst, prm, padp = _pad_case(rng, gm2ub, d.itemsize, False)
+        pv = int(rng.integers(-100, 100))
+        if gm2ub:
+            s, t = aj.GlobalTensor(d, 0, src, 1), aj.LocalTensor(d, dst, 1)
+            pad = aj.DataCopyPadExtParams(is_pad, padp[1], padp[2], pv)
+        else:
+            s, t = aj.LocalTensor(d, src, 1), aj.GlobalTensor(d, 0, dst, 1)
+            pad = None
+        try:
+            f_st, f_gm = aj.DataCopyPad(
+                aj.reset_state(P, ub=ub0), (gm0,), t, s, aj.DataCopyExtParams(*prm), pad, profile=P
+            )
+        except UsageError:
+            continue
+        st = ref_reset(P, ub_bytes=UB_BYTES)
+        st.ub[:] = ub0
+        r_st, r_gm = REF.DataCopyPad(st, [gm0.copy()], t, s, aj.DataCopyExtParams(*prm), pad, profile=P)
+        ctx = (gm2ub, src, dst, prm, padp)
+        assert int(f_st.fault) == r_st.fault, (ctx, aj.describe_faults(int(f_st.fault)))
+        assert np.array_equal(np.asarray(f_st.ub), r_st.ub), ctx
+        assert np.array_equal(np.asarray(f_gm[0]), r_gm[0]), ctx
+        done += 1
+        faults.add(r_st.fault)
+    assert done >= 10 and len(faults) >= 2, (done, faults)
 
 
 @pytest.mark.parametrize(

@@ -187,3 +187,118 @@ def pad_ub2gm(ub, dst_buf, dyn, *, nb, ub_limit, ub_align, zero_policy):
     data = _gather_bytes(ub, dyn["src"] + i * ustep + p)
     dst_buf = _scatter_bytes(dst_buf, dyn["dst"] + i * gstep + p, data, write)
     return dst_buf, fault
+
+
+# -- static whole-row moves --------------------------------------------------------------------------
+# When every address, count, length and gap of a call is a Python int (what a kernel with fixed
+# tiling passes), the fault checks are evaluated here in Python and the data moves as whole rows:
+# static slices of the byte buffers (a reshape for strided rows), no per-block or per-byte gather.
+# Same bits as the traced path (tests/test_data_copy.py, tests/test_speed_paths.py).
+
+
+def _static_span_ok(base, step, count, last_len, limit):
+    return base >= 0 and base + (count - 1) * step + last_len <= limit
+
+
+def _read_rows(buf, base, step, count, length):
+    """uint8[count, length]: rows ``buf[base + i*step : ... + length]`` (all in range)."""
+    if count == 1 or step == length:
+        return buf[base : base + count * length].reshape(count, length)
+    head = buf[base : base + (count - 1) * step].reshape(count - 1, step)[:, :length]
+    last = base + (count - 1) * step
+    return jnp.concatenate([head, buf[last : last + length][None]], axis=0)
+
+
+def _write_rows(buf, base, step, rows):
+    """``buf`` with ``rows[i]`` stored at ``base + i*step`` (rows do not overlap: step >= length)."""
+    count, length = rows.shape
+    if count == 1 or step == length:
+        return buf.at[base : base + count * length].set(rows.reshape(-1))
+    end = base + (count - 1) * step + length
+    region = buf[base:end]
+    head = region[: (count - 1) * step].reshape(count - 1, step).at[:, :length].set(rows[:-1])
+    region = jnp.concatenate([head.reshape(-1), rows[-1]])
+    return buf.at[base:end].set(region)
+
+
+def static_copy_fault(
+    kind, src, dst, bc, bl, src_gap, dst_gap, *, src_len, dst_len, ub_limit, gm_align, ub_align, zero_policy
+):
+    """Python twin of ``block_copy``'s fault word for static parameters (``bad`` false, no bucket
+    overflow: the bucket is the static size). ``*_len``: byte length of a GM side (None: UB)."""
+    if bc == 0 or bl == 0:
+        return int(Fault.UNDEFINED) if zero_policy == "fault" else 0
+    fault = 0
+    for addr, gap, side, n in ((src, src_gap, kind[:2], src_len), (dst, dst_gap, kind[-2:], dst_len)):
+        step = (bl + gap) * BLK
+        if side == "ub":
+            lim, align, oob = ub_limit, ub_align, int(Fault.OUT_OF_UB)
+        else:
+            lim, align, oob = n, gm_align, int(OUT_OF_GM)
+        if not _static_span_ok(addr, step, bc, bl * BLK, lim):
+            fault |= oob
+        if addr % align:
+            fault |= int(Fault.MISALIGNED)
+    return fault
+
+
+def static_block_copy(ub, src_buf, dst_buf, *, kind, src, dst, bc, bl, src_gap, dst_gap):
+    """The data movement of a fault-free static DataCopy: ``bc`` rows of ``bl`` blocks. Returns
+    (ub, dst_buf)."""
+    ub, src_buf, dst_buf = (None if b is None else jnp.asarray(b) for b in (ub, src_buf, dst_buf))
+    length = bl * BLK
+    data = _read_rows(ub if kind[:2] == "ub" else src_buf, src, (bl + src_gap) * BLK, bc, length)
+    if kind[-2:] == "ub":
+        return _write_rows(ub, dst, (bl + dst_gap) * BLK, data), dst_buf
+    return ub, _write_rows(dst_buf, dst, (bl + dst_gap) * BLK, data)
+
+
+def static_pad_fault(
+    gm2ub, src, dst, bc, bl, src_stride, dst_stride, lb, rb, *, gm_len, ub_limit, ub_align, zero_policy
+):
+    """Python twin of ``pad_gm2ub`` / ``pad_ub2gm``'s fault word for static parameters (bytes:
+    ``bl``, ``lb``, ``rb`` and the GM-side stride; blocks: the UB-side stride)."""
+    if bc == 0 or bl == 0:
+        return int(Fault.UNDEFINED) if zero_policy == "fault" else 0
+    if gm2ub:
+        row = -(-(lb + bl + rb) // BLK) * BLK
+        g_ok = _static_span_ok(src, bl + src_stride, bc, bl, gm_len)
+        u_ok = _static_span_ok(dst, row + dst_stride * BLK, bc, row, ub_limit)
+        ub_addr = dst
+    else:
+        g_ok = _static_span_ok(dst, bl + dst_stride, bc, bl, gm_len)
+        u_ok = _static_span_ok(src, -(-bl // BLK) * BLK + src_stride * BLK, bc, bl, ub_limit)
+        ub_addr = src
+    fault = 0 if g_ok else int(OUT_OF_GM)
+    fault |= 0 if u_ok else int(Fault.OUT_OF_UB)
+    return fault | (int(Fault.MISALIGNED) if ub_addr % ub_align else 0)
+
+
+def static_pad_gm2ub(
+    ub, src_buf, pad_bytes, *, src, dst, bc, bl, src_stride, dst_stride, lb, rb, is_pad, size
+):
+    """The data movement of a fault-free static DataCopyPad GM -> UB (rows of ``ceil32(lb+bl+rb)``
+    bytes; same padding and dummy-byte rules as ``pad_gm2ub``). ``src_stride >= 0``."""
+    ub, src_buf = jnp.asarray(ub), jnp.asarray(src_buf)
+    row = -(-(lb + bl + rb) // BLK) * BLK
+    ustep = row + dst_stride * BLK
+    data = _read_rows(src_buf, src, bl + src_stride, bc, bl)  # [bc, bl]
+    if lb == 0 and rb == 0:
+        # SPEC: GMToUB DataCopyPad -- without padding the dummy bytes repeat the row's first element
+        tail = data[:, np.arange(row - bl) % size]
+        out = jnp.concatenate([data, tail], axis=1)
+    else:
+        pos = np.arange(row)
+        if is_pad:
+            fill = jnp.broadcast_to(jnp.asarray(pad_bytes)[pos % size], (bc, row))
+        else:  # undefined on hardware; the model keeps the old UB bytes
+            fill = _read_rows(ub, dst, ustep, bc, row)
+        out = jnp.concatenate([fill[:, :lb], data, fill[:, lb + bl :]], axis=1)
+    return _write_rows(ub, dst, ustep, out)
+
+
+def static_pad_ub2gm(ub, dst_buf, *, src, dst, bc, bl, src_stride, dst_stride):
+    """The data movement of a fault-free static DataCopyPad UB -> GM."""
+    ub, dst_buf = jnp.asarray(ub), jnp.asarray(dst_buf)
+    data = _read_rows(ub, src, -(-bl // BLK) * BLK + src_stride * BLK, bc, bl)
+    return _write_rows(dst_buf, dst, bl + dst_stride, data)

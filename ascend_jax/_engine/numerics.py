@@ -15,7 +15,18 @@ is done in integers:
 Half uses float32 arithmetic (every half is a normal float32 and the innocuous-double-rounding bound
 24 >= 2*11+2 holds); bfloat16 uses the float32 routines then rounds to bfloat16 in integers.
 Values travel as their bit patterns (uint16/uint32) so no op can flush them on the way.
+
+Batch-wide gate: the soft paths are only needed where a lane is subnormal or a result lands near or
+below the normal range, which is rare. ``f32_mul_bits`` / ``f32_add_bits`` compute the native result,
+decide whether any lane needs the exact path and run it under ``lax.cond`` only then. Inside a vmap
+the decision must be one value for the whole batch (a ``cond`` on a per-case predicate becomes a
+select that runs both branches): code that vmaps with an axis name announces it with
+``batch_axis(name)`` (``jit_kernel`` does), and the predicate is then reduced over that axis
+(``lax.psum``), which leaves ``cond`` a real branch. Bits are the same either way.
 """
+
+import contextlib
+import contextvars
 
 import jax.numpy as jnp
 import numpy as np
@@ -23,6 +34,33 @@ from jax import lax
 
 U32 = jnp.uint32
 I32 = jnp.int32
+
+# -- batch-wide decisions ----------------------------------------------------------------------
+
+_BATCH_AXIS = contextvars.ContextVar("ascend_jax_batch_axis", default=None)
+
+
+@contextlib.contextmanager
+def batch_axis(name):
+    """While tracing a function vmapped with ``axis_name=name``: ``batch_any`` reduces over it."""
+    token = _BATCH_AXIS.set(name)
+    try:
+        yield
+    finally:
+        _BATCH_AXIS.reset(token)
+
+
+def batch_any(pred):
+    """bool scalar: any element of ``pred`` true, over the whole batch inside ``batch_axis``."""
+    p = jnp.any(pred)
+    name = _BATCH_AXIS.get()
+    if name is not None:
+        p = lax.psum(p.astype(I32), name) > 0
+    return p
+
+
+_NEAR_SUBNORMAL = np.uint32(0x01000000)  # magnitudes below 2**-125: the native unit may flush
+
 
 # -- float32 bit helpers ------------------------------------------------------------------------
 
@@ -92,14 +130,21 @@ def f32_add_bits(a, b):
     """Correctly rounded float32 a + b with subnormals preserved (IEEE 754, RNE); bits in and out."""
     a, b = _u32(a), _u32(b)
     both_tiny = ((a & ABS32) < _TINY_ADD) & ((b & ABS32) < _TINY_ADD)
-    # native path: only reached when at least one operand is >= 2**-60
+    # native path: exact when at least one operand is >= 2**-60 (a subnormal operand read as 0 by
+    # DAZ: the other operand is the exact rounded result; the big operand is never zero here)
     native = _f32_to_bits(_bits_to_f32(a) + _bits_to_f32(b))
-    # a subnormal operand read as 0 by DAZ: the other operand is the exact rounded result, but keep
-    # IEEE's signed-zero rules out of it (the big operand is never zero here).
-    scaled = _scale_down_64(
-        _scale_up_64(jnp.where(both_tiny, a, 0)) + _scale_up_64(jnp.where(both_tiny, b, 0))
-    )
-    return jnp.where(both_tiny, scaled, native)
+    # ... and when both are tiny but normal (or zero) with a result clear of the subnormal range
+    both_zero = ((a & ABS32) == 0) & ((b & ABS32) == 0)
+    risky = f32_is_subnormal(a) | f32_is_subnormal(b) | ((native & ABS32) < _NEAR_SUBNORMAL)
+    need = both_tiny & ~both_zero & risky
+
+    def exact(a, b, native):
+        scaled = _scale_down_64(
+            _scale_up_64(jnp.where(both_tiny, a, 0)) + _scale_up_64(jnp.where(both_tiny, b, 0))
+        )
+        return jnp.where(both_tiny, scaled, native)
+
+    return lax.cond(batch_any(need), exact, lambda a, b, native: native, a, b, native)
 
 
 # -- exact 32x32 -> 64 unsigned multiply in uint32 limbs ------------------------------------------
@@ -149,9 +194,21 @@ def _shr64_rne(hi, lo, d):
 def f32_mul_bits(a, b):
     """Correctly rounded float32 a * b with subnormals preserved (RNE); bits in and out.
 
-    NaN results are returned as the default quiet NaN (callers canonicalise anyway).
+    NaN results are returned as the default quiet NaN (callers canonicalise anyway). The native
+    product is exact unless an operand is subnormal or the result is below 2**-125 (the native unit
+    may flush it); only then (for any lane of the batch) does the soft-float run.
     """
-    a, b = _u32(a), _u32(b)
+    a, b = jnp.broadcast_arrays(_u32(a), _u32(b))
+    native = _f32_to_bits(_bits_to_f32(a) * _bits_to_f32(b))
+    native = jnp.where(f32_is_nan(native), _u32(QNAN32), native)
+    zero_op = ((a & ABS32) == 0) | ((b & ABS32) == 0)
+    tiny = ((native & ABS32) < _NEAR_SUBNORMAL) & ~zero_op
+    need = f32_is_subnormal(a) | f32_is_subnormal(b) | tiny
+    return lax.cond(batch_any(need), _f32_mul_soft, lambda a, b: native, a, b)
+
+
+def _f32_mul_soft(a, b):
+    """The soft-float multiply of ``f32_mul_bits`` (every lane, any operands)."""
     sign = (a ^ b) & SIGN32
     ea = ((a >> 23) & 0xFF).astype(I32)
     eb = ((b >> 23) & 0xFF).astype(I32)

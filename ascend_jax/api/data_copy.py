@@ -208,6 +208,38 @@ def DataCopy(state, gm, dst, src, countOrParams, *, profile=None, max_blocks=Non
             buf = _gm_buf(api, side, t, gm, p)
             if _static(bc, bl, gap):
                 _gm_static_span(api, side, t, buf, 0, (int(bl) + int(gap)) * BLK, int(bc), int(bl) * BLK, p)
+    src_buf = gm[src.buf] if isinstance(src, GlobalTensor) else None
+    dst_buf = gm[dst.buf] if isinstance(dst, GlobalTensor) else None
+    ub_limit = min(state.ub.shape[-1], p.ub_usable_bytes)
+    if _static(src.addr, dst.addr, bc, bl, sg, dg):
+        # every value known at trace time: faults decided here, data moved as whole rows
+        sv = {n: int(v) for n, v in (("src", src.addr), ("dst", dst.addr), ("bc", bc), ("bl", bl))}
+        fault = CP.static_copy_fault(
+            kind,
+            sv["src"],
+            sv["dst"],
+            sv["bc"],
+            sv["bl"],
+            int(sg),
+            int(dg),
+            src_len=None if src_buf is None else src_buf.shape[-1],
+            dst_len=None if dst_buf is None else dst_buf.shape[-1],
+            ub_limit=ub_limit,
+            gm_align=dt.itemsize,
+            ub_align=p.operand_alignment_bytes,
+            zero_policy=a.get("zero_block", "nop"),
+        )
+        ub, new_dst = state.ub, dst_buf
+        if fault == 0 and sv["bc"] and sv["bl"]:
+            ub, new_dst = CP.static_block_copy(
+                ub, src_buf, dst_buf, kind=kind, **sv, src_gap=int(sg), dst_gap=int(dg)
+            )
+        if fault:
+            state = state.replace(fault=state.fault | np.uint32(fault))
+        state = state.replace(ub=ub)
+        if isinstance(dst, GlobalTensor):
+            gm = gm[: dst.buf] + (new_dst,) + gm[dst.buf + 1 :]
+        return state, gm
     dyn = {
         "src": A.addr_of(src),
         "dst": A.addr_of(dst),
@@ -217,8 +249,6 @@ def DataCopy(state, gm, dst, src, countOrParams, *, profile=None, max_blocks=Non
         "dst_gap": jnp.asarray(dg, I32),
         "bad": bad,
     }
-    src_buf = gm[src.buf] if isinstance(src, GlobalTensor) else None
-    dst_buf = gm[dst.buf] if isinstance(dst, GlobalTensor) else None
     ub, new_dst, fault = CP.block_copy(
         state.ub,
         src_buf,
@@ -226,7 +256,7 @@ def DataCopy(state, gm, dst, src, countOrParams, *, profile=None, max_blocks=Non
         dyn,
         kind=kind,
         nb=max(nb, 1),
-        ub_limit=min(state.ub.shape[-1], p.ub_usable_bytes),
+        ub_limit=ub_limit,
         gm_align=dt.itemsize,
         ub_align=p.operand_alignment_bytes,
         zero_policy=a.zero_block,
@@ -333,6 +363,45 @@ def DataCopyPad(
         buf = _gm_buf(api, "src", src, gm, p)
         if _static(bc, bl, strides["src"]):
             _gm_static_span(api, "src", src, buf, 0, int(bl) + int(strides["src"]), int(bc), int(bl), p)
+        ub_limit = min(state.ub.shape[-1], p.ub_usable_bytes)
+        if (
+            _static(src.addr, dst.addr, bc, bl, strides["src"], strides["dst"], lp, rp)
+            and int(strides["src"]) >= 0
+        ):
+            # every value known at trace time: faults decided here, whole rows moved
+            sv = {
+                "src": int(src.addr),
+                "dst": int(dst.addr),
+                "bc": int(bc),
+                "bl": int(bl),
+                "src_stride": int(strides["src"]),
+                "dst_stride": int(strides["dst"]),
+            }
+            fault = CP.static_pad_fault(
+                True,
+                **sv,
+                lb=int(lp) * size,
+                rb=int(rp) * size,
+                gm_len=buf.shape[-1],
+                ub_limit=ub_limit,
+                ub_align=p.operand_alignment_bytes,
+                zero_policy=a.get("zero_block", "nop"),
+            )
+            ub = state.ub
+            if fault == 0 and sv["bc"] and sv["bl"]:
+                ub = CP.static_pad_gm2ub(
+                    ub,
+                    buf,
+                    pad_bytes,
+                    **sv,
+                    lb=int(lp) * size,
+                    rb=int(rp) * size,
+                    is_pad=bool(pad.isPad),
+                    size=size,
+                )
+            if fault:
+                state = state.replace(fault=state.fault | np.uint32(fault))
+            return state.replace(ub=ub), gm
         dyn = {
             "src": A.addr_of(src),
             "dst": A.addr_of(dst),
@@ -369,6 +438,31 @@ def DataCopyPad(
         nbytes = max(1, src.nbytes)
     if _static(bc, bl, strides["dst"]):
         _gm_static_span(api, "dst", dst, buf, 0, int(bl) + int(strides["dst"]), int(bc), int(bl), p)
+    if _static(src.addr, dst.addr, bc, bl, strides["src"], strides["dst"]):
+        sv = {
+            "src": int(src.addr),
+            "dst": int(dst.addr),
+            "bc": int(bc),
+            "bl": int(bl),
+            "src_stride": int(strides["src"]),
+            "dst_stride": int(strides["dst"]),
+        }
+        fault = CP.static_pad_fault(
+            False,
+            **sv,
+            lb=0,
+            rb=0,
+            gm_len=buf.shape[-1],
+            ub_limit=min(state.ub.shape[-1], p.ub_usable_bytes),
+            ub_align=p.operand_alignment_bytes,
+            zero_policy=a.get("zero_block", "nop"),
+        )
+        new = buf
+        if fault == 0 and sv["bc"] and sv["bl"]:
+            new = CP.static_pad_ub2gm(state.ub, buf, **sv)
+        if fault:
+            state = state.replace(fault=state.fault | np.uint32(fault))
+        return state, gm[: dst.buf] + (new,) + gm[dst.buf + 1 :]
     dyn = {
         "src": A.addr_of(src),
         "dst": A.addr_of(dst),

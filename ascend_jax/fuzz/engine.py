@@ -117,23 +117,64 @@ def check_static(fc, p, oracle=None):
     return _record(fc, p, "mismatch" if d else "ok", fast=fres, ref=rres, diff=d, note="accepted by both")
 
 
-def _run_dynamic(fcs, p, batch, workers, oracle, emit):
+def _timed(timing, key, fn, *args):
+    t = time.perf_counter()
+    out = fn(*args)
+    timing.setdefault("fast", []).append((key, len(args[1]), time.perf_counter() - t))
+    return out
+
+
+def timing_summary(timing):
+    """(fast cases/s after each signature's first chunk, seconds of first chunks beyond their
+    steady-state cost = compilation, oracle cases/s) from ``_run_dynamic``'s ``timing``."""
+    first, steady_n, steady_t, per_key = {}, 0, 0.0, {}
+    for key, n, dt in timing.get("fast", []):
+        if key not in first:
+            first[key] = (n, dt)
+        else:
+            steady_n, steady_t = steady_n + n, steady_t + dt
+            per_key.setdefault(key, []).append(dt / n)
+    per_case = steady_t / steady_n if steady_n else None
+    compile_s = 0.0
+    for key, (n, dt) in first.items():
+        c = per_key.get(key)
+        compile_s += max(0.0, dt - n * (sorted(c)[len(c) // 2] if c else (per_case or 0.0)))
+    fast_cps = steady_n / steady_t if steady_t else None
+    on, ot = timing.get("oracle_cases", 0), timing.get("oracle_seconds", 0.0)
+    return fast_cps, compile_s, (on / ot if ot else None)
+
+
+def _run_dynamic(fcs, p, batch, workers, oracle, emit, timing=None):
     """Bucket ``fcs`` by (family, signature), run the fast chunks in worker threads, the reference
-    on the main thread, compare, emit the records chunk by chunk."""
+    on the main thread, compare, emit the records chunk by chunk. ``timing`` (a dict) collects the
+    fast chunks' durations per signature and the oracle's time."""
+    timing = {} if timing is None else timing
     groups = {}
     for k, fc in enumerate(fcs):
         groups.setdefault((fc.family.name, fc.family.signature(fc.case, p)), []).append(k)
     chunks = []
-    for idx in groups.values():
+    keys = []
+    for key, idx in groups.items():
         for s in range(0, len(idx), batch):
             chunks.append(idx[s : s + batch])
+            keys.append(key)
     with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as ex:
         futs = [
-            ex.submit(RUN.run_fast_chunk, fcs[ch[0]].family, [fcs[k].case for k in ch], p, batch)
-            for ch in chunks
+            ex.submit(
+                _timed,
+                timing,
+                key,
+                RUN.run_fast_chunk,
+                fcs[ch[0]].family,
+                [fcs[k].case for k in ch],
+                p,
+                batch,
+            )
+            for key, ch in zip(keys, chunks, strict=True)
         ]
         for ch, fut in zip(chunks, futs, strict=True):
             refs = {}
+            t_or = time.perf_counter()
             for k in ch:
                 fc = fcs[k]
                 if fc.oracle:
@@ -141,6 +182,8 @@ def _run_dynamic(fcs, p, batch, workers, oracle, emit):
                         refs[k] = RUN.run_reference(fc.family, fc.case, p, oracle)
                     except Exception as e:  # noqa: BLE001  (reported per case)
                         refs[k] = e
+            timing["oracle_seconds"] = timing.get("oracle_seconds", 0.0) + time.perf_counter() - t_or
+            timing["oracle_cases"] = timing.get("oracle_cases", 0) + len(refs)
             try:
                 res = fut.result()
             except Exception as e:  # noqa: BLE001  (the whole bucket failed: reported per case)
@@ -290,11 +333,14 @@ def run(
             journal.append(recs)
         bar.update(len(recs))
 
+    timing = {}
     try:
         for r0 in range(0, len(todo), ROUND):
             fcs = [generate_case(plan, seed, i, invalid_rate, frac) for i in todo[r0 : r0 + ROUND]]
             emit([check_static(fc, p, oracle) for fc in fcs if fc.kind == "invalid-static"])
-            _run_dynamic([fc for fc in fcs if fc.kind != "invalid-static"], p, batch, workers, oracle, emit)
+            _run_dynamic(
+                [fc for fc in fcs if fc.kind != "invalid-static"], p, batch, workers, oracle, emit, timing
+            )
     finally:
         bar.close()
         if journal:
@@ -320,6 +366,7 @@ def run(
         resumed=resumed,
         new_cases=len(todo),
     )
+    res.fast_cases_per_s, res.compile_seconds, res.oracle_cases_per_s = timing_summary(timing)
     if out is not None:
         import pathlib
 

@@ -56,6 +56,9 @@ class FuzzResult:
     run_seconds: float = 0.0
     resumed: int = 0
     new_cases: int = 0
+    fast_cases_per_s: float | None = None  # fast path, steady state (each signature's first chunk apart)
+    compile_seconds: float = 0.0  # first chunks' time beyond their steady-state cost
+    oracle_cases_per_s: float | None = None  # the reference, on the cases it checked
 
     @property
     def mismatches(self):
@@ -108,7 +111,15 @@ class FuzzResult:
             f"mask_mode, cmpmask, ctrl, rsvd_cnt, fault bits and return values"
         )
         timing = (
-            f"{self.new_cases} cases run in {self.run_seconds:.1f} s ({cps:,.0f} cases/s incl. compilation)"
+            f"{self.new_cases} cases run in {self.run_seconds:.1f} s ({cps:,.0f} cases/s overall: fast path, "
+            f"reference and compilation together"
+            + (
+                f"; fast path {self.fast_cases_per_s:,.0f} cases/s, compilation {self.compile_seconds:.1f} s"
+                if self.fast_cases_per_s
+                else "; fast path: one chunk per signature, its rate is not separable from compilation"
+            )
+            + (f", reference {self.oracle_cases_per_s:,.0f} cases/s" if self.oracle_cases_per_s else "")
+            + ")"
             + (f", {self.resumed} resumed from the journal" if self.resumed else "")
             + f"; oracle share {m['oracle_frac']:.3g}, invalid share {m['invalid_rate']:.3g}"
         )
@@ -183,6 +194,9 @@ class FuzzResult:
             "counts": dict(self.counts()),
             "seconds": self.seconds,
             "run_seconds": self.run_seconds,
+            "fast_cases_per_s": self.fast_cases_per_s,
+            "compile_seconds": self.compile_seconds,
+            "oracle_cases_per_s": self.oracle_cases_per_s,
             "resumed": self.resumed,
             "per_api": {a: dict(c) for a, c in self.per_api().items()},
             "not_fuzzed": self.not_fuzzed,

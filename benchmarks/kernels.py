@@ -1,0 +1,261 @@
+"""The main job at speed: every kernel in ``ops/`` batched through ``aj.jit_kernel`` against its NumPy
+golden, one case at a time and batched. See benchmarks/README.md.
+
+    python benchmarks/kernels.py [--quick] [--json out.json] [--profile ascend910b] [--no-mix]
+
+Per op (its first configuration), size N (elements per GM buffer: 256 and 4,096 where the op takes a
+``dataSize``; ops with a fixed size run at that size once) and batch B (1, 1,024 and 16,384; N = 4,096
+stops at ``--large-batch``, default 4,096, to bound memory): interleaved rounds (>= 5) of the
+ascend_jax program on the whole batch (host NumPy in, NumPy out, as a user calls it), the golden one
+case at a time (on a sample of at most 64 cases) and the golden batched (on at most 4,096 cases of
+the batch: its cost is linear in the cases); medians. The
+kernel's results are checked against the golden on the first round. Reported: cases/s, ratios, GM
+bytes per case (every GM buffer in, the written ones out) against the memcpy bandwidth measured in
+the same run (fraction of the streaming limit), compile seconds and traces per signature, peak RSS
+growth per case next to the case's UB arena. Then the standard API mix (benchmarks/run.py, arena UB,
+batch 1k) for ``api_mix_ratio_vs_numpy``.
+
+JSON keys (stable): kernel_ratio_vs_numpy_per_case (geomean over ops, B = 16k, N = 256),
+kernel_ratio_vs_numpy_per_case_large (N = 4,096, largest batch run), kernel_ratio_vs_numpy_batched
+(geomean, B = 16k, N = 256), kernel_fraction_of_stream_limit (geomean, B = 16k, N = 256),
+api_mix_ratio_vs_numpy, compile_seconds_per_signature_max, traces_per_signature_max,
+memcpy_bytes_per_s, results[op][N][B].
+"""
+
+import argparse
+import inspect
+import json
+import math
+import os
+import resource
+import statistics
+import sys
+import time
+
+import jax
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import ascend_jax as aj  # noqa: E402
+import ops  # noqa: E402
+from ops import _golden as G  # noqa: E402
+
+GM_ORDER = ("src0", "src1", "sel", "src", "dst")  # every op's GM argument order
+NP_SAMPLE = 64
+NP_BATCH_MAX = 4096  # the batched golden runs on at most this many cases of a batch per round
+
+
+def memcpy_bandwidth(nbytes=128 << 20, reps=5):
+    """bytes/s of np.copyto between two buffers far larger than the caches (pages touched first)."""
+    a = np.ones(nbytes, np.uint8)
+    b = np.zeros_like(a)
+    best = 0.0
+    for _ in range(reps):
+        t = time.perf_counter()
+        np.copyto(b, a)
+        best = max(best, nbytes / (time.perf_counter() - t))
+    return best
+
+
+def peak_rss_bytes():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def _call(fn, **kw):
+    names = inspect.signature(fn).parameters
+    return fn(**{k: v for k, v in kw.items() if k in names})
+
+
+def sizable(mod):
+    return "dataSize" in inspect.signature(mod.gen_data).parameters
+
+
+class OpBench:
+    """One op configuration at one size: data generation, golden, compiled kernel."""
+
+    def __init__(self, name, mod, config, n, profile):
+        self.name, self.mod, self.config, self.p = name, mod, config, profile
+        self.kw = dict(config, dataSize=n) if n is not None else dict(config)
+        self.traces = 0
+        kern = _call(mod.kernel, **self.kw)
+
+        def counted(k, *gm, **params):
+            self.traces += 1
+            return kern(k, *gm, **params)
+
+        self.run = aj.jit_kernel(counted, profile=profile)
+
+    def data(self, rng, batch):
+        inputs, params = _call(self.mod.gen_data, rng=rng, batch=batch, profile=self.p, **self.kw)
+        gm = [inputs[k] for k in GM_ORDER if k in inputs]
+        return inputs, params, gm
+
+    def golden(self, inputs, params):
+        res = _call(self.mod.golden, inputs=inputs, params=params, profile=self.p, **self.kw)
+        return res if isinstance(res, tuple) else (res, None)
+
+
+def _slice(d, i, j):
+    return {k: v[i:j] for k, v in d.items()}
+
+
+def bench_one(ob, batch, rounds, rng, log):
+    inputs, params, gm = ob.data(rng, batch)
+    n_elems = gm[-1].shape[1]
+    gm_bytes = sum(a[0].nbytes for a in gm) + gm[-1][0].nbytes  # all in, dst out
+    peak0 = peak_rss_bytes()
+    traces0 = ob.traces
+    t = time.perf_counter()
+    res = ob.run(*gm, **params)
+    first = time.perf_counter() - t
+    ob.run(*gm, **params)  # same shapes: must not trace again
+    traces = ob.traces - traces0
+    want, cnt = ob.golden(inputs, params)
+    ok = np.array_equal(G.bits(np.asarray(res.gm[-1])), np.asarray(want).astype(G.bits(res.gm[-1]).dtype))
+    if cnt is not None:
+        ok = ok and np.array_equal(np.asarray(res.out), cnt)
+    k = min(batch, NP_SAMPLE)
+    one_at_a_time = [(_slice(inputs, i, i + 1), _slice(params, i, i + 1)) for i in range(k)]
+    kb = min(batch, NP_BATCH_MAX)  # the batched golden's cost is linear in the cases: time a slice
+    batched_in, batched_prm = _slice(inputs, 0, kb), _slice(params, 0, kb)
+    fast_t, np1_t, npb_t = [], [], []
+    for _ in range(rounds):
+        t = time.perf_counter()
+        ob.run(*gm, **params)
+        fast_t.append((time.perf_counter() - t) / batch)
+        t = time.perf_counter()
+        for inp, prm in one_at_a_time:
+            ob.golden(inp, prm)
+        np1_t.append((time.perf_counter() - t) / k)
+        t = time.perf_counter()
+        ob.golden(batched_in, batched_prm)
+        npb_t.append((time.perf_counter() - t) / kb)
+    peak = peak_rss_bytes()
+    fast = statistics.median(fast_t)
+    r = {
+        "n": n_elems,
+        "batch": batch,
+        "correct": bool(ok),
+        "ascend_jax_cases_per_s": 1 / fast,
+        "numpy_per_case_cases_per_s": 1 / statistics.median(np1_t),
+        "numpy_batched_cases_per_s": 1 / statistics.median(npb_t),
+        "ratio_vs_numpy_per_case": statistics.median([a / b for a, b in zip(np1_t, fast_t, strict=True)]),
+        "ratio_vs_numpy_batched": statistics.median([a / b for a, b in zip(npb_t, fast_t, strict=True)]),
+        "compile_seconds": max(0.0, first - fast * batch),
+        "traces": traces,
+        "gm_bytes_per_case": gm_bytes,
+        "peak_rss_growth_per_case_bytes": max(0, peak - peak0) / batch,
+    }
+    log(
+        f"{ob.name:24} N={n_elems:5} B={batch:6}: {r['ascend_jax_cases_per_s']:11,.0f}/s  numpy 1-by-1 "
+        f"{r['numpy_per_case_cases_per_s']:9,.0f}/s  batched {r['numpy_batched_cases_per_s']:10,.0f}/s  "
+        f"ratio {r['ratio_vs_numpy_per_case']:6.2f} / {r['ratio_vs_numpy_batched']:5.2f}  compile "
+        f"{r['compile_seconds']:.1f}s  traces {traces}  {'ok' if ok else 'MISMATCH'}"
+    )
+    return r
+
+
+def geomean(xs):
+    xs = [x for x in xs if x]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--profile", default="ascend910b")
+    ap.add_argument("--quick", action="store_true", help="fewer rounds' setup; same keys")
+    ap.add_argument("--json")
+    ap.add_argument("--batches", default="1,1024,16384")
+    ap.add_argument("--large-batch", type=int, default=4096, help="largest batch at N = 4,096")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--ops", help="comma-separated op names (default: all)")
+    ap.add_argument("--no-mix", action="store_true", help="skip the API mix (benchmarks/run.py)")
+    args = ap.parse_args(argv)
+    t0 = time.perf_counter()
+    log = lambda s: print(s, flush=True)  # noqa: E731
+    p = aj.load_profile(args.profile)
+    bw = memcpy_bandwidth()
+    load = os.getloadavg()[0]
+    log(f"profile {p.name}; memcpy {bw / 1e9:.2f} GB/s; load average {load:.1f}; jax {jax.__version__}")
+    batches = [int(b) for b in args.batches.split(",")]
+    rounds = max(5, args.rounds)
+    rng = np.random.default_rng(0)
+    names = args.ops.split(",") if args.ops else list(ops.OPS)
+    results = {}
+    for name in names:
+        mod = ops.OPS[name]
+        config = mod.CONFIGS[0]
+        sizes = (256, 4096) if sizable(mod) else (None,)
+        results[name] = {}
+        for n in sizes:
+            ob = OpBench(name, mod, config, n, p)
+            per = {}
+            for b in batches:
+                if n == 4096 and b > args.large_batch:
+                    b = args.large_batch
+                    if str(b) in per:
+                        continue
+                per[str(b)] = bench_one(ob, b, rounds, rng, log)
+            results[name][str(n if n is not None else per[str(batches[0])]["n"])] = per
+    big = str(max(batches))
+
+    def pick(n, b, key):
+        out = []
+        for per_n in results.values():
+            r = per_n.get(str(n), {}).get(b) if n is not None else None
+            if r is None and n == 256:  # fixed-size ops count at their own size
+                r = next(iter(per_n.values())).get(b) if len(per_n) == 1 else None
+            if r is not None:
+                out.append(r[key])
+        return out
+
+    large_b = str(min(args.large_batch, max(batches)))
+    for per_n in results.values():
+        for per in per_n.values():
+            for r in per.values():
+                r["fraction_of_stream_limit"] = r["ascend_jax_cases_per_s"] * r["gm_bytes_per_case"] / bw
+    every = [r for per_n in results.values() for per in per_n.values() for r in per.values()]
+    out = {
+        "profile": p.name,
+        "backend": jax.default_backend(),
+        "cpu_count": os.cpu_count(),
+        "load_average_at_start": load,
+        "memcpy_bytes_per_s": bw,
+        "results": results,
+        "kernel_ratio_vs_numpy_per_case": geomean(pick(256, big, "ratio_vs_numpy_per_case")),
+        "kernel_ratio_vs_numpy_per_case_large": geomean(pick(4096, large_b, "ratio_vs_numpy_per_case")),
+        "kernel_ratio_vs_numpy_batched": geomean(pick(256, big, "ratio_vs_numpy_batched")),
+        "kernel_fraction_of_stream_limit": geomean(pick(256, big, "fraction_of_stream_limit")),
+        "compile_seconds_per_signature_max": max(r["compile_seconds"] for r in every),
+        "traces_per_signature_max": max(r["traces"] for r in every),
+        "kernel_mismatches": sum(not r["correct"] for r in every),
+        "api_mix_ratio_vs_numpy": None,
+    }
+    if not args.no_mix:
+        import run as mixrun
+
+        mix = mixrun.main(["--quick", "--modes", "arena"])
+        out["api_mix_ratio_vs_numpy"] = mix["ratio_vs_numpy_standard_mix"]
+    out["wall_seconds"] = time.perf_counter() - t0
+    for key in (
+        "kernel_ratio_vs_numpy_per_case",
+        "kernel_ratio_vs_numpy_per_case_large",
+        "kernel_ratio_vs_numpy_batched",
+        "kernel_fraction_of_stream_limit",
+        "api_mix_ratio_vs_numpy",
+        "compile_seconds_per_signature_max",
+        "traces_per_signature_max",
+        "kernel_mismatches",
+    ):
+        log(f"{key} = {out[key]}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(out, f, indent=1, sort_keys=True)
+    return out
+
+
+if __name__ == "__main__":
+    main()
