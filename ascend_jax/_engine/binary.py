@@ -18,9 +18,11 @@ import numpy as np
 from jax import lax
 
 from ..errors import Fault
+from . import lanes as LN
 from . import mask as M
 from . import memory as MEM
 from . import numerics as N
+from . import pipeline as PL
 
 U32 = jnp.uint32
 I32 = jnp.int32
@@ -42,7 +44,7 @@ class BinaryStatic:
       per repeat, consumed contiguously); sel_addr: "dyn" (dyn["sel"]) | "cmpmask" (CMPMASK word 0)
       | "register" (mode-0 bits are CMPMASK itself).
     cmp: "" (select) or "dyn" (compare; the CMPMODE value is traced data, dyn["cmp"]).
-    out: "vec" | "bits" | "cmpmask".
+    out: "vec" | "bits" | "cmpmask"; ordered: "vec" dst blocks may coincide (program-order writes).
     scratch: ((first_byte, end_byte), ...) reserved UB no byte the call touches may fall in.
     side: CMPMASK side effect of Select with a selMask tensor: "none" | "sel_head" (mode 0)
       | "scalar_splat" (mode 1) | "addr_splat" (mode 2); side_slot: byte offset of the 32-byte
@@ -64,7 +66,7 @@ class BinaryStatic:
     sel_addr: str
     cmp: str
     out: str
-    merge: str
+    ordered: bool
     scratch: tuple
     side: str
     side_slot: int
@@ -195,10 +197,6 @@ def _meet(a_start, a_len, b_start, b_len):
     return (a_start < b_start + b_len) & (b_start < a_start + a_len)
 
 
-def _any_fault(cond, bit):
-    return jnp.where(jnp.any(cond), U32(bit), U32(0))
-
-
 def _splat_words(bits, size):
     """uint32[4]: the 16-byte image of a T value (bit pattern ``bits``, ``size`` bytes) repeated."""
     b = jnp.asarray(bits, U32)
@@ -253,74 +251,6 @@ def _stream_vs_blocks(s0, W, rep_ok, b_addr, b_act, R, want):
 # -- the pipeline --------------------------------------------------------------------------------
 
 
-def _policy(policy, cond, nop, undef, bad):
-    """Apply a profile zero-value policy ("nop" | "fault" | "error") to condition ``cond``."""
-    if policy == "nop":
-        return nop | cond, undef, bad
-    if policy == "fault":
-        return nop, undef | cond, bad
-    return nop, undef, bad | cond  # "error" seen only at run time: a bad mask
-
-
-def _active(st, state, dyn):
-    """(act bool[R, L], nop, undef, bad_mask, ovf, new_vmask, new_mode); docs/MODEL.md "Which
-    lanes are active" and "Compare and Select"."""
-    p = st.profile
-    R, L = st.R, p.lanes(st.dtype)
-    zero = jnp.zeros((), bool)
-    ones = jnp.asarray(_ones_words(p.vector_mask_bits))
-    if st.mask_kind == "count":
-        lo = dyn["count"][0]
-        eff = lo - lo % np.uint32(L) if st.count_tail == "dropped" else lo
-        act = M.lanes_below(eff, jnp.zeros((), U32), R, L)
-        nop, undef, bad = _policy(p.zero_count, lo == 0, zero, zero, zero)
-        new_vmask, new_mode = state.vmask, state.mask_mode
-        if st.lowering == "counter_mode":
-            new_vmask, new_mode = ones, jnp.zeros((), I32)
-        elif st.lowering == "repeat_loop":
-            tail = (lo % np.uint32(L)).astype(U32)
-            new_vmask = jnp.where(tail == 0, ones, M.continuous_words(tail, L, p.vector_mask_bits))
-        return act, nop, undef, bad, eff > np.uint32(R * L), new_vmask, new_mode
-    rep = dyn["repeat"]
-    if st.mask_kind == "all":  # the product ignores the mask: every lane of repeats < repeatTime
-        nop, undef, bad = _policy(p.zero_repeat, rep == 0, zero, zero, zero)
-        return M.repeat_below(rep, R, L), nop, undef, bad, rep > R, state.vmask, state.mask_mode
-    counter = state.mask_mode == 1
-    new_vmask = state.vmask
-    if st.mask_kind == "register":
-        lanes = M.bits_of_words(state.vmask, L)
-        c_lo, c_hi = state.vmask[0], state.vmask[1]
-        m_zero = ~jnp.any(lanes)
-    elif st.mask_kind == "continuous":
-        n = dyn["cont"]
-        lanes = np.arange(L) < jnp.where(n[1] != 0, np.uint32(L), jnp.minimum(n[0], np.uint32(L)))
-        c_lo, c_hi = n[0], n[1]
-        m_zero = (n[0] == 0) & (n[1] == 0)
-        img = M.continuous_words(jnp.where(n[1] != 0, np.uint32(0xFFFFFFFF), n[0]), L, p.vector_mask_bits)
-    else:  # bitwise
-        w = dyn["words"]
-        lanes = M.bits_of_words(w, L)
-        c_lo, c_hi = w[0], w[1]
-        m_zero = ~jnp.any(w != 0)
-        img = w
-    if st.mask_kind != "register" and p.level0_writes_mask_register:
-        img = jnp.where(counter, M.counter_words(c_lo, c_hi), img)
-        new_vmask = img & ones
-    act = jnp.where(counter, M.lanes_below(c_lo, c_hi, R, L), M.repeat_below(rep, R, L) & lanes[None, :])
-    ovf = jnp.where(counter, (c_hi != 0) | (c_lo > np.uint32(R * L)), rep > R)
-    nop, undef, bad = _policy(p.zero_repeat, ~counter & (rep == 0), zero, zero, zero)
-    # repeatTime is checked before the mask (as the unary pipeline and the reference do)
-    nop, undef, bad = _policy(p.zero_mask, ~counter & (rep != 0) & m_zero, nop, undef, bad)
-    nop, undef, bad = _policy(p.zero_count, counter & (c_lo == 0) & (c_hi == 0), nop, undef, bad)
-    return act, nop, undef, bad, ovf, new_vmask, state.mask_mode
-
-
-def _ones_words(bits):
-    w = np.zeros(8, np.uint32)
-    w[: bits // 32] = 0xFFFFFFFF
-    return w
-
-
 @functools.partial(jax.jit, static_argnums=0)
 def run_binary(st: BinaryStatic, state, dyn):
     p = st.profile
@@ -337,10 +267,10 @@ def run_binary(st: BinaryStatic, state, dyn):
     limit = min(ub.shape[-1], p.ub_usable_bytes)
     rr = np.arange(R, dtype=np.int32)
 
-    act, nop, undef, bad_mask, ovf, new_vmask, new_mode = _active(st, state, dyn)
-    if st.out == "cmpmask":
-        ovf = jnp.zeros((), bool)  # one repeat by definition: a larger Counter count means all lanes
-    act = act & ~nop
+    plan = LN.plan(p, dt, R, state, dyn, LN.KINDS[st.mask_kind], st.lowering, st.count_tail)
+    if st.out == "cmpmask":  # one repeat by definition: a larger Counter count means all lanes
+        plan = dataclasses.replace(plan, overflow=jnp.zeros((), bool))
+    act = plan.act
     act3 = act.reshape(R, 8, E)
     blk_act = jnp.any(act3, axis=-1)
     rep_act = jnp.any(act, axis=-1)
@@ -353,8 +283,6 @@ def run_binary(st: BinaryStatic, state, dyn):
 
     # ---- operands ----
     width = None if wide else np.uint32(0xFFFFFFFF >> (32 - dt.bits))
-    # T operands are gathered and written as uint32 block words
-    msize = 4 if wide else dt.itemsize
     sources = []  # strided T sources: (block byte addresses [R, 8], repeat stride)
 
     def tensor(addr, blk, rep):
@@ -362,8 +290,7 @@ def run_binary(st: BinaryStatic, state, dyn):
         aligned.append(addr)
         footprint.append((baddr, _BLOCK, blk_act))
         sources.append((baddr, rep))
-        lanes = MEM.words_to_lanes(MEM.gather_words(ub, MEM.block_index(baddr)), msize)
-        return lanes.reshape(R, L, 2) if wide else lanes
+        return PL.read_lanes(ub, baddr, dt)
 
     def element(addr):
         e = jnp.asarray(addr, I32)
@@ -414,7 +341,7 @@ def run_binary(st: BinaryStatic, state, dyn):
         d_addr = MEM.block_addr(dyn["dst"], db, dr, R)
         aligned.append(dyn["dst"])
         footprint.append((d_addr, _BLOCK, blk_act))
-        fault |= jnp.where(any_act & (db == 0), U32(Fault.DST_BLK_STRIDE_ZERO), U32(0))
+        fault |= PL.strided_dst_faults(d_addr, sources, blk_act, any_act, db)
     elif st.out == "bits":
         d0 = jnp.asarray(dyn["dst"], I32)
         aligned.append(d0)
@@ -422,13 +349,9 @@ def run_binary(st: BinaryStatic, state, dyn):
 
     # ---- faults ----
     fault |= MEM.misaligned_fault(tuple(aligned), any_act, p.operand_alignment_bytes)
-    for start, n, a in footprint:
-        fault |= _any_fault(a & ((start < 0) | (start + n > limit)), Fault.OUT_OF_UB)
+    fault |= PL.footprint_faults(footprint, limit, tuple((lo, hi, True) for lo, hi in st.scratch))
     part = dep = jnp.zeros((), bool)
     if st.out == "vec":
-        for s_addr, s_rep in sources:
-            fault |= MEM.partial_overlap_fault(s_addr, d_addr, blk_act)
-            fault |= MEM.repeat_dependency_fault(d_addr, s_addr, blk_act, blk_act, s_rep)
         if sa is not None and st.sel == "fixed":
             hit = blk_act & _meet(sa, W, d_addr, _BLOCK)
             later = jnp.flip(jnp.cumsum(jnp.flip(rep_act.astype(I32))), 0) > 0  # any r'' >= r
@@ -447,15 +370,9 @@ def run_binary(st: BinaryStatic, state, dyn):
             part, dep = part | same, dep | earlier
     fault |= jnp.where(part, U32(Fault.PARTIAL_OVERLAP), U32(0))
     fault |= jnp.where(dep, U32(Fault.REPEAT_DEPENDENCY), U32(0))
-    for lo, hi in st.scratch:
-        for start, n, a in footprint:
-            fault |= _any_fault(a & _meet(start, n, lo, hi - lo), Fault.SCRATCH_COLLISION)
-    fault |= jnp.where(undef, U32(Fault.UNDEFINED), U32(0))
-    fault |= jnp.where(bad_mask | dyn["bad_mask"], U32(Fault.BAD_MASK), U32(0))
-    fault |= jnp.where(dyn["bad_param"], U32(Fault.BAD_PARAM), U32(0))
-    fault |= jnp.where(ovf & ~nop, U32(Fault.BUCKET_OVERFLOW), U32(0))
+    fault |= PL.closing_faults(plan, dyn["bad_mask"], dyn["bad_param"])
     ok = fault == 0
-    change = ok & ~nop
+    change = ok & ~plan.nop
 
     # ---- compute and write (every read above saw the UB before this call) ----
     cmpmask = state.cmpmask
@@ -463,17 +380,7 @@ def run_binary(st: BinaryStatic, state, dyn):
         shape = (R, L, 2) if wide else (R, L)
         pick = sel[..., None] if wide else sel
         new = jnp.where(pick, jnp.broadcast_to(va, shape), jnp.broadcast_to(vb, shape)).astype(bits_dt)
-        LM = 2 * L if wide else L  # memory lanes per repeat (uint32 halves for 64-bit T)
-        act_m = jnp.repeat(act, 2, axis=1) if wide else act
-        d_idx = MEM.block_index(d_addr)
-        new_w = MEM.lanes_to_words(new.reshape(R, LM).astype(U32), msize)
-        mask_w = MEM.lane_mask_words(act_m, msize)
-        write = blk_act & ok
-        if st.merge == "none":  # no two dst blocks of the call can coincide: one masked scatter
-            old = MEM.gather_words(ub, d_idx)
-            ub = MEM.scatter_words(ub, d_idx, (new_w & mask_w) | (old & ~mask_w), write)
-        else:  # dst blocks may coincide: repeat by repeat, in program order
-            ub = MEM.write_program_order(ub, d_idx, new_w, mask_w, write)
+        ub = PL.write_lanes(ub, d_addr, new, act, blk_act & ok, st.ordered, dt)
     else:
         if wide:
             res = compare_pairs(jnp.broadcast_to(va, (R, L, 2)), vb, dyn["cmp"], dt, p) & act
@@ -513,6 +420,4 @@ def run_binary(st: BinaryStatic, state, dyn):
             cur = ub[st.side_slot : st.side_slot + _BLOCK]
             ub = ub.at[st.side_slot : st.side_slot + _BLOCK].set(jnp.where(change, slot_bytes, cur))
 
-    vmask = jnp.where(change, new_vmask, state.vmask)
-    mode = jnp.where(change, new_mode, state.mask_mode)
-    return state.replace(ub=ub, vmask=vmask, mask_mode=mode, cmpmask=cmpmask, fault=state.fault | fault)
+    return PL.finish(state, plan, fault, ub, cmpmask=cmpmask)

@@ -19,8 +19,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..errors import Fault
+from . import lanes as LN
 from . import mask as M
 from . import memory as MEM
+from . import pipeline as PL
 
 U32 = jnp.uint32
 I32 = jnp.int32
@@ -53,12 +55,6 @@ def pattern_register_image(pv, n_lanes, vector_mask_bits):
     bit l = pattern bit of lane l for l < min(L, vector_mask_bits), all other bits 0."""
     on = builtin_pattern_bits(pv, 256) & (np.arange(256) < min(n_lanes, vector_mask_bits))
     return M.pack_bits(on)
-
-
-def _limit_bits(words, bits):
-    keep = np.zeros(8, np.uint32)
-    keep[: bits // 32] = 0xFFFFFFFF
-    return words & keep
 
 
 @functools.partial(jax.jit, static_argnums=0)
@@ -146,11 +142,14 @@ def run_gather_mask(st: GatherStatic, state, dyn):
     # -- faults ----------------------------------------------------------------------------------
     limit = min(state.ub.shape[-1], p.ub_usable_bytes)
     fault = jnp.zeros((), U32)
-    fault |= MEM.oob_fault(s_addr, s_blk, limit, bb) | MEM.oob_fault(d_addr, d_write, limit, bb)
+    footprint = [(s_addr, bb, s_blk), (d_addr, bb, d_write)]
     addrs = (dyn["dst"], dyn["src0"])
     if st.pattern == "tensor":
-        fault |= MEM.oob_fault(p_addr, p_blk, limit, bb)
+        footprint.append((p_addr, bb, p_blk))
         addrs = addrs + (dyn["src1"],)
+    # SPEC: 950 "内置固定模式占用8KB ... 用户自定义模式不涉及": the scratch only for built-in patterns
+    regions = PL.regions_used(p, st.api) if st.pattern == "builtin" else ()
+    fault |= PL.footprint_faults(footprint, limit, regions)
     fault |= MEM.misaligned_fault(addrs, any_act, p.operand_alignment_bytes)
     # dst blocks written by repeat r: t in [c_r // E, (c_r + k_r - 1) // E] (k_r > 0);
     # by all repeats before r: t in [0, (c_r - 1) // E] (c_r > 0). A src/pattern block at byte
@@ -181,20 +180,8 @@ def run_gather_mask(st: GatherStatic, state, dyn):
         dep = dep | earlier_repeat(p_addr, p_blk)
     fault |= jnp.where(partial, U32(Fault.PARTIAL_OVERLAP), U32(0))
     fault |= jnp.where(dep, U32(Fault.REPEAT_DEPENDENCY), U32(0))
-    if st.pattern == "builtin":  # SPEC: 950 "内置固定模式占用8KB ... 用户自定义模式不涉及"
-        for reg in p.reserved:
-            if st.api in reg.used_by:
-                lo, hi = reg.offset_bytes, reg.offset_bytes + reg.size_bytes
-
-                def touches(a, lo=lo, hi=hi):
-                    return (a < hi) & (a + bb > lo)
-
-                hit = jnp.any(s_blk & touches(s_addr)) | jnp.any(d_write & touches(d_addr))
-                fault |= jnp.where(hit, U32(Fault.SCRATCH_COLLISION), U32(0))
-    fault |= jnp.where(undef, U32(Fault.UNDEFINED), U32(0))
-    fault |= jnp.where(dyn["bad_param"], U32(Fault.BAD_PARAM), U32(0))
-    fault |= jnp.where(dyn["bad_mask"], U32(Fault.BAD_MASK), U32(0))
-    fault |= jnp.where(ovf & ~nop, U32(Fault.BUCKET_OVERFLOW), U32(0))
+    plan = LN.LanePlan(act, nop, undef, jnp.zeros((), bool), ovf, state.vmask, state.mask_mode)
+    fault |= PL.closing_faults(plan, dyn["bad_mask"], dyn["bad_param"])
     ok = fault == 0
 
     # -- write and registers ---------------------------------------------------------------------
@@ -207,7 +194,7 @@ def run_gather_mask(st: GatherStatic, state, dyn):
         mode = jnp.where(change, jnp.zeros_like(mode), mode)
     vmask = state.vmask
     if st.vmask_after == "count":
-        img = _limit_bits(M.counter_words(mask, jnp.zeros((), U32)), p.vector_mask_bits)
+        img = LN.limit_bits(M.counter_words(mask, jnp.zeros((), U32)), p.vector_mask_bits)
         vmask = jnp.where(change, img, vmask)
     elif st.vmask_after == "pattern" and st.pattern == "builtin":
         pv = jnp.asarray(dyn["pattern"], I32)

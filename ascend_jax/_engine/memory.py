@@ -237,15 +237,13 @@ def repeat_dependency_fault(dst_idx, src_idx, dst_active, src_active, src_rep_st
 
 
 def collisions_possible(dst_rep_stride, dst_blk_stride, R):
-    """Static check (Python ints) whether two dst blocks of different (r, b) can coincide."""
+    """Whether two dst blocks of different (r, b) may coincide (the program-order write path is
+    needed): False only when the Python-int strides rule it out; traced strides: True."""
     if not isinstance(dst_rep_stride, (int, np.integer)) or not isinstance(dst_blk_stride, (int, np.integer)):
-        return "traced"
+        return True
     dr, db = int(dst_rep_stride), int(dst_blk_stride)
     if db == 0:
-        return "none"  # a fault: the write is suppressed anyway
+        return False  # a fault: the write is suppressed anyway
     if dr == 0:
-        return "rep0" if R > 1 else "none"
-    for db_ in range(1, 8):
-        if (db_ * db) % dr == 0 and 1 <= (db_ * db) // dr <= R - 1:
-            return "general"
-    return "none"
+        return R > 1
+    return any((k * db) % dr == 0 and 1 <= (k * db) // dr <= R - 1 for k in range(1, 8))

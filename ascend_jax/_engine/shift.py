@@ -1,5 +1,5 @@
-"""Shift element functions (ShiftLeft / ShiftRight, scalar and tensor shift amounts) and the count
-pipeline of the tensor-shift variants (one dst, two src tensors). See docs/MODEL.md
+"""Shift element functions (ShiftLeft / ShiftRight, scalar and tensor shift amounts) (the tensor-shift
+variants run on the two-source strided core). See docs/MODEL.md
 "GatherMask and shifts".
 
 Values travel as uint32 containers holding T's bit pattern in the low ``B = 8*sizeof(T)`` bits.
@@ -7,17 +7,9 @@ Every native shift here is by an amount in [0, 31] (explicitly clipped); amounts
 with explicit selects, never by the backend's out-of-range shift rules.
 """
 
-import dataclasses
-import functools
-
-import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
-
-from ..errors import Fault
-from . import memory as MEM
-from .pipeline import UnaryStatic, active_lanes
 
 U32 = jnp.uint32
 I32 = jnp.int32
@@ -200,86 +192,30 @@ def elem_shift_right(x, s, dtype, profile, ctrl, *_):
     return shift_right(x, n, dtype, s[1] != 0)
 
 
-# -- tensor shift amounts (count form only) ------------------------------------------------------
+# -- tensor shift amounts (count form only): two-source element functions of run_strided -------
 
 
-@dataclasses.dataclass(frozen=True)
-class TensorShiftStatic:
-    api: str
-    op: str  # "left" | "right"
-    dtype: object  # DType of dst/src0 (src1 has the same width)
-    R: int  # repeat bucket
-    profile: object
-    keep_sign: bool
-
-
-@functools.partial(jax.jit, static_argnums=0)
-def run_shift_tensor(st: TensorShiftStatic, state, dyn):
-    """``dst[i] = src0[i] <</>> src1[i]`` for the first ``count`` elements (contiguous operands)."""
-    p = st.profile
-    dt = st.dtype
-    R = st.R
-    E = p.block_bytes // dt.itemsize
-    # the count form's active lanes, zero-count policy and level-2 register epilogue (dyn["kind"] = count)
-    ust = UnaryStatic(api=st.api, dtype=dt, R=R, merge="none", profile=p, elem=None)
-    act, nop, undef, bad_mask, ovf, new_vmask, new_mode = active_lanes(ust, state, dyn)
-    act = act & ~nop
-    blk_act = jnp.any(act.reshape(R, 8, E), axis=-1)
-    any_act = jnp.any(blk_act)
-    bb = p.block_bytes
-    d_addr = MEM.block_addr(dyn["dst"], 1, 8, R, bb)
-    s0_addr = MEM.block_addr(dyn["src0"], 1, 8, R, bb)
-    s1_addr = MEM.block_addr(dyn["src1"], 1, 8, R, bb)
-    limit = min(state.ub.shape[-1], p.ub_usable_bytes)
-    fault = jnp.zeros((), U32)
-    for a in (d_addr, s0_addr, s1_addr):
-        fault |= MEM.oob_fault(a, blk_act, limit, bb)
-    fault |= MEM.misaligned_fault((dyn["dst"], dyn["src0"], dyn["src1"]), any_act, p.operand_alignment_bytes)
-    for s_addr in (s0_addr, s1_addr):
-        fault |= MEM.partial_overlap_fault(s_addr, d_addr, blk_act)
-        fault |= MEM.repeat_dependency_fault(d_addr, s_addr, blk_act, blk_act, 8, bb)
-    for reg in p.reserved:
-        if st.api in reg.used_by:
-            lo, hi = reg.offset_bytes, reg.offset_bytes + reg.size_bytes
-            hit = jnp.zeros((), bool)
-            for a in (d_addr, s0_addr, s1_addr):
-                hit = hit | jnp.any(blk_act & (a < hi) & (a + bb > lo))
-            fault |= jnp.where(hit, U32(Fault.SCRATCH_COLLISION), U32(0))
-    wide = dt.itemsize == 8  # 64-bit T: (low, high) uint32 pairs
-    bits_dt = jnp.dtype(np.uint32) if wide else jnp.dtype(dt.bits_dtype)
-    L = act.shape[-1]
-    d_idx = MEM.block_index(d_addr, bb)
-    x = MEM.to_lanes(MEM.gather_blocks(state.ub, MEM.block_index(s0_addr, bb)), bits_dt).astype(U32)
-    amt_bits = MEM.to_lanes(MEM.gather_blocks_at(state.ub, s1_addr, bb), bits_dt).astype(U32)
-    if wide:
-        x, amt_bits = x.reshape(R, L, 2), amt_bits.reshape(R, L, 2)
-        n, neg = pair_amount(amt_bits, True)
-    else:
-        n, neg = shift_amount(amt_bits, dt.bits, True)  # U is a signed type of T's width
-    # SPEC: src1 "不支持设置为负数": a negative amount in an active lane is a BAD_PARAM fault
-    bad_param = dyn["bad_param"] | jnp.any(neg & act)
-    fault |= jnp.where(undef, U32(Fault.UNDEFINED), U32(0))
-    fault |= jnp.where(bad_mask, U32(Fault.BAD_MASK), U32(0))
-    fault |= jnp.where(bad_param, U32(Fault.BAD_PARAM), U32(0))
-    fault |= jnp.where(ovf & ~nop, U32(Fault.BUCKET_OVERFLOW), U32(0))
-    ok = fault == 0
-    if wide:
-        if st.op == "left":
-            r = shift_left_pairs(x, n, dt, st.keep_sign, "sign_fill")
-        else:
-            r = shift_right_pairs(x, n, dt, False)
-        r, act_m = r.reshape(R, 2 * L), jnp.repeat(act, 2, axis=1)
-    else:
+def _shift_by_tensor(x, amt, dtype, left, keep):
+    """``x <</>> amt`` per lane; returns (bits, negative amount) -- the second marks lanes whose
+    amount is invalid (SPEC: src1 "不支持设置为负数": a BAD_PARAM fault where active). U is a signed
+    type of T's width."""
+    if dtype.itemsize == 8:
+        n, neg = pair_amount(amt, True)
         r = (
-            shift_left(x, n, dt, st.keep_sign, "sign_fill")
-            if st.op == "left"
-            else shift_right(x, n, dt, False)
+            shift_left_pairs(x, n, dtype, keep, "sign_fill")
+            if left
+            else shift_right_pairs(x, n, dtype, False)
         )
-        act_m = act
-    old = MEM.to_lanes(MEM.gather_blocks(state.ub, d_idx), bits_dt)
-    merged = jnp.where(act_m, r.astype(bits_dt), old)
-    ub = MEM.scatter_blocks(state.ub, d_idx, MEM.from_lanes(merged), blk_act & ok)
-    change = ok & ~nop
-    vmask = jnp.where(change, new_vmask, state.vmask)
-    mode = jnp.where(change, new_mode, state.mask_mode)
-    return state.replace(ub=ub, vmask=vmask, mask_mode=mode, fault=state.fault | fault)
+        return r, neg
+    n, neg = shift_amount(amt, dtype.bits, True)
+    r = shift_left(x, n, dtype, keep, "sign_fill") if left else shift_right(x, n, dtype, False)
+    return r, neg
+
+
+def elem_shift_left_tensor(x, amt, s, dtype, profile, ctrl, dyn):
+    keep = _api_choice(profile, "ShiftLeft", "signed_left_shift", "keep_sign") == "keep_sign"
+    return _shift_by_tensor(x, amt, dtype, True, keep)
+
+
+def elem_shift_right_tensor(x, amt, s, dtype, profile, ctrl, dyn):
+    return _shift_by_tensor(x, amt, dtype, False, False)

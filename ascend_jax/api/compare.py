@@ -15,7 +15,6 @@ i % 8 of byte i // 8 of dst. Semantics: docs/MODEL.md "Compare and Select".
 
 import enum
 import functools
-import math
 
 import jax
 import jax.numpy as jnp
@@ -24,11 +23,11 @@ from jax import lax
 
 from .._engine.binary import BinaryStatic, run_binary
 from ..errors import Fault, NotModelledError, UnsupportedError, UsageError
-from ..params import BinaryRepeatParams, UnaryRepeatParams, as_binary_params, as_unary_params
 from ..profile import as_profile
 from ..registry import ApiSpec, register
-from ..tensor import MASK_PLACEHOLDER, LocalTensor
+from ..tensor import LocalTensor
 from . import _args as A
+from ._forms import binary_dyn, binary_strides, count_form, highdim_form, scratch_regions, unary_strides
 
 U32 = jnp.uint32
 I32 = jnp.int32
@@ -53,183 +52,6 @@ CMPMASK_ALIGN = 16
 CMPMASK_BYTES = 16  # the 128-bit register
 # SPEC: GetCmpMask: "dst的空间大小不能少于128字节".
 GETCMPMASK_MIN_DST_BYTES = 128
-
-
-# -- shared argument handling (also used by select.py) -------------------------------------------
-
-
-def default_big_bucket(p):
-    return A.bucket(math.ceil(p.ub_usable_bytes / p.repeat_bytes))
-
-
-def state_concrete(state):
-    return A.is_concrete_array(state.vmask) and A.is_concrete_array(state.mask_mode) and state.fault.ndim == 0
-
-
-def reg_count_repeats(state, L):
-    w = np.asarray(state.vmask)
-    cnt = int(w[0]) | (int(w[1]) << 32)
-    return max(1, math.ceil(cnt / L))
-
-
-def empty_dyn():
-    """Every key run_binary may read, with neutral values (one pytree structure for all calls)."""
-    z = jnp.zeros((), I32)
-    return {
-        "dst": z,
-        "src0": z,
-        "src1": z,
-        "sel": z,
-        "elem": z,
-        "scalar": jnp.zeros((), U32),
-        "count": jnp.zeros((2,), U32),
-        "repeat": jnp.ones((), I32),
-        "cont": jnp.zeros((2,), U32),
-        "words": jnp.zeros((8,), U32),
-        "strides": jnp.asarray([1, 1, 1, 8, 8, 8], I32),
-        "bad_param": jnp.zeros((), bool),
-        "bad_mask": jnp.zeros((), bool),
-        "cmp": jnp.zeros((), I32),
-    }
-
-
-def scratch_regions(p, api, uses=True):
-    """((first_byte, end_byte), ...) of the reserved UB regions whose used_by lists ``api``."""
-    if not uses:
-        return ()
-    return tuple((r.offset_bytes, r.offset_bytes + r.size_bytes) for r in p.reserved if api in r.used_by)
-
-
-def count_form(api, count, dt, p, max_repeats, dyn, align_bytes=0, whole_repeats=False):
-    """Validate the count argument, fill dyn["count"]/dyn["bad_param"]; returns the repeat bucket."""
-    max_count = p.ub_usable_bytes // dt.itemsize
-    count = A.static_int(api, "count", count, 0, max_count, p, "count must fit in the usable UB")
-    bad = A.traced_range_bad(count, 0, max_count)
-    L = p.lanes(dt)
-    if align_bytes:
-        unit = align_bytes // math.gcd(align_bytes, dt.itemsize)
-        if isinstance(count, int):
-            if count % unit:
-                raise UsageError(
-                    api,
-                    "count",
-                    count,
-                    f"a multiple of {unit} for {dt.cpp}",
-                    p,
-                    f"count * sizeof(T) must be a multiple of {align_bytes} bytes "
-                    f"(current size {count * dt.itemsize} bytes)",
-                )
-        else:
-            bad = bad | (jnp.asarray(count) % unit != 0)
-    if max_repeats is not None:
-        R = A.bucket(max_repeats)
-    elif isinstance(count, int):
-        R = A.bucket(count // L if whole_repeats else math.ceil(count / L))
-    else:
-        R = default_big_bucket(p)
-    c = jnp.asarray(count)
-    dyn["count"] = jnp.stack([jnp.maximum(c, 0).astype(U32), jnp.zeros((), U32)])
-    dyn["bad_param"] = dyn["bad_param"] | bad
-    return R
-
-
-def _check_ignored_mask(api, mask, p, is_set_mask):
-    """A mask the product ignores ("保留参数，设置无效"): only its C++ type/range is checked."""
-    n_words = p.vector_mask_bits // 64
-    if mask is MASK_PLACEHOLDER or mask is None:
-        if is_set_mask:
-            raise UsageError(api, "mask", mask, "an int (continuous) or a list of uint64 words (bitwise)", p)
-        return
-    if not is_set_mask:  # the isSetMask=false prototype takes MASK_PLACEHOLDER (as the reference)
-        raise UsageError(api, "mask", mask, "MASK_PLACEHOLDER when isSetMask=false", p)
-    if isinstance(mask, (list, tuple)):
-        if not 1 <= len(mask) <= n_words:
-            raise UsageError(api, "mask", list(mask), f"1 to {n_words} uint64 words (low word first)", p)
-        for i, w in enumerate(mask):
-            if A.is_static(w) and not (isinstance(w, (int, np.integer)) and 0 <= int(w) <= _U64_MAX):
-                raise UsageError(api, f"mask[{i}]", w, "[0, 2**64-1]", p)
-        return
-    if A.is_static(mask) and (
-        isinstance(mask, bool) or not isinstance(mask, (int, np.integer)) or not 0 <= int(mask) <= _U64_MAX
-    ):
-        raise UsageError(api, "mask", mask, "an integer in [0, 2**64-1]", p)
-
-
-def highdim_form(api, mask, repeat, dt, p, is_set_mask, state, max_repeats, dyn, honoured, fixed_repeat=None):
-    """Validate mask/repeatTime of a high-dim call, fill dyn; returns (mask_kind, R)."""
-    L = p.lanes(dt)
-    if fixed_repeat is None:
-        repeat = A.static_int(api, "repeatTime", repeat, 0, p.max_repeat_times, p)
-        dyn["bad_param"] = dyn["bad_param"] | A.traced_range_bad(repeat, 0, p.max_repeat_times)
-    else:
-        repeat = fixed_repeat
-    dyn["repeat"] = jnp.asarray(repeat, I32)
-    if not honoured:
-        _check_ignored_mask(api, mask, p, is_set_mask)
-        if fixed_repeat is not None:
-            return "all", 1
-        if max_repeats is not None:
-            return "all", A.bucket(max_repeats)
-        return "all", A.bucket(repeat) if isinstance(repeat, int) else A.bucket(p.max_repeat_times)
-    m = A.parse_mask(api, mask, dt, p, is_set_mask)
-    if m.kind != "register" and m.static_zero and p.zero_mask == "error":
-        raise UsageError(
-            api, "mask", mask, "a non-zero mask", p, "this product rejects a zero mask in Normal mode"
-        )
-    if m.traced_bad is not None:
-        dyn["bad_mask"] = dyn["bad_mask"] | m.traced_bad
-    if m.cont is not None:
-        dyn["cont"] = m.cont
-    if m.words is not None:
-        dyn["words"] = m.words
-    if fixed_repeat is not None:
-        return m.kind, 1
-    concrete = state_concrete(state)
-    static_counter = concrete and int(state.mask_mode) == 1
-    if max_repeats is not None:
-        R = A.bucket(max_repeats)
-    elif static_counter:
-        if m.kind == "register":
-            R = A.bucket(reg_count_repeats(state, L))
-        elif isinstance(mask, (list, tuple)) and all(A.is_static(x) for x in mask):
-            R = A.bucket(math.ceil(int(mask[0]) / L))
-        elif A.is_static(mask):
-            R = A.bucket(math.ceil(int(mask) / L))
-        else:
-            R = default_big_bucket(p)
-    else:
-        R = A.bucket(repeat) if isinstance(repeat, int) else A.bucket(p.max_repeat_times)
-    return m.kind, R
-
-
-def binary_strides(api, params, p, dyn):
-    params = as_binary_params(params)
-    fields = (
-        "dstBlkStride",
-        "src0BlkStride",
-        "src1BlkStride",
-        "dstRepStride",
-        "src0RepStride",
-        "src1RepStride",
-    )
-    for f in fields:
-        v = getattr(params, f)
-        A.static_int(api, f"repeatParams.{f}", v, 0, BinaryRepeatParams._RANGES[f], p)
-        dyn["bad_param"] = dyn["bad_param"] | A.traced_range_bad(v, 0, BinaryRepeatParams._RANGES[f])
-    dyn["strides"] = jnp.stack([jnp.asarray(getattr(params, f), I32) for f in fields])
-    return params
-
-
-def unary_strides(api, params, p, dyn):
-    """UnaryRepeatParams mapped onto the binary stride vector (src1 slots unused)."""
-    params = as_unary_params(params)
-    for f, hi in UnaryRepeatParams._RANGES.items():
-        v = getattr(params, f)
-        A.static_int(api, f"repeatParams.{f}", v, 0, hi, p)
-        dyn["bad_param"] = dyn["bad_param"] | A.traced_range_bad(v, 0, hi)
-    g = [params.dstBlkStride, params.srcBlkStride, 1, params.dstRepStride, params.srcRepStride, 8]
-    dyn["strides"] = jnp.stack([jnp.asarray(v, I32) for v in g])
-    return params
 
 
 def _cmp_mode(api, mode, dt, p, a):
@@ -319,7 +141,7 @@ def _compare_to_ub(api, state, dst, src0, src1, cmpMode, args, profile, isSetMas
             if form == "count"
             else "isSetMask is a reserved parameter of Compare",
         )
-    dyn = empty_dyn()
+    dyn = binary_dyn()
     dyn["cmp"] = jnp.asarray(int(CMPMODE[mode]), I32)
     dyn["dst"] = A.addr_of(dst)
     dyn["src0"] = A.addr_of(src0)
@@ -344,7 +166,7 @@ def _compare_to_ub(api, state, dst, src0, src1, cmpMode, args, profile, isSetMas
     else:
         mask, repeat, params = args
         if scalar:
-            unary_strides(api, params, p, dyn)
+            unary_strides(api, params, p, dyn, binary_layout=True)
         else:
             binary_strides(api, params, p, dyn)
         kind, R = highdim_form(
@@ -372,7 +194,7 @@ def _compare_to_ub(api, state, dst, src0, src1, cmpMode, args, profile, isSetMas
         sel_addr="dyn",
         cmp="dyn",
         out="bits",
-        merge="none",
+        ordered=False,
         scratch=scratch_regions(p, api),
         side="none",
         side_slot=-1,
@@ -422,7 +244,7 @@ def CompareCmpMask(state, src0, src1, cmpMode, mask, repeatParams, profile=None,
     if p.cmpmask_bits <= 0 or L > p.cmpmask_bits:
         raise NotModelledError(f"{api}: {L} lanes do not fit the {p.cmpmask_bits}-bit CMPMASK of '{p.name}'")
     mode = _cmp_mode(api, cmpMode, dt, p, a)
-    dyn = empty_dyn()
+    dyn = binary_dyn()
     dyn["cmp"] = jnp.asarray(int(CMPMODE[mode]), I32)
     dyn["src0"] = A.addr_of(src0)
     dyn["src1"] = A.addr_of(src1)
@@ -453,7 +275,7 @@ def CompareCmpMask(state, src0, src1, cmpMode, mask, repeatParams, profile=None,
         sel_addr="dyn",
         cmp="dyn",
         out="cmpmask",
-        merge="none",
+        ordered=False,
         scratch=scratch_regions(p, api),
         side="none",
         side_slot=-1,

@@ -20,7 +20,7 @@ from ..profile import as_profile
 from ..registry import ApiSpec, register
 from ..tensor import MASK_PLACEHOLDER, LocalTensor
 from . import _args as A
-from .compare import binary_strides, count_form, empty_dyn, highdim_form, scratch_regions
+from ._forms import binary_dyn, binary_strides, count_form, highdim_form, scratch_regions
 
 U32 = jnp.uint32
 I32 = jnp.int32
@@ -189,7 +189,7 @@ def _select(
             raise UnsupportedError(api, "selMask.dtype", selMask.dtype.name, ", ".join(sel_ok), p)
 
     # ---- dyn values ----
-    dyn = empty_dyn()
+    dyn = binary_dyn()
     dyn["dst"] = A.addr_of(dst)
     if a_kind == "tensor":
         dyn["src0"] = A.addr_of(src0)
@@ -207,7 +207,7 @@ def _select(
     if form == "count":
         (count,) = args
         R = count_form(api, count, dt, p, max_repeats, dyn)
-        kind, lowering, merge = "count", p.level2_lowering, "none"
+        kind, lowering, ordered = "count", p.level2_lowering, False
     else:
         if form == "highdim":
             mask, repeat, params = args
@@ -218,7 +218,7 @@ def _select(
         params = binary_strides(api, params, p, dyn)
         kind, R = highdim_form(api, mask, repeat, dt, p, set_mask, state, max_repeats, dyn, honoured=True)
         lowering = "none"
-        merge = MEM.collisions_possible(params.dstRepStride, params.dstBlkStride, R)
+        ordered = MEM.collisions_possible(params.dstRepStride, params.dstBlkStride, R)
 
     # ---- scratch and CMPMASK side effects ----
     tag = "nomask" if form == "nomask" else f"mode{mode}"
@@ -247,7 +247,7 @@ def _select(
         sel_addr=sel_addr,
         cmp="",
         out="vec",
-        merge=merge,
+        ordered=ordered,
         scratch=scratch,
         side=side,
         side_slot=slot,

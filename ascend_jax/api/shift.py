@@ -10,26 +10,25 @@ Prototypes (C++ argument order; ``isSetMask`` is the template argument):
 Each returns the new CoreState. Semantics: docs/MODEL.md "GatherMask and shifts".
 """
 
-import math
-
 import jax.numpy as jnp
 import numpy as np
 
 from .. import dtypes as _dt
-from .._engine import pipeline as PL
+from .._engine import lanes as LN
 from .._engine import shift as SH
-from .._engine.pipeline import UnaryStatic, run_unary
+from .._engine.pipeline import StridedStatic, run_strided
 from ..errors import UsageError
 from ..profile import as_profile
 from ..registry import ApiSpec, register
 from ..tensor import LocalTensor
 from . import _args as A
-from .unary_scalar import _default_big_bucket, plan_unary_call
+from ._forms import count_form, empty_dyn, plan_unary_call
 
 U32 = jnp.uint32
 I32 = jnp.int32
 
 _ELEM = {"left": SH.elem_shift_left, "right": SH.elem_shift_right}
+_TENSOR_ELEM = {"left": SH.elem_shift_left_tensor, "right": SH.elem_shift_right_tensor}
 _SHIFT_DTYPES = ("int8", "int16", "int32", "int64")
 
 
@@ -131,13 +130,13 @@ def shift_call(api, op, state, dst, src, scalar, args, profile, isSetMask, round
         bad = bad | rbad
     else:
         rflag = jnp.zeros((), U32)
-    form, R, merge, dyn = plan_unary_call(
+    form, R, ordered, dyn = plan_unary_call(
         api, state, dst, src, args, p, isSetMask, max_repeats, int64_lanes=True
     )
     dyn["scalar"] = jnp.stack([sbits, rflag])
     dyn["bad_param"] = dyn["bad_param"] | bad
-    st = UnaryStatic(api=api, dtype=dt, R=R, merge=merge, profile=p, elem=_ELEM[op])
-    return run_unary(st, state, dyn)
+    st = StridedStatic(api=api, dtype=dt, R=R, ordered=ordered, profile=p, elem=_ELEM[op])
+    return run_strided(st, state, dyn)
 
 
 def shift_tensor_call(api, op, state, dst, src0, src1, count, profile, max_repeats):
@@ -154,31 +153,22 @@ def shift_tensor_call(api, op, state, dst, src0, src1, count, profile, max_repea
         raise UsageError(
             api, "src1.dtype", u.name, " / ".join(ok), p, "the shift amounts are a signed type of T's width"
         )
-    L = p.lanes(dt)
-    max_count = p.ub_usable_bytes // dt.itemsize
-    count = A.static_int(api, "count", count, 0, max_count, p, "count must fit in the usable UB")
-    bad = A.traced_range_bad(count, 0, max_count)
-    if max_repeats is not None:
-        R = A.bucket(max_repeats)
-    elif isinstance(count, int):
-        R = A.bucket(math.ceil(count / L))
-    else:
-        R = _default_big_bucket(p)
-    c = jnp.asarray(count)
-    dyn = {
-        "dst": A.addr_of(dst),
-        "src0": A.addr_of(src0),
-        "src1": A.addr_of(src1),
-        "kind": jnp.asarray(PL.KIND_COUNT, I32),
-        "count": jnp.stack([jnp.maximum(c, 0).astype(U32), jnp.zeros((), U32)]),
-        "cont": jnp.zeros((2,), U32),
-        "words": jnp.zeros((8,), U32),
-        "repeat": jnp.ones((), I32),
-        "bad_param": bad,
-    }
-    keep = p.api("ShiftLeft").get("signed_left_shift", "keep_sign") == "keep_sign"
-    st = SH.TensorShiftStatic(api=api, op=op, dtype=dt, R=R, profile=p, keep_sign=keep)
-    return SH.run_shift_tensor(st, state, dyn)
+    dyn = empty_dyn("dst", "src0", "src1")
+    R = count_form(api, count, dt, p, max_repeats, dyn)
+    dyn.update(dst=A.addr_of(dst), src0=A.addr_of(src0), src1=A.addr_of(src1))
+    dyn["strides"] = jnp.asarray([1, 1, 1, 8, 8, 8], I32)  # contiguous operands
+    st = StridedStatic(
+        api=api,
+        dtype=dt,
+        R=R,
+        ordered=False,
+        profile=p,
+        elem=_TENSOR_ELEM[op],
+        srcs=("src0", "src1"),
+        literal=("src1",),  # the amounts decide BAD_PARAM: read at the literal address
+        kind=LN.KIND_COUNT,
+    )
+    return run_strided(st, state, dyn)
 
 
 _SCALAR_PROTOS = (

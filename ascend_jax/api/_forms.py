@@ -1,0 +1,255 @@
+"""The call-form planner every API family uses: the count form (with its isSetMask=false register
+variant), the high-dim forms (continuous / bitwise mask, MASK_PLACEHOLDER register form, a mask the
+product ignores) and Counter mode -- static checks (UsageError at trace time), the traced ``dyn``
+fields the lane plan reads (``_engine/lanes.py``), the repeat bucket, the repeat-parameter strides.
+"""
+
+import math
+
+import jax.numpy as jnp
+import numpy as np
+
+from .._engine import lanes as LN
+from .._engine import memory as MEM
+from ..errors import UsageError
+from ..params import BinaryRepeatParams, UnaryRepeatParams, as_binary_params, as_unary_params
+from ..tensor import MASK_PLACEHOLDER
+from . import _args as A
+
+U32 = jnp.uint32
+I32 = jnp.int32
+_U64_MAX = 2**64 - 1
+
+
+def default_big_bucket(p):
+    """The bucket of a call whose repeat count is traced: every repeat the usable UB can hold."""
+    return A.bucket(math.ceil(p.ub_usable_bytes / p.repeat_bytes))
+
+
+def state_concrete(state):
+    return A.is_concrete_array(state.vmask) and A.is_concrete_array(state.mask_mode) and state.fault.ndim == 0
+
+
+def reg_count_repeats(state, L):
+    w = np.asarray(state.vmask)
+    cnt = int(w[0]) | (int(w[1]) << 32)
+    return max(1, math.ceil(cnt / L))
+
+
+def empty_dyn(*addrs):
+    """The lane-plan fields and the given address fields, with neutral values (one pytree
+    structure for every call form of a family)."""
+    z = jnp.zeros((), I32)
+    dyn = {a: z for a in addrs}
+    dyn.update(
+        count=jnp.zeros((2,), U32),
+        repeat=jnp.ones((), I32),
+        cont=jnp.zeros((2,), U32),
+        words=jnp.zeros((8,), U32),
+        bad_param=jnp.zeros((), bool),
+        bad_mask=jnp.zeros((), bool),
+    )
+    return dyn
+
+
+def binary_dyn():
+    """Every key run_binary may read (Compare / Select families), with neutral values."""
+    dyn = empty_dyn("dst", "src0", "src1", "sel", "elem")
+    dyn.update(
+        scalar=jnp.zeros((), U32), strides=jnp.asarray([1, 1, 1, 8, 8, 8], I32), cmp=jnp.zeros((), I32)
+    )
+    return dyn
+
+
+def scratch_regions(p, api, uses=True):
+    """((first_byte, end_byte), ...) of the reserved UB regions whose used_by lists ``api``."""
+    if not uses:
+        return ()
+    return tuple((r.offset_bytes, r.offset_bytes + r.size_bytes) for r in p.reserved if api in r.used_by)
+
+
+def count_form(api, count, dt, p, max_repeats, dyn, align_bytes=0, whole_repeats=False, registers=None):
+    """Validate the count argument, fill dyn["count"] / dyn["bad_param"]; returns the repeat bucket.
+    ``registers``: the state, for the isSetMask=false register form (the count is range-checked but
+    ignored; the vector-mask registers decide the lanes and the bucket)."""
+    max_count = p.ub_usable_bytes // dt.itemsize
+    count = A.static_int(api, "count", count, 0, max_count, p, "count must fit in the usable UB")
+    bad = A.traced_range_bad(count, 0, max_count)
+    L = p.lanes(dt)
+    if align_bytes:
+        unit = align_bytes // math.gcd(align_bytes, dt.itemsize)
+        if isinstance(count, int):
+            if count % unit:
+                raise UsageError(
+                    api,
+                    "count",
+                    count,
+                    f"a multiple of {unit} for {dt.cpp}",
+                    p,
+                    f"count * sizeof(T) must be a multiple of {align_bytes} bytes "
+                    f"(current size {count * dt.itemsize} bytes)",
+                )
+        else:
+            bad = bad | (jnp.asarray(count) % unit != 0)
+    dyn["bad_param"] = dyn["bad_param"] | bad
+    if max_repeats is not None:
+        R = A.bucket(max_repeats)
+    elif registers is not None:
+        if not state_concrete(registers):
+            R = default_big_bucket(p)
+        else:
+            R = A.bucket(reg_count_repeats(registers, L)) if int(registers.mask_mode) == 1 else 1
+    elif isinstance(count, int):
+        R = A.bucket(count // L if whole_repeats else math.ceil(count / L))
+    else:
+        R = default_big_bucket(p)
+    if registers is None:
+        c = jnp.asarray(count)
+        dyn["count"] = jnp.stack([jnp.maximum(c, 0).astype(U32), jnp.zeros((), U32)])
+    return R
+
+
+def _check_ignored_mask(api, mask, p, is_set_mask):
+    """A mask the product ignores ("保留参数，设置无效"): only its C++ type/range is checked."""
+    n_words = p.vector_mask_bits // 64
+    if mask is MASK_PLACEHOLDER or mask is None:
+        if is_set_mask:
+            raise UsageError(api, "mask", mask, "an int (continuous) or a list of uint64 words (bitwise)", p)
+        return
+    if not is_set_mask:  # the isSetMask=false prototype takes MASK_PLACEHOLDER (as the reference)
+        raise UsageError(api, "mask", mask, "MASK_PLACEHOLDER when isSetMask=false", p)
+    if isinstance(mask, (list, tuple)):
+        if not 1 <= len(mask) <= n_words:
+            raise UsageError(api, "mask", list(mask), f"1 to {n_words} uint64 words (low word first)", p)
+        for i, w in enumerate(mask):
+            if A.is_static(w) and not (isinstance(w, (int, np.integer)) and 0 <= int(w) <= _U64_MAX):
+                raise UsageError(api, f"mask[{i}]", w, "[0, 2**64-1]", p)
+        return
+    if A.is_static(mask) and (
+        isinstance(mask, bool) or not isinstance(mask, (int, np.integer)) or not 0 <= int(mask) <= _U64_MAX
+    ):
+        raise UsageError(api, "mask", mask, "an integer in [0, 2**64-1]", p)
+
+
+def highdim_form(
+    api, mask, repeat, dt, p, is_set_mask, state, max_repeats, dyn, honoured=True, fixed_repeat=None
+):
+    """Validate mask/repeatTime of a high-dim call, fill dyn; returns (mask kind, R) with the kind
+    "continuous" | "bitwise" | "register" | "all" (a mask the product ignores)."""
+    L = p.lanes(dt)
+    if fixed_repeat is None:
+        repeat = A.static_int(api, "repeatTime", repeat, 0, p.max_repeat_times, p)
+        dyn["bad_param"] = dyn["bad_param"] | A.traced_range_bad(repeat, 0, p.max_repeat_times)
+    else:
+        repeat = fixed_repeat
+    dyn["repeat"] = jnp.asarray(repeat, I32)
+    if not honoured:
+        _check_ignored_mask(api, mask, p, is_set_mask)
+        if fixed_repeat is not None:
+            return "all", 1
+        if max_repeats is not None:
+            return "all", A.bucket(max_repeats)
+        return "all", A.bucket(repeat) if isinstance(repeat, int) else A.bucket(p.max_repeat_times)
+    m = A.parse_mask(api, mask, dt, p, is_set_mask)
+    if m.kind != "register" and m.static_zero and p.zero_mask == "error":
+        raise UsageError(
+            api, "mask", mask, "a non-zero mask", p, "this product rejects a zero mask in Normal mode"
+        )
+    if m.traced_bad is not None:
+        dyn["bad_mask"] = dyn["bad_mask"] | m.traced_bad
+    if m.cont is not None:
+        dyn["cont"] = m.cont
+    if m.words is not None:
+        dyn["words"] = m.words
+    if fixed_repeat is not None:
+        return m.kind, 1
+    static_counter = state_concrete(state) and int(state.mask_mode) == 1
+    if max_repeats is not None:
+        R = A.bucket(max_repeats)
+    elif static_counter:
+        if m.kind == "register":
+            R = A.bucket(reg_count_repeats(state, L))
+        elif isinstance(mask, (list, tuple)) and all(A.is_static(x) for x in mask):
+            R = A.bucket(math.ceil(int(mask[0]) / L))
+        elif A.is_static(mask):
+            R = A.bucket(math.ceil(int(mask) / L))
+        else:
+            R = default_big_bucket(p)
+    else:
+        R = A.bucket(repeat) if isinstance(repeat, int) else A.bucket(p.max_repeat_times)
+    return m.kind, R
+
+
+_BINARY_FIELDS = (
+    "dstBlkStride",
+    "src0BlkStride",
+    "src1BlkStride",
+    "dstRepStride",
+    "src0RepStride",
+    "src1RepStride",
+)
+
+
+def binary_strides(api, params, p, dyn):
+    """BinaryRepeatParams -> dyn["strides"] (dst, src0, src1 block strides, then repeat strides)."""
+    params = as_binary_params(params)
+    for f in _BINARY_FIELDS:
+        v = getattr(params, f)
+        A.static_int(api, f"repeatParams.{f}", v, 0, BinaryRepeatParams._RANGES[f], p)
+        dyn["bad_param"] = dyn["bad_param"] | A.traced_range_bad(v, 0, BinaryRepeatParams._RANGES[f])
+    dyn["strides"] = jnp.stack([jnp.asarray(getattr(params, f), I32) for f in _BINARY_FIELDS])
+    return params
+
+
+def unary_strides(api, params, p, dyn, binary_layout=False):
+    """UnaryRepeatParams -> dyn["strides"] (dstBlk, srcBlk, dstRep, srcRep); ``binary_layout``: in
+    the six-slot BinaryRepeatParams layout (src1 slots unused)."""
+    params = as_unary_params(params)
+    for f, hi in UnaryRepeatParams._RANGES.items():
+        v = getattr(params, f)
+        A.static_int(api, f"repeatParams.{f}", v, 0, hi, p)
+        dyn["bad_param"] = dyn["bad_param"] | A.traced_range_bad(v, 0, hi)
+    g = [params.dstBlkStride, params.srcBlkStride, params.dstRepStride, params.srcRepStride]
+    if binary_layout:
+        g = [g[0], g[1], 1, g[2], g[3], 8]
+    dyn["strides"] = jnp.stack([jnp.asarray(v, I32) for v in g])
+    return params
+
+
+def plan_unary_call(api, state, dst, src, args, p, isSetMask, max_repeats, int64_lanes=False):
+    """The three call forms of a ``dst = f(src, ...)`` API (count; high-dim with a mask; high-dim
+    with MASK_PLACEHOLDER) as the strided core's traced ``dyn`` (the call form is traced too:
+    dyn["kind"]) and static choices. Returns ``(form, R, ordered, dyn)``; the caller adds its own
+    ``scalar`` (and ``op``) entries."""
+    A.check_tensor(api, "dst", dst, p)
+    A.check_tensor(api, "src", src, p)
+    if not isinstance(isSetMask, bool):  # a C++ bool template argument (1 is not converted)
+        raise UsageError(api, "isSetMask", isSetMask, "True or False", p)
+    A.check_same_dtype(api, p, dst=dst, src=src)
+    dt = dst.dtype
+    if len(args) not in (1, 3):
+        raise TypeError(
+            f"{api}() takes (dst, src, scalarValue, count) or "
+            f"(dst, src, scalarValue, mask, repeatTime, repeatParams); got {3 + len(args)} arguments"
+        )
+    form = "count" if len(args) == 1 else "highdim"
+    p.require_api(api, dt, count_form=(form == "count"))
+    A.check_modelled(api, dt, p, int64_lanes=int64_lanes)
+    dyn = empty_dyn("dst", "src")
+    dyn["dst"], dyn["src"] = A.addr_of(dst), A.addr_of(src)
+    if form == "count":
+        use_reg = (not isSetMask) and p.level2_is_set_mask == "honoured"
+        R = count_form(api, args[0], dt, p, max_repeats, dyn, registers=state if use_reg else None)
+        kind = "count_register" if use_reg else "count"
+        params = UnaryRepeatParams()
+    else:
+        mask, repeat, params = args
+        params = as_unary_params(params)
+        kind, R = highdim_form(api, mask, repeat, dt, p, isSetMask, state, max_repeats, dyn)
+    unary_strides(api, params, p, dyn)
+    dyn["kind"] = jnp.asarray(LN.KINDS[kind], I32)
+    # a count beyond the UB is a fault (out of UB, or a bad mask above 2**32-1), never a reason to
+    # build a bigger program
+    R = min(R, default_big_bucket(p))
+    ordered = form == "highdim" and MEM.collisions_possible(params.dstRepStride, params.dstBlkStride, R)
+    return form, R, ordered, dyn
