@@ -53,6 +53,37 @@ KNOWN_APIS = (
     # data movement (issue 5)
     "DataCopy",
     "DataCopyPad",
+    # element-wise family (issue 15): tensor-tensor binary, logic and unary APIs
+    "Add",
+    "Sub",
+    "Mul",
+    "Div",
+    "Max",
+    "Min",
+    "And",
+    "Or",
+    "Abs",
+    "Relu",
+    "Neg",
+    "Not",
+    "Exp",
+    "Ln",
+    "Sqrt",
+    "Rsqrt",
+    "Reciprocal",
+    # element-wise tensor-scalar APIs (issue 15); *Flexible = the 灵活标量位置 pages of Adds/Muls/Maxs/Mins
+    "LeakyRelu",
+    "Subs",
+    "Divs",
+    "Ands",
+    "Ors",
+    "AddsFlexible",
+    "MulsFlexible",
+    "MaxsFlexible",
+    "MinsFlexible",
+    # data fill (issue 15)
+    "Duplicate",
+    "CreateVecIndex",
 )
 
 # Allowed keys: name -> (type or tuple of allowed values, required?)
@@ -181,6 +212,12 @@ _API_EXTRA = {
 for _n in ("Compares", "CompareScalar", "CompareCmpMask"):
     _API_EXTRA[_n] = _API_EXTRA["Compare"]
 _API_EXTRA["SelectFlexible"] = _API_EXTRA["Select"]
+# element-wise family (issue 15; docs/MODEL.md "Element-wise unary math"): the named numerics choice of
+# a function whose hardware results are not documented; absent = "correctly_rounded"
+for _n in ("Div", "Exp", "Ln", "Sqrt", "Rsqrt", "Reciprocal"):
+    _API_EXTRA[_n] = {"numerics": (("correctly_rounded",), False)}
+# Duplicate(dst, src: LocalTensor, count) exists (950); absent = false
+_API_EXTRA["Duplicate"] = {"tensor_source": (_BOOL, False)}
 
 
 def _fmt_allowed(spec):

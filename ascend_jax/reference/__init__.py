@@ -86,3 +86,36 @@ __all__ += ["GatherMask", "GetGatherMaskRemainCount"]
 from .data_copy import DataCopy, DataCopyPad  # noqa: E402
 
 __all__ += ["DataCopy", "DataCopyPad"]
+
+# Element-wise family (issue 15): tensor-tensor binary and unary APIs
+from .binary import Add, And, Div, Max, Min, Mul, Or, Sub  # noqa: E402
+from .unary import Abs, Exp, Ln, Neg, Not, Reciprocal, Relu, Rsqrt, Sqrt  # noqa: E402
+
+__all__ += ["Add", "Sub", "Mul", "Div", "Max", "Min", "And", "Or"]
+__all__ += ["Abs", "Relu", "Neg", "Not", "Exp", "Ln", "Sqrt", "Rsqrt", "Reciprocal"]
+from .binary_scalar import (  # noqa: E402
+    AddsFlexible,
+    Ands,
+    Divs,
+    LeakyRelu,
+    MaxsFlexible,
+    MinsFlexible,
+    MulsFlexible,
+    Ors,
+    Subs,
+)
+
+__all__ += [
+    "LeakyRelu",
+    "Subs",
+    "Divs",
+    "Ands",
+    "Ors",
+    "AddsFlexible",
+    "MulsFlexible",
+    "MaxsFlexible",
+    "MinsFlexible",
+]
+from .fill import CreateVecIndex, Duplicate  # noqa: E402
+
+__all__ += ["Duplicate", "CreateVecIndex"]

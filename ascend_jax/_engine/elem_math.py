@@ -1,0 +1,468 @@
+"""Fast-path element functions of the element-wise family, on bit patterns.
+
+Binary: ``f(x_bits, y_bits, dtype, profile, ctrl) -> bits``; unary: ``f(x_bits, dtype, profile, ctrl)
+-> bits``. Lanes are uint32-held bit patterns for types up to 32 bits, (low, high) uint32 pairs in a
+trailing axis of 2 for 64-bit integers and complex64 (as ``elementwise.scalar_op``); ``ctrl`` is the
+state's CTRL words. The profile's numerics apply as in ``elementwise``: subnormal flush, CTRL[48]
+float saturation, canonical NaN, integer wrap or saturation (profile or CTRL[53]).
+
+Float arithmetic never lets the backend's float unit see a subnormal (XLA on CPU flushes them):
+* Add/Mul/Max/Min reuse ``elementwise.scalar_op``; Sub is Add with the sign of y flipped (IEEE
+  754 defines x - y as x + (-y), signed zeros and NaN included).
+* Div (and Reciprocal on float32) is an integer long division of the 24-bit significands
+  (27 quotient bits plus a sticky bit) rounded once, to nearest even, at T's precision and
+  subnormal position (``apis.Div.numerics = "correctly_rounded"``).
+* Exp, Ln, Sqrt, Rsqrt, Reciprocal on half and bfloat16 are 65,536-entry tables built once per
+  process from float64 NumPy results rounded once to T in integer arithmetic (the float64 result is
+  within 1 ulp of float64 of the exact value, so a wrong 16-bit rounding would need the exact value
+  within 2**-52 of a 16-bit midpoint; the exhaustive tests check every pattern against the
+  reference's 80-digit decimal results). float32 Exp/Ln/Sqrt/Rsqrt are not available yet
+  (``NotModelledError``).
+"""
+
+import functools
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from ..errors import NotModelledError
+from . import elementwise as EW
+from . import numerics as N
+
+U32 = jnp.uint32
+I32 = jnp.int32
+
+
+def _fmt(dtype):
+    return {"half": N.HALF, "bfloat16": N.BF16, "float32": N.F32}[dtype.name]
+
+
+def _numerics_choice(api, profile):
+    choice = profile.api(api).get("numerics", "correctly_rounded")
+    if choice != "correctly_rounded":
+        raise NotModelledError(f"{api}: numerics choice {choice!r} has no fast-path implementation")
+
+
+def _flush_in(x, fmt, profile):
+    return N.flush_subnormal(x, fmt) if profile.float_subnormals == "flush_to_zero" else x
+
+
+def _wide(dtype):
+    return dtype.itemsize == 8
+
+
+def _split64(y):
+    """A [..., 2] pair array as the ``s`` argument of elementwise's 64-bit routines ([2, ...])."""
+    return jnp.moveaxis(y, -1, 0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Integers
+
+
+def _int_mask(bits):
+    return np.uint32((1 << bits) - 1) if bits < 32 else np.uint32(0xFFFFFFFF)
+
+
+def _to_i32(v, bits, signed):
+    v = v & _int_mask(bits)
+    if signed and bits < 32:
+        sh = np.uint32(32 - bits)
+        return lax.shift_right_arithmetic((v << sh).astype(I32), sh.astype(np.int32))
+    return v.astype(I32) if signed else v
+
+
+def _int_sub(x, y, dtype, profile, ctrl):
+    bits, signed = dtype.bits, dtype.is_signed_int
+    sat = EW._int_saturating(profile, ctrl)
+    mask = _int_mask(bits)
+    if bits < 32:  # exact in int32
+        wide = _to_i32(x, bits, signed).astype(I32) - _to_i32(y, bits, signed).astype(I32)
+        lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+        r = jnp.where(sat, jnp.clip(wide, lo, hi), wide)
+        return r.astype(U32) & mask
+    x, y = x.astype(U32), y.astype(U32)
+    w = x - y
+    if signed:
+        xs, ys, ws = x >> 31, y >> 31, w >> 31
+        ovf = (xs != ys) & (ws != xs)
+        satv = jnp.where(xs == 1, np.uint32(0x80000000), np.uint32(0x7FFFFFFF))
+        return jnp.where(sat & ovf, satv, w)
+    return jnp.where(sat & (x < y), np.uint32(0), w)
+
+
+def _int64_sub(x, y, dtype, profile, ctrl):
+    signed = dtype.is_signed_int
+    sat = EW._int_saturating(profile, ctrl)
+    xl, xh, yl, yh = x[..., 0], x[..., 1], y[..., 0], y[..., 1]
+    rl = xl - yl
+    rh = xh - yh - (xl < yl).astype(U32)
+    if signed:
+        xs, ys, rs = xh >> 31, yh >> 31, rh >> 31
+        ovf = (xs != ys) & (rs != xs)
+        hv = jnp.where(xs == 1, np.uint32(0x80000000), np.uint32(0x7FFFFFFF))
+        lv = jnp.where(xs == 1, np.uint32(0), np.uint32(0xFFFFFFFF))
+    else:
+        ovf = EW._lt64(xh, xl, yh, yl, False)
+        hv, lv = np.uint32(0), np.uint32(0)
+    return jnp.stack([jnp.where(sat & ovf, lv, rl), jnp.where(sat & ovf, hv, rh)], -1)
+
+
+def _int_binary(op, x, y, dtype, profile, ctrl):
+    if _wide(dtype):
+        if op == "sub":
+            return _int64_sub(x, y, dtype, profile, ctrl)
+        return EW.int64_op(op, x, _split64(y), dtype, profile, ctrl)
+    if op == "sub":
+        return _int_sub(x, y, dtype, profile, ctrl)
+    return EW.int_op(op, x, y, dtype, profile, ctrl)
+
+
+# ---------------------------------------------------------------------------------------------
+# Soft division (correctly rounded, subnormals in and out)
+
+_F32_EXP = np.uint32(0x7F800000)
+_F32_MAN = np.uint32(0x007FFFFF)
+_F32_ABS = np.uint32(0x7FFFFFFF)
+_F32_SIGN = np.uint32(0x80000000)
+
+
+def _to_f32_bits(x, dtype):
+    """T bits -> float32 bits of the same value (exact)."""
+    if dtype.name == "float32":
+        return x.astype(U32)
+    if dtype.name == "bfloat16":
+        return N.bf16_bits_to_f32_bits(x)
+    return lax.bitcast_convert_type(N.half_bits_to_f32(x), U32)
+
+
+def _norm(b):
+    """float32 bits of a finite non-zero value -> (24-bit significand with its MSB at bit 23,
+    unbiased exponent of that MSB)."""
+    e = ((b >> 23) & 0xFF).astype(I32)
+    m = b & _F32_MAN
+    sub = e == 0
+    sh = jnp.where(sub, N._clz32(jnp.where(m == 0, 1, m)) - 8, 0)
+    sig = jnp.where(sub, m << sh.astype(U32), m | 0x800000)
+    ex = jnp.where(sub, -126 - sh, e - 127)
+    return sig, ex
+
+
+def _long_div(a, b):
+    """floor(a * 2**26 / b) and whether a remainder is left, for 24-bit a, b (b > 0)."""
+    q = (a >= b).astype(U32)
+    rem = a - jnp.where(a >= b, b, 0)
+    for _ in range(26):  # restoring division: rem < b < 2**24, so rem << 1 fits in uint32
+        rem = rem << 1
+        ge = rem >= b
+        q = (q << 1) | ge.astype(U32)
+        rem = rem - jnp.where(ge, b, 0)
+    return q, rem != 0
+
+
+def _assemble(sign, q_sticky, lsb_exp_in, msb_exp, fmt):
+    """Round ``q_sticky * 2**lsb_exp_in`` (whose MSB has exponent ``msb_exp``; at least 2 bits
+    are dropped) once to ``fmt`` (RNE, subnormals, overflow to inf). Returns T bits (uint32)."""
+    m = fmt.man_bits
+    bias = (1 << (fmt.nbits - m - 2)) - 1
+    emin = 1 - bias
+    lsb_exp = jnp.maximum(msb_exp - m, emin - m)
+    d = lsb_exp - lsb_exp_in
+    q = N._shr64_rne(jnp.zeros_like(q_sticky), q_sticky, jnp.minimum(d, 63))
+    q = jnp.where(d > 63, 0, q)
+    normal = msb_exp >= emin
+    carry = q >= np.uint32(1 << (m + 1))
+    q_n = jnp.where(carry, q >> 1, q)
+    e_n = msb_exp + carry.astype(I32)
+    normal_bits = ((e_n + bias).astype(U32) << m) | (q_n & fmt.man)
+    mag = jnp.where(normal, normal_bits, q)  # q == 2**m is the smallest normal's encoding
+    mag = jnp.where(normal & (e_n > bias), fmt.exp, mag)
+    return (sign << np.uint32(fmt.nbits - 1)) | mag
+
+
+def _float_div(x, y, dtype, profile, ctrl):
+    fmt = _fmt(dtype)
+    x, y = _flush_in(x, fmt, profile), _flush_in(y, fmt, profile)
+    a, b = _to_f32_bits(x, dtype), _to_f32_bits(y, dtype)
+    sign = ((a ^ b) >> 31) & 1
+    a_zero, b_zero = (a & _F32_ABS) == 0, (b & _F32_ABS) == 0
+    a_inf, b_inf = (a & _F32_ABS) == _F32_EXP, (b & _F32_ABS) == _F32_EXP
+    nan = N.f32_is_nan(a) | N.f32_is_nan(b) | (a_zero & b_zero) | (a_inf & b_inf)
+    inf = (a_inf | b_zero) & ~nan
+    zero = (a_zero | b_inf) & ~nan & ~inf
+    sa, xa = _norm(jnp.where(a_zero | a_inf, np.uint32(0x3F800000), a))
+    sb, xb = _norm(jnp.where(b_zero | b_inf, np.uint32(0x3F800000), b))
+    q, sticky = _long_div(sa, sb)  # q in [2**25, 2**27): value = q * 2**(xa - xb - 26)
+    q2 = (q << 1) | sticky.astype(U32)  # sticky below the last quotient bit: q2 * 2**(xa-xb-27)
+    msb = jnp.where(q >= np.uint32(1 << 26), 27, 26)
+    msb_exp = xa - xb + (msb - 27)
+    r = _assemble(sign, q2, xa - xb - 27, msb_exp, fmt)
+    r = jnp.where(zero, sign << np.uint32(fmt.nbits - 1), r)
+    r = jnp.where(inf, (sign << np.uint32(fmt.nbits - 1)) | fmt.exp, r)
+    r = jnp.where(nan, U32(fmt.qnan), r)
+    return EW.finish_float(r, fmt, dtype, profile, ctrl)
+
+
+# ---------------------------------------------------------------------------------------------
+# 16-bit tables (Exp, Ln, Sqrt, Rsqrt, Reciprocal)
+
+_MAN_BITS = {"half": 10, "bfloat16": 7}
+_EXP_BITS = {"half": 5, "bfloat16": 8}
+
+
+def _round_f64(v, man_bits, exp_bits):
+    """float64 array -> bit patterns of the (1, exp_bits, man_bits) format, rounded once to
+    nearest even in integer arithmetic (subnormals, overflow to inf, NaN -> canonical quiet NaN)."""
+    v = np.asarray(v, np.float64)
+    u = v.view(np.uint64)
+    sign = ((u >> np.uint64(63)) & np.uint64(1)).astype(np.uint64)
+    e64 = ((u >> np.uint64(52)) & np.uint64(0x7FF)).astype(np.int64)
+    f64 = u & np.uint64((1 << 52) - 1)
+    bias = (1 << (exp_bits - 1)) - 1
+    emin = 1 - bias
+    width = 1 + exp_bits + man_bits
+    # float64 value = sig * 2**(E - 52), sig with the hidden bit (float64 subnormals -> 0 below)
+    sig = np.where(e64 == 0, f64, f64 | np.uint64(1 << 52))
+    E = np.where(e64 == 0, -1022, e64 - 1023)
+    lsb = np.maximum(E, emin) - man_bits  # exponent of the kept LSB
+    d = np.clip(lsb - (E - 52), 0, 63).astype(np.uint64)
+    q = sig >> d
+    rem = sig - (q << d)
+    half = np.where(d > 0, np.uint64(1) << (d - np.uint64(1)), np.uint64(0))
+    up = (d > 0) & ((rem > half) | ((rem == half) & ((q & np.uint64(1)) == 1)))
+    q = q + up.astype(np.uint64)
+    big = (lsb - (E - 52)) > 63
+    q = np.where(big, np.uint64(0), q)
+    carry = q >= np.uint64(1 << (man_bits + 1))
+    q = np.where(carry, q >> np.uint64(1), q)
+    lsb = lsb + carry
+    normal = q >= np.uint64(1 << man_bits)
+    biased = (lsb + man_bits + bias).astype(np.int64)
+    man_mask = np.uint64((1 << man_bits) - 1)
+    normal_bits = (np.maximum(biased, 0).astype(np.uint64) << np.uint64(man_bits)) | (q & man_mask)
+    inf_bits = np.uint64(((1 << exp_bits) - 1) << man_bits)
+    mag = np.where(normal, normal_bits, q)
+    mag = np.where(normal & (biased >= (1 << exp_bits) - 1), inf_bits, mag)
+    mag = np.where(np.isinf(v), inf_bits, mag)
+    mag = np.where(v == 0, np.uint64(0), mag)
+    out = (sign << np.uint64(width - 1)) | mag
+    out = np.where(np.isnan(v), inf_bits | np.uint64(1 << (man_bits - 1)), out)
+    return out.astype(np.uint32)
+
+
+def _decode16(name):
+    """Every 16-bit pattern of ``name`` as an exact float64."""
+    b = np.arange(1 << 16, dtype=np.uint32)
+    if name == "bfloat16":
+        with np.errstate(invalid="ignore"):  # NaN patterns: NaN in, NaN out
+            return (b << np.uint32(16)).view(np.float32).astype(np.float64)
+    return b.astype(np.uint16).view(np.float16).astype(np.float64)
+
+
+def _f64_function(api, v):
+    with np.errstate(all="ignore"):
+        if api == "Exp":
+            return np.exp(v)
+        if api == "Ln":
+            # IEEE log: log(-0) = -inf like log(+0); NumPy agrees, NaN for negatives
+            return np.log(v)
+        if api == "Sqrt":
+            return np.sqrt(v)  # sqrt(-0) = -0
+        if api == "Rsqrt":
+            r = 1.0 / np.sqrt(v)  # 1/sqrt rounds twice in float64: see _table
+            return r
+        if api == "Reciprocal":
+            return 1.0 / v
+    raise AssertionError(api)
+
+
+@functools.cache
+def _table(api, name):
+    v = _decode16(name)
+    if api == "Rsqrt":
+        # 1/sqrt(v) in float64 is two roundings (sqrt, then divide): still within 2 ulps of
+        # float64, far below a 16-bit half-ulp except within 2**-51 of a midpoint (checked by the
+        # exhaustive tests); special values follow IEEE: rsqrt(+-0) = +-inf
+        r = _f64_function(api, v)
+    else:
+        r = _f64_function(api, v)
+    return _round_f64(r, _MAN_BITS[name], _EXP_BITS[name])
+
+
+def _table_unary(api, x, dtype, profile, ctrl):
+    fmt = _fmt(dtype)
+    x = _flush_in(x, fmt, profile)
+    t = jnp.asarray(_table(api, dtype.name))
+    r = t[(x & np.uint32(0xFFFF)).astype(I32)]
+    return EW.finish_float(r, fmt, dtype, profile, ctrl)
+
+
+# ---------------------------------------------------------------------------------------------
+# Public element functions
+
+
+def add(x, y, dtype, profile, ctrl):
+    """``Add``: ``x + y`` (基础算术/Add.md)."""
+    if dtype.kind == "complex":
+        return EW.complex_op("add", x, y if dtype.name == "complex32" else _split64(y), dtype, profile, ctrl)
+    if dtype.is_float:
+        return EW.float_op("add", x, y, dtype, profile, ctrl)
+    return _int_binary("add", x, y, dtype, profile, ctrl)
+
+
+def sub(x, y, dtype, profile, ctrl):
+    """``Sub``: ``x - y`` = ``x + (-y)`` for floats (IEEE 754), exact integer difference for ints."""
+    if dtype.kind == "complex":
+        flip = np.uint32(0x80008000) if dtype.name == "complex32" else np.uint32(0x80000000)
+        return add(x, y ^ flip, dtype, profile, ctrl)
+    if dtype.is_float:
+        return EW.float_op("add", x, y ^ _fmt(dtype).sign, dtype, profile, ctrl)
+    return _int_binary("sub", x, y, dtype, profile, ctrl)
+
+
+def mul(x, y, dtype, profile, ctrl):
+    """``Mul``: ``x * y`` rounded once."""
+    if dtype.kind == "complex":
+        return EW.complex_op("mul", x, y if dtype.name == "complex32" else _split64(y), dtype, profile, ctrl)
+    if dtype.is_float:
+        return EW.float_op("mul", x, y, dtype, profile, ctrl)
+    return _int_binary("mul", x, y, dtype, profile, ctrl)
+
+
+def max_(x, y, dtype, profile, ctrl):
+    """``Max``: NaN propagates, -0 < +0."""
+    if dtype.is_float:
+        return EW.float_op("max", x, y, dtype, profile, ctrl)
+    return _int_binary("max", x, y, dtype, profile, ctrl)
+
+
+def min_(x, y, dtype, profile, ctrl):
+    """``Min``: NaN propagates, -0 < +0."""
+    if dtype.is_float:
+        return EW.float_op("min", x, y, dtype, profile, ctrl)
+    return _int_binary("min", x, y, dtype, profile, ctrl)
+
+
+def div(x, y, dtype, profile, ctrl):
+    """``Div``: per ``apis.Div.numerics`` (``correctly_rounded``: soft long division)."""
+    _numerics_choice("Div", profile)
+    if not dtype.is_float or dtype.kind == "complex":
+        raise NotModelledError(f"Div: {dtype.name} has no fast-path element function")
+    return _float_div(x, y, dtype, profile, ctrl)
+
+
+def and_(x, y, dtype, profile, ctrl):
+    """``And``: bit by bit on the stored patterns."""
+    return x & y
+
+
+def or_(x, y, dtype, profile, ctrl):
+    """``Or``: bit by bit on the stored patterns."""
+    return x | y
+
+
+def not_(x, dtype, profile, ctrl):
+    """``Not``: every bit of the stored pattern complemented (floats included, no float rule)."""
+    if _wide(dtype) or dtype.bits == 32:
+        return ~x.astype(U32)
+    return ~x.astype(U32) & _int_mask(dtype.bits)
+
+
+def abs_(x, dtype, profile, ctrl):
+    """``Abs``: floats clear the sign (NaN canonical, subnormals per profile); integers |x| with
+    |MIN| wrapping to MIN or saturating to MAX."""
+    if dtype.is_float:
+        fmt = _fmt(dtype)
+        return EW.finish_float(_flush_in(x, fmt, profile) & fmt.abs, fmt, dtype, profile, ctrl)
+    neg = neg_(x, dtype, profile, ctrl)
+    if _wide(dtype):
+        is_neg = (x[..., 1] >> 31) == 1
+        return jnp.where(is_neg[..., None], neg, x)
+    is_neg = _to_i32(x, dtype.bits, True) < 0 if dtype.is_signed_int else jnp.zeros(x.shape, bool)
+    return jnp.where(is_neg, neg, x & _int_mask(dtype.bits))
+
+
+def neg_(x, dtype, profile, ctrl):
+    """``Neg``: floats flip the sign (NaN canonical); integers 0 - x (wrap or saturate)."""
+    if dtype.is_float:
+        fmt = _fmt(dtype)
+        return EW.finish_float(_flush_in(x, fmt, profile) ^ fmt.sign, fmt, dtype, profile, ctrl)
+    zero = jnp.zeros_like(x)
+    return _int_binary("sub", zero, x, dtype, profile, ctrl)
+
+
+def relu(x, dtype, profile, ctrl):
+    """``Relu``: max(x, 0) with Max's NaN and signed-zero rules."""
+    zero = jnp.zeros_like(x)
+    return max_(x, zero, dtype, profile, ctrl)
+
+
+def _unary_math(api):
+    def f(x, dtype, profile, ctrl):
+        _numerics_choice(api, profile)
+        if dtype.name in _MAN_BITS:
+            return _table_unary(api, x, dtype, profile, ctrl)
+        if dtype.name == "float32" and api == "Reciprocal":
+            one = jnp.full(x.shape, np.uint32(0x3F800000))
+            return _float_div(one, x, dtype, profile, ctrl)
+        raise NotModelledError(f"{api}: {dtype.name} has no fast-path element function yet")
+
+    f.__name__ = api.lower()
+    f.__doc__ = f"``{api}`` per ``apis.{api}.numerics`` (16-bit T: exact tables)."
+    return f
+
+
+exp = _unary_math("Exp")
+ln = _unary_math("Ln")
+sqrt = _unary_math("Sqrt")
+rsqrt = _unary_math("Rsqrt")
+reciprocal = _unary_math("Reciprocal")
+
+BINARY = {"Add": add, "Sub": sub, "Mul": mul, "Div": div, "Max": max_, "Min": min_, "And": and_, "Or": or_}
+UNARY = {
+    "Abs": abs_,
+    "Relu": relu,
+    "Neg": neg_,
+    "Not": not_,
+    "Exp": exp,
+    "Ln": ln,
+    "Sqrt": sqrt,
+    "Rsqrt": rsqrt,
+    "Reciprocal": reciprocal,
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# Tensor-scalar APIs: LeakyRelu and the flexible-scalar family
+
+
+def leaky_relu(x, s, dtype, profile, ctrl):
+    """``LeakyRelu``: ``x`` if ``x >= 0`` (-0 included) else ``s * x`` rounded once; ``s`` is the
+    scalar's bit pattern (already T). NaN is not ``>= 0``: it goes through the product (canonical)."""
+    fmt = _fmt(dtype)
+    xf = _flush_in(x, fmt, profile)
+    keep = (((xf & fmt.sign) == 0) & ~N.is_nan(xf, fmt)) | (xf == fmt.sign)
+    prod = EW.float_op("mul", x, jnp.broadcast_to(jnp.asarray(s, U32), x.shape), dtype, profile, ctrl)
+    return jnp.where(keep, EW.finish_float(xf, fmt, dtype, profile, ctrl), prod)
+
+
+# Subs, Divs, Ands, Ors and Adds/Muls/Maxs/Mins（灵活标量位置）: the binary element function with the
+# scalar's bits broadcast into the left (scalar first) or right (scalar after) operand.
+FLEX_OPS = {
+    "Subs": "Sub",
+    "Divs": "Div",
+    "Ands": "And",
+    "Ors": "Or",
+    "AddsFlexible": "Add",
+    "MulsFlexible": "Mul",
+    "MaxsFlexible": "Max",
+    "MinsFlexible": "Min",
+}
+
+
+def flexible(api, x, s, scalar_first, dtype, profile, ctrl):
+    """One flexible-scalar API on the vector lanes ``x`` with the scalar bits ``s``."""
+    f = BINARY[FLEX_OPS[api]]
+    s = jnp.broadcast_to(jnp.asarray(s, U32), x.shape)
+    return f(s, x, dtype, profile, ctrl) if scalar_first else f(x, s, dtype, profile, ctrl)
