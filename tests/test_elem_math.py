@@ -9,7 +9,7 @@ import pytest
 
 from ascend_jax import dtypes as D
 from ascend_jax._engine import elem_math as EM
-from ascend_jax.errors import NotModelledError
+from ascend_jax.errors import NotModelledError, UsageError
 from ascend_jax.profile import load_profile
 from ascend_jax.reference import elem as E
 
@@ -298,3 +298,28 @@ def test_flexible_scalar_random_bits(api, dt, scalar_first):
         )
     ).astype(np.uint64)
     assert not _mismatches(got, want, [x]), _mismatches(got, want, [x])
+
+
+@pytest.mark.parametrize(
+    ("dt", "first"), [("half", 2000.5), ("float32", -3.25e-7), ("int16", 32700), ("half", -70000.0)]
+)
+def test_create_vec_index_against_reference(dt, first):
+    import ascend_jax.reference as R
+
+    d = D.as_dtype(dt)
+    n = 4096
+    p = P950 if dt != "half" or first > 0 else A2
+    try:
+        st = R.CreateVecIndex(R.reset_state(p), R.LocalTensor(d, 0, n), first, n, profile=p)
+    except UsageError as e:  # the reference rejects a firstValue outside T (half -70000 -> -inf)
+        assert "firstValue" in str(e)
+        return
+    want = np.frombuffer(st.ub[: n * d.itemsize].tobytes(), np.dtype(f"<u{d.itemsize}")).astype(np.uint64)
+    fb = int(np.array([first]).astype(d.np_dtype).view(f"<u{d.itemsize}")[0])
+    got = np.asarray(
+        jax.jit(lambda i: EM.create_vec_index(np.uint32(fb), i, d, p, _ctrl_words(0)))(
+            np.arange(n, dtype=np.int32)
+        )
+    ).astype(np.uint64)
+    assert not _mismatches(got, want, [np.arange(n)]), _mismatches(got, want, [np.arange(n)])
+    assert (np.asarray(EM.duplicate(np.uint32(7), (3, 4))) == 7).all()

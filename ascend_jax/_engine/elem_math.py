@@ -466,3 +466,32 @@ def flexible(api, x, s, scalar_first, dtype, profile, ctrl):
     f = BINARY[FLEX_OPS[api]]
     s = jnp.broadcast_to(jnp.asarray(s, U32), x.shape)
     return f(s, x, dtype, profile, ctrl) if scalar_first else f(x, s, dtype, profile, ctrl)
+
+
+# ---------------------------------------------------------------------------------------------
+# Data fill
+
+
+def duplicate(value_bits, shape):
+    """``Duplicate``: every lane holds the value's bit pattern (a move: no float rule applies)."""
+    return jnp.broadcast_to(jnp.asarray(value_bits, U32), shape)
+
+
+def create_vec_index(first_bits, index, dtype, profile, ctrl):
+    """``CreateVecIndex``: ``firstValue + index`` (``index`` = r*L + l, int32 < 2**24) rounded once to
+    T for floats (float32: soft add; half/bfloat16: the float32 sum is an innocuous double
+    rounding, 24 >= 2p + 2), wrapped for integers."""
+    index = jnp.asarray(index, I32)
+    first = jnp.broadcast_to(jnp.asarray(first_bits, U32), index.shape)
+    if dtype.is_float:
+        f32_first = _to_f32_bits(first, dtype)
+        f32_index = lax.bitcast_convert_type(index.astype(jnp.float32), U32)  # exact below 2**24
+        s = N.f32_add_bits(f32_first, f32_index)
+        if dtype.name == "bfloat16":
+            return N.f32_bits_to_bf16_bits(s).astype(U32)
+        if dtype.name == "half":
+            return N.f32_bits_to_half_bits_exact(s)
+        return s
+    if _wide(dtype):
+        raise NotModelledError(f"CreateVecIndex: {dtype.name} has no fast-path element function yet")
+    return (first + index.astype(U32)) & _int_mask(dtype.bits)
