@@ -43,16 +43,16 @@ def test_one_trace_serves_500_random_parameter_sets():
 
 def test_eager_calls_share_programs():
     """Eager calls of different APIs, forms, masks and repeat counts in one bucket reuse one program."""
-    from ascend_jax._engine.pipeline import run_unary
+    from ascend_jax._engine.pipeline import run_strided
 
     k = aj.Kernel(P)
     x, y = k.alloc(aj.float32, 1024), k.alloc(aj.float32, 1024)
     k.Muls(y, x, 1.0, 64, 3, aj.UnaryRepeatParams())
-    before = run_unary._cache_size()
+    before = run_strided._cache_size()
     k.Adds(y, x, 2.0, 64, 4, aj.UnaryRepeatParams())
     k.Maxs(y, x, 2.0, [2**63, 0], 2, aj.UnaryRepeatParams())
     k.Mins(y, x, 2.0, 200)
-    assert run_unary._cache_size() == before
+    assert run_strided._cache_size() == before
 
 
 def test_vmap_batch_equals_loop_and_reference():

@@ -72,7 +72,7 @@ def scatter_blocks(ub, idx, data, write, block_bytes=32):
 # call for 1,024 cases of 192 KB).
 
 
-def _to_words(rows):
+def blocks_to_words(rows):
     """uint8[..., 32] -> uint32[..., 8] (little endian)."""
     return lax.bitcast_convert_type(rows.reshape(rows.shape[:-1] + (rows.shape[-1] // 4, 4)), U32)
 
@@ -85,7 +85,7 @@ def _to_bytes(words):
 
 def gather_words(ub, idx, block_bytes=32):
     """uint32[..., 8]: the blocks at ``idx`` as words; out-of-range rows read as zero."""
-    return _to_words(gather_blocks(ub, idx, block_bytes))
+    return blocks_to_words(gather_blocks(ub, idx, block_bytes))
 
 
 def words_to_lanes(w, itemsize):
@@ -148,7 +148,7 @@ def write_program_order(ub, idx, data, mask, write, block_bytes=32):
     src = jnp.clip(idx, 0, nb - 1)
 
     def step(r, blocks):
-        cur = _to_words(jnp.take(blocks, src[r], axis=0, mode="clip"))
+        cur = blocks_to_words(jnp.take(blocks, src[r], axis=0, mode="clip"))
         val = (data[r] & mask[r]) | (cur & ~mask[r])
         return blocks.at[tgt[r]].set(_to_bytes(val), mode="drop")
 
@@ -156,29 +156,7 @@ def write_program_order(ub, idx, data, mask, write, block_bytes=32):
     return blocks.reshape(ub.shape)
 
 
-def to_lanes(blocks, np_dtype):
-    """uint8[R, 8, 32] -> T[R, L] (little endian)."""
-    R = blocks.shape[0]
-    size = np.dtype(np_dtype).itemsize
-    if size == 1:
-        return lax.bitcast_convert_type(blocks, np_dtype).reshape(R, -1)
-    x = blocks.reshape(R, 8, 32 // size, size)
-    return lax.bitcast_convert_type(x, np_dtype).reshape(R, -1)
-
-
-def from_lanes(lanes, block_bytes=32):
-    """T[R, L] -> uint8[R, 8, 32]."""
-    R = lanes.shape[0]
-    x = lax.bitcast_convert_type(lanes, jnp.uint8)
-    return x.reshape(R, 8, block_bytes)
-
-
 # -- faults --------------------------------------------------------------------------------------
-
-
-def oob_fault(baddr, blk_active, limit_bytes, block_bytes=32):
-    bad = blk_active & ((baddr < 0) | (baddr > limit_bytes - block_bytes))
-    return jnp.where(jnp.any(bad), U32(Fault.OUT_OF_UB), U32(0))
 
 
 def misaligned_fault(addrs, any_active, align):

@@ -119,7 +119,7 @@ def read_lanes(ub, baddr, dtype, literal=False):
     [R, L, 2] (low, high) word pairs for 64-bit T (no jax_enable_x64 needed)."""
     msize = min(dtype.itemsize, 4)
     blocks = MEM.gather_blocks_at(ub, baddr) if literal else MEM.gather_blocks(ub, MEM.block_index(baddr))
-    lanes = MEM.words_to_lanes(MEM._to_words(blocks), msize)
+    lanes = MEM.words_to_lanes(MEM.blocks_to_words(blocks), msize)
     return lanes.reshape(lanes.shape[0], -1, 2) if dtype.itemsize == 8 else lanes
 
 
@@ -180,4 +180,4 @@ def run_strided(st: StridedStatic, state, dyn):
     return finish(state, plan, fault, ub)
 
 
-run_unary = run_strided  # the former name of the one-source core
+run_unary = run_strided  # the former name (tests count its compiled programs)

@@ -216,6 +216,31 @@ def unary_strides(api, params, p, dyn, binary_layout=False):
     return params
 
 
+def plan_forms(api, state, dt, args, p, isSetMask, max_repeats, dyn, binary=False):
+    """The count form (``args = (count,)``) or a high-dim form (``args = (mask, repeatTime,
+    repeatParams)``) of an elementwise call, for the strided core with a traced call form: checks
+    the arguments, fills ``dyn`` (kind, count / mask / repeat fields, strides -- UnaryRepeatParams,
+    or BinaryRepeatParams with ``binary``). Returns ``(form, R, ordered)``."""
+    if len(args) == 1:
+        form = "count"
+        use_reg = (not isSetMask) and p.level2_is_set_mask == "honoured"
+        R = count_form(api, args[0], dt, p, max_repeats, dyn, registers=state if use_reg else None)
+        kind = "count_register" if use_reg else "count"
+        params = BinaryRepeatParams() if binary else UnaryRepeatParams()
+    else:
+        form = "highdim"
+        mask, repeat, params = args
+        params = as_binary_params(params) if binary else as_unary_params(params)
+        kind, R = highdim_form(api, mask, repeat, dt, p, isSetMask, state, max_repeats, dyn)
+    (binary_strides if binary else unary_strides)(api, params, p, dyn)
+    dyn["kind"] = jnp.asarray(LN.KINDS[kind], I32)
+    # a count beyond the UB is a fault (out of UB, or a bad mask above 2**32-1), never a reason to
+    # build a bigger program
+    R = min(R, default_big_bucket(p))
+    ordered = form == "highdim" and MEM.collisions_possible(params.dstRepStride, params.dstBlkStride, R)
+    return form, R, ordered
+
+
 def plan_unary_call(api, state, dst, src, args, p, isSetMask, max_repeats, int64_lanes=False):
     """The three call forms of a ``dst = f(src, ...)`` API (count; high-dim with a mask; high-dim
     with MASK_PLACEHOLDER) as the strided core's traced ``dyn`` (the call form is traced too:
@@ -232,24 +257,9 @@ def plan_unary_call(api, state, dst, src, args, p, isSetMask, max_repeats, int64
             f"{api}() takes (dst, src, scalarValue, count) or "
             f"(dst, src, scalarValue, mask, repeatTime, repeatParams); got {3 + len(args)} arguments"
         )
-    form = "count" if len(args) == 1 else "highdim"
-    p.require_api(api, dt, count_form=(form == "count"))
+    p.require_api(api, dt, count_form=len(args) == 1)
     A.check_modelled(api, dt, p, int64_lanes=int64_lanes)
     dyn = empty_dyn("dst", "src")
     dyn["dst"], dyn["src"] = A.addr_of(dst), A.addr_of(src)
-    if form == "count":
-        use_reg = (not isSetMask) and p.level2_is_set_mask == "honoured"
-        R = count_form(api, args[0], dt, p, max_repeats, dyn, registers=state if use_reg else None)
-        kind = "count_register" if use_reg else "count"
-        params = UnaryRepeatParams()
-    else:
-        mask, repeat, params = args
-        params = as_unary_params(params)
-        kind, R = highdim_form(api, mask, repeat, dt, p, isSetMask, state, max_repeats, dyn)
-    unary_strides(api, params, p, dyn)
-    dyn["kind"] = jnp.asarray(LN.KINDS[kind], I32)
-    # a count beyond the UB is a fault (out of UB, or a bad mask above 2**32-1), never a reason to
-    # build a bigger program
-    R = min(R, default_big_bucket(p))
-    ordered = form == "highdim" and MEM.collisions_possible(params.dstRepStride, params.dstBlkStride, R)
+    form, R, ordered = plan_forms(api, state, dt, args, p, isSetMask, max_repeats, dyn)
     return form, R, ordered, dyn
