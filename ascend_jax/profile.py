@@ -84,6 +84,9 @@ KNOWN_APIS = (
     # data fill (issue 15)
     "Duplicate",
     "CreateVecIndex",
+    # type conversion (issue 15)
+    "Cast",
+    "Truncate",
 )
 
 # Allowed keys: name -> (type or tuple of allowed values, required?)
@@ -218,6 +221,8 @@ for _n in ("Div", "Exp", "Ln", "Sqrt", "Rsqrt", "Reciprocal"):
     _API_EXTRA[_n] = {"numerics": (("correctly_rounded",), False)}
 # Duplicate(dst, src: LocalTensor, count) exists (950); absent = false
 _API_EXTRA["Duplicate"] = {"tensor_source": (_BOOL, False)}
+# Cast: the product's (src, dst, roundMode) table, one "src->dst: MODE MODE ... [count]" string a pair
+_API_EXTRA["Cast"] = {"pairs": (_LIST, False)}
 
 
 def _fmt_allowed(spec):

@@ -257,11 +257,19 @@ def test_integer_unary_random_bits(api, dt, ctrl):
     assert not _mismatches(got, want, [x]), _mismatches(got, want, [x])
 
 
-def test_float32_reciprocal_random_bits():
+@pytest.mark.parametrize(("api", "prof"), [("Reciprocal", A2), ("Sqrt", A2), ("Sqrt", P950)])
+def test_float32_reciprocal_sqrt_random_bits(api, prof):
     d = D.float32
-    x = _random_bits(d, 3000, 7)
-    want = _ref("Reciprocal", d, A2, NOSAT, x)
-    got = _fast(EM.UNARY["Reciprocal"], d, A2, NOSAT, x)
+    x = _random_bits(d, 3000, [7, len(api)])
+    if api == "Sqrt":  # mostly non-negative operands (a negative one is just NaN), and exact squares
+        x = np.where(np.arange(len(x)) % 8 == 0, x, x & np.uint64(0x7FFFFFFF))
+        sq = (
+            np.arange(1, 200, dtype=np.float64) ** 2
+            * 2.0 ** np.arange(-160, 39, dtype=np.float64)[::-1][:199]
+        )
+        x = np.concatenate([x, sq.astype(np.float32).view(np.uint32).astype(np.uint64)])
+    want = _ref(api, d, prof, 0 if prof is P950 else NOSAT, x)
+    got = _fast(EM.UNARY[api], d, prof, 0 if prof is P950 else NOSAT, x)
     assert not _mismatches(got, want, [x]), _mismatches(got, want, [x])
 
 
@@ -323,3 +331,46 @@ def test_create_vec_index_against_reference(dt, first):
     ).astype(np.uint64)
     assert not _mismatches(got, want, [np.arange(n)]), _mismatches(got, want, [np.arange(n)])
     assert (np.asarray(EM.duplicate(np.uint32(7), (3, 4))) == 7).all()
+
+
+CAST_CASES = [
+    ("half", "int32", "RINT", A2),
+    ("half", "int8", "FLOOR", A2),
+    ("half", "uint8", "CEIL", A2),
+    ("float32", "int32", "ROUND", A2),
+    ("float32", "int16", "TRUNC", A2),
+    ("float32", "half", "ODD", A2),
+    ("float32", "half", "RINT", A2),
+    ("float32", "bfloat16", "CEIL", A2),
+    ("float32", "float32", "FLOOR", A2),
+    ("int32", "float32", "RINT", A2),
+    ("int16", "half", "TRUNC", A2),
+    ("int32", "int16", "NONE", A2),
+    ("half", "float32", "NONE", A2),
+    ("bfloat16", "half", "ROUND", P950),
+    ("int16", "uint8", "NONE", P950),
+    ("half", "half", "FLOOR", P950),  # Truncate(ISASI): the same-type rule
+    ("bfloat16", "bfloat16", "ROUND", P950),
+]
+
+
+@pytest.mark.parametrize(("src", "dst", "mode", "prof"), CAST_CASES, ids=lambda v: getattr(v, "name", str(v)))
+@pytest.mark.parametrize("ctrl", [0, 1 << 59], ids=["sat", "nosat"])
+def test_cast_random_bits(src, dst, mode, prof, ctrl):
+    from ascend_jax.reference import cast as C
+
+    s, t = D.as_dtype(src), D.as_dtype(dst)
+    x = _random_bits(s, 800, [8, len(src), len(dst), len(mode)])
+    if s.is_float:  # plus values around the integer and target ranges
+        v = np.concatenate(
+            [np.linspace(-300, 300, 301), np.linspace(-70000, 70000, 101), [2.5, -2.5, 0.5, -0.5]]
+        )
+        with np.errstate(over="ignore"):  # +-70000 is +-inf in half
+            v = v.astype(s.np_dtype)
+        x = np.concatenate([x, v.view(f"<u{s.itemsize}").astype(np.uint64)])
+    f = C.lane_function(s, t, mode, prof, ctrl)
+    want = np.array([f(int(v)) for v in x], np.uint64)
+    got = np.asarray(
+        jax.jit(lambda a: EM.cast(a, s, t, mode, prof, _ctrl_words(ctrl)))(x.astype(np.uint32))
+    ).astype(np.uint64)
+    assert not _mismatches(got, want, [x]), _mismatches(got, want, [x])

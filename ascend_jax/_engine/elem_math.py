@@ -16,8 +16,9 @@ Float arithmetic never lets the backend's float unit see a subnormal (XLA on CPU
   process from float64 NumPy results rounded once to T in integer arithmetic (the float64 result is
   within 1 ulp of float64 of the exact value, so a wrong 16-bit rounding would need the exact value
   within 2**-52 of a 16-bit midpoint; the exhaustive tests check every pattern against the
-  reference's 80-digit decimal results). float32 Exp/Ln/Sqrt/Rsqrt are not available yet
-  (``NotModelledError``).
+  reference's 80-digit decimal results). float32 Sqrt is a digit-by-digit integer square root of
+  the significand (26 result bits plus a sticky bit) rounded once; float32 Exp/Ln/Rsqrt are not
+  available yet (``NotModelledError``).
 """
 
 import functools
@@ -200,6 +201,44 @@ def _float_div(x, y, dtype, profile, ctrl):
     r = _assemble(sign, q2, xa - xb - 27, msb_exp, fmt)
     r = jnp.where(zero, sign << np.uint32(fmt.nbits - 1), r)
     r = jnp.where(inf, (sign << np.uint32(fmt.nbits - 1)) | fmt.exp, r)
+    r = jnp.where(nan, U32(fmt.qnan), r)
+    return EW.finish_float(r, fmt, dtype, profile, ctrl)
+
+
+# ---------------------------------------------------------------------------------------------
+# Soft square root (float32; correctly rounded, subnormal inputs)
+
+
+def _isqrt52(hi, lo):
+    """floor(sqrt(M)) and whether a remainder is left, for M = hi:lo < 2**52 (26 result bits):
+    the digit-by-digit method, two radicand bits per step; the remainder stays below 2**28."""
+    root = jnp.zeros_like(lo)
+    rem = jnp.zeros_like(lo)
+    for p in range(50, -2, -2):  # the 2-bit chunk at bits p+1..p (p even: never split across limbs)
+        chunk = (hi >> np.uint32(p - 32)) & 3 if p >= 32 else (lo >> np.uint32(p)) & 3
+        rem = (rem << 2) | chunk
+        trial = (root << 2) | 1
+        ge = rem >= trial
+        rem = jnp.where(ge, rem - trial, rem)
+        root = (root << 1) | ge.astype(U32)
+    return root, rem != 0
+
+
+def _f32_sqrt(x, dtype, profile, ctrl):
+    fmt = N.F32
+    x = _flush_in(x.astype(U32), fmt, profile)
+    nan = N.f32_is_nan(x) | (((x & _F32_SIGN) != 0) & ((x & _F32_ABS) != 0))
+    special = ((x & _F32_ABS) == 0) | (x == _F32_EXP)  # +-0 and +inf are their own roots
+    sig, e = _norm(jnp.where(special | nan, np.uint32(0x3F800000), x))
+    # value = sig * 2**(e - 23) = (sig << s) * 2**(e - 23 - s) with e - 23 - s even, s in {27, 28}
+    s = jnp.where(((e - 23 - 27) & 1) == 0, 27, 28).astype(U32)
+    hi = sig >> (np.uint32(32) - s)
+    lo = sig << s
+    k = (e - 23 - s.astype(I32)) // 2
+    root, sticky = _isqrt52(hi, lo)  # root in [2**25, 2**26)
+    r2 = (root << 1) | sticky.astype(U32)  # value = r2 * 2**(k - 1), MSB at bit 26
+    r = _assemble(jnp.zeros_like(r2), r2, k - 1, k - 1 + 26, fmt)
+    r = jnp.where(special, x, r)
     r = jnp.where(nan, U32(fmt.qnan), r)
     return EW.finish_float(r, fmt, dtype, profile, ctrl)
 
@@ -406,6 +445,8 @@ def _unary_math(api):
         if dtype.name == "float32" and api == "Reciprocal":
             one = jnp.full(x.shape, np.uint32(0x3F800000))
             return _float_div(one, x, dtype, profile, ctrl)
+        if dtype.name == "float32" and api == "Sqrt":
+            return _f32_sqrt(x, dtype, profile, ctrl)
         raise NotModelledError(f"{api}: {dtype.name} has no fast-path element function yet")
 
     f.__name__ = api.lower()
@@ -495,3 +536,137 @@ def create_vec_index(first_bits, index, dtype, profile, ctrl):
     if _wide(dtype):
         raise NotModelledError(f"CreateVecIndex: {dtype.name} has no fast-path element function yet")
     return (first + index.astype(U32)) & _int_mask(dtype.bits)
+
+
+# ---------------------------------------------------------------------------------------------
+# Cast: float <-> int and float <-> float by round mode (bit rules of precision_conversion.md)
+
+_FMT_OF = {"half": (N.HALF, 15), "bfloat16": (N.BF16, 127), "float32": (N.F32, 127)}
+
+
+def _decode_float(x, name):
+    """(sign, significand with the hidden bit, exponent of its LSB, nan, inf, zero) of T bits."""
+    fmt, bias = _FMT_OF[name]
+    m = fmt.man_bits
+    x = x.astype(U32)
+    sign = (x >> np.uint32(fmt.nbits - 1)) & 1
+    e = ((x & fmt.exp) >> np.uint32(m)).astype(I32)
+    man = x & fmt.man
+    sub = e == 0
+    sig = jnp.where(sub, man, man | np.uint32(1 << m))
+    exp2 = jnp.where(sub, 1 - bias - m, e - bias - m)
+    return sign, sig, exp2, N.is_nan(x, fmt), N.is_inf(x, fmt), (x & fmt.abs) == 0
+
+
+def _shr_mode(v, d, sign, mode):
+    """``v >> d`` (uint32 v, int32 d >= 0) rounded by the RoundMode ``mode`` (a str)."""
+    d = jnp.maximum(d, 0)
+    big = d >= 32
+    dc = jnp.minimum(d, 31).astype(U32)
+    q = jnp.where(big, 0, v >> dc)
+    hb = jnp.minimum(jnp.maximum(d - 1, 0), 31).astype(U32)
+    half = jnp.where((d == 0) | (d > 32), 0, (v >> hb) & 1) == 1
+    below = jnp.where(d <= 1, U32(0), jnp.where(d >= 33, U32(0xFFFFFFFF), (U32(1) << hb) - 1))
+    sticky = (v & below) != 0
+    inexact = half | sticky
+    neg = sign == 1
+    if mode in ("RINT", "NONE"):
+        up = half & (sticky | ((q & 1) == 1))
+    elif mode == "ROUND":
+        up = half
+    elif mode == "TRUNC":
+        up = jnp.zeros_like(half)
+    elif mode == "FLOOR":
+        up = neg & inexact
+    elif mode == "CEIL":
+        up = ~neg & inexact
+    elif mode == "ODD":
+        up = inexact & ((q & 1) == 0)
+    else:
+        raise NotModelledError(f"Cast: round mode {mode} has no fast-path element function")
+    return q + up.astype(U32)
+
+
+def _cast_saturating(profile, ctrl):
+    bit = profile.cast_saturation_ctrl_bit
+    if bit < 0:
+        return jnp.ones((), bool)
+    return ~EW.ctrl_bit(ctrl, bit)  # SetSaturationFlag<CAST>: 0 = saturating
+
+
+def _round_to_float(sign, sig, exp2, name, mode, sat):
+    """sig * 2**exp2 (sig < 2**32, not zero) rounded by ``mode`` to float ``name``; T bits."""
+    fmt, bias = _FMT_OF[name]
+    m = fmt.man_bits
+    emin = 1 - bias
+    msb = 31 - N._clz32(sig)
+    E = exp2 + msb
+    lsb = jnp.maximum(E - m, emin - m)
+    d = lsb - exp2
+    # d may be negative (an exact value with fewer bits than T keeps): shift left then
+    left = jnp.minimum(jnp.maximum(-d, 0), 31).astype(U32)
+    q = jnp.where(d < 0, sig << left, _shr_mode(sig, d, sign, mode))
+    carry = q >= np.uint32(1 << (m + 1))
+    q = jnp.where(carry, q >> 1, q)
+    lsb = lsb + carry.astype(I32)
+    normal = q >= np.uint32(1 << m)
+    biased = lsb + m + bias
+    nb = (jnp.maximum(biased, 0).astype(U32) << np.uint32(m)) | (q & fmt.man)
+    mag = jnp.where(normal, nb, q)
+    over = normal & (biased >= (2 * bias + 1))
+    mag = jnp.where(over, jnp.where(sat, fmt.max_finite, fmt.exp), mag)
+    return (sign << np.uint32(fmt.nbits - 1)) | mag
+
+
+def cast(x, src, dst, mode, profile, ctrl):
+    """``Cast`` of one lane ``src -> dst`` by ``mode`` (a RoundMode name without ``CAST_``) for the
+    float (half, bfloat16, float32) and 8/16/32-bit integer types; subnormals kept (MODEL.md)."""
+    sat = _cast_saturating(profile, ctrl)
+    x = x.astype(U32)
+    if dst.is_float and dst.name not in _FMT_OF or src.is_float and src.name not in _FMT_OF:
+        raise NotModelledError(f"Cast: {src.name} -> {dst.name} has no fast-path element function")
+    if src.itemsize == 8 or dst.itemsize == 8 or src.kind == "complex" or dst.kind == "complex":
+        raise NotModelledError(f"Cast: {src.name} -> {dst.name} has no fast-path element function")
+    if src.is_float:
+        sign, sig, exp2, nan, inf, zero = _decode_float(x, src.name)
+    else:
+        v = _to_i32(x, src.bits, src.is_signed_int)
+        if src.is_signed_int:
+            sign = (v < 0).astype(U32)
+            sig = jnp.where(v < 0, (-(v.astype(I32))).astype(U32), v.astype(U32))
+            sig = jnp.where(v.astype(I32) == np.int32(-(2**31)), np.uint32(2**31), sig)
+        else:
+            sign, sig = jnp.zeros_like(x), v.astype(U32)
+        exp2 = jnp.zeros(x.shape, I32)
+        nan = inf = jnp.zeros(x.shape, bool)
+        zero = sig == 0
+    if dst.is_float:
+        fmt, _ = _FMT_OF[dst.name]
+        if src.name == dst.name:  # rounding to an integral value
+            intpart = _shr_mode(sig, -exp2, sign, mode)
+            exact = exp2 >= 0
+            r = _round_to_float(
+                sign, jnp.where(intpart == 0, 1, intpart), jnp.zeros_like(exp2), dst.name, "RINT", sat
+            )
+            r = jnp.where(intpart == 0, sign << np.uint32(fmt.nbits - 1), r)
+            r = jnp.where(exact, x, r)
+        else:
+            r = _round_to_float(sign, jnp.where(zero, 1, sig), exp2, dst.name, mode, sat)
+            r = jnp.where(zero, sign << np.uint32(fmt.nbits - 1), r)
+        r = jnp.where(inf, (sign << np.uint32(fmt.nbits - 1)) | fmt.exp, r)
+        return jnp.where(nan, U32(fmt.qnan), r)
+    # integer dst: round to an integer magnitude, then saturate or wrap
+    bits, signed = dst.bits, dst.is_signed_int
+    left = jnp.minimum(jnp.maximum(exp2, 0), 31).astype(U32)
+    too_big = (exp2 > 0) & ((31 - N._clz32(jnp.where(sig == 0, 1, sig))) + exp2 >= 32)
+    mag = jnp.where(exp2 >= 32, U32(0), jnp.where(exp2 >= 0, sig << left, _shr_mode(sig, -exp2, sign, mode)))
+    neg = (sign == 1) & (mag != 0)
+    hi_pos = np.uint32((1 << (bits - 1)) - 1 if signed else (1 << bits) - 1)
+    hi_neg = np.uint32(1 << (bits - 1)) if signed else np.uint32(0)
+    over = too_big | inf | jnp.where(neg, mag > hi_neg, mag > hi_pos)
+    wrapped = jnp.where(neg, (~mag) + np.uint32(1), mag) & _int_mask(bits)
+    below_zero = (sign == 1) & ~zero  # the direction of a saturation (-inf and huge negatives included)
+    sat_val = jnp.where(below_zero, hi_neg, hi_pos)
+    sat_bits = jnp.where(below_zero, (~sat_val + np.uint32(1)) & _int_mask(bits), sat_val)
+    r = jnp.where(over & (sat | inf), sat_bits, wrapped)
+    return jnp.where(nan, U32(0), r)

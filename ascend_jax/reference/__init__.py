@@ -119,3 +119,6 @@ __all__ += [
 from .fill import CreateVecIndex, Duplicate  # noqa: E402
 
 __all__ += ["Duplicate", "CreateVecIndex"]
+from .cast import Cast, RoundMode, Truncate  # noqa: E402
+
+__all__ += ["Cast", "RoundMode", "Truncate"]
