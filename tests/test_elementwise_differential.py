@@ -388,3 +388,50 @@ def test_static_equals_traced(fam):
     for c, f in zip(cases, fast, strict=True):
         s = call(aj, c, fast_state(c, p), p, max_repeats=RB)
         assert message(s, f) is None, c
+
+
+def test_public_api_vmapped_with_traced_parameters():
+    """The public API itself under ``jax.vmap``: traced addresses, counts, bitwise mask words,
+    repeat counts and strides (``max_repeats`` sets the bucket) == the reference, case by case."""
+    p, d = DEFAULT, as_dtype("float32")
+    rng = np.random.default_rng(5)
+    apis = ("Add", "Div", "Max")
+    cases = []
+    for form in ("count", "bitwise"):
+        for i in range(24):
+            cases.append(random_case(rng, p, "binary", apis[i % 3], "float32", form))
+    for c in cases:
+        c.counter = False  # Normal mode: the mask words are plain bit images
+        c.vmask = tuple([0xFFFFFFFF] * 2 + [0] * 6)
+
+    def run(form):
+        cs = [c for c in cases if c.form == form]
+        states = jax.tree_util.tree_map(lambda *x: jnp.stack(x), *[fast_state(c, p) for c in cs])
+        op = jnp.asarray([apis.index(c.api) for c in cs])
+        addrs = jnp.asarray([[c.dst, *c.srcs] for c in cs], jnp.int32)
+        count = jnp.asarray([c.count for c in cs], jnp.int32)
+        words = jnp.asarray(
+            [[c.mask[0] & 0xFFFFFFFF, c.mask[0] >> 32] if c.mask else [0, 0] for c in cs], jnp.uint32
+        )
+        rep = jnp.asarray([c.repeat for c in cs], jnp.int32)
+        strides = jnp.asarray([list(c.blk) + list(c.rep) for c in cs], jnp.int32)
+
+        def one(st, op, a, n, w, r, s):
+            dst, s0, s1 = (LocalTensor(d, a[i], 64) for i in range(3))
+            outs = []
+            for api in apis:
+                fn = getattr(aj, api)
+                if form == "count":
+                    outs.append(fn(st, dst, s0, s1, n, profile=p, max_repeats=RB))
+                else:
+                    params = BinaryRepeatParams(*[s[i] for i in range(6)])
+                    outs.append(fn(st, dst, s0, s1, w, r, params, profile=p, max_repeats=RB))
+            return jax.tree_util.tree_map(lambda *x: jnp.stack(x)[op], *outs)
+
+        res = jax.jit(jax.vmap(one))(states, op, addrs, count, words, rep, strides)
+        for j, c in enumerate(cs):
+            f = jax.tree_util.tree_map(lambda x, j=j: x[j], res)
+            assert message(f, run_reference(c, p)) is None, c
+
+    run("count")
+    run("bitwise")
