@@ -14,7 +14,8 @@ from ascend_jax import dtypes as D
 from ascend_jax.profile import load_profile
 from ascend_jax.state import reset_state
 
-# the flexible-scalar APIs (Subs, Divs, Ands, Ors, Adds/Muls/Maxs/MinsFlexible) have no fast path yet
+# the pages' flexible-scalar examples take the scalar from a LocalTensor element (config.scalarTensorIndex):
+# that form has no fast path yet (NotModelledError); the Python-scalar form is in the differential tests
 NO_FAST_PATH = {"Subs", "Divs", "Ands", "Ors", "AddsFlexible", "MulsFlexible", "MaxsFlexible", "MinsFlexible"}
 A0, A1 = 0, 2048
 T = aj.LocalTensor

@@ -24,6 +24,7 @@ import ascend_jax as aj
 from ascend_jax import reference as REF
 from ascend_jax._engine.pipeline import run_strided
 from ascend_jax.api import binary as BIN
+from ascend_jax.api import binary_scalar as FLEX
 from ascend_jax.api import fill as FILL
 from ascend_jax.api import unary as UN
 from ascend_jax.dtypes import as_dtype
@@ -38,7 +39,7 @@ DEFAULT = load_profile("ascend910b")
 UB = 8192
 RB = 4  # repeat bucket of every random case
 FORMS = ("count", "count_register", "continuous", "bitwise", "register")
-FAMILIES = {"binary": (BIN, 2), "unary": (UN, 1), "fill": (FILL, 0)}
+FAMILIES = {"binary": (BIN, 2), "unary": (UN, 1), "fill": (FILL, 0), "flex": (FLEX, 1)}
 
 
 @dataclasses.dataclass
@@ -91,6 +92,16 @@ def _ub(c):
 
 
 def _scalar(rng, c_api, d):
+    if c_api in FLEX.API_CODES:  # (value, scalar first?)
+        first = bool(rng.random() < 0.5) and c_api in ("Subs", "Divs")
+        if d.kind == "complex":
+            v = complex(float(rng.integers(-8, 8)) / 4, float(rng.integers(-8, 8)) / 4)
+        elif d.is_float:
+            v = float(rng.choice([0.5, -1.25, 3.0, 0.0, -0.0, 1e-3, 100.0, float("inf")]))
+        else:
+            lo = -(1 << (d.bits - 1)) if d.is_signed_int else 0
+            v = int(rng.integers(lo, lo + (1 << d.bits) - 1))
+        return (v, first)
     if c_api == "LeakyRelu":
         return float(rng.choice([0.5, -0.25, 2.0, 0.0, -0.0, 1e-3, 100.0]))
     if c_api in ("Duplicate", "CreateVecIndex"):
@@ -121,12 +132,10 @@ def random_case(rng, p, family, api, dtype, form=None):
         for i, b in enumerate(bits):
             if b:
                 vm[i // 32] |= np.uint32(1 << (i % 32))
-    bmax = 255 if family == "binary" else 65535
     blk = tuple(int(rng.choice([0, 1, 1, 1, 2, 3])) if rng.random() < 0.5 else 1 for _ in range(nsrc + 1))
     if blk[0] == 0 and rng.random() < 0.7:
         blk = (1,) + blk[1:]
     rep = tuple(int(rng.integers(0, 17)) if rng.random() < 0.6 else 8 for _ in range(nsrc + 1))
-    del bmax
 
     def addr():
         a = int(rng.integers(0, UB // 32)) * 32
@@ -184,7 +193,7 @@ def _args(c):
     if c.family == "binary":
         params = BinaryRepeatParams(c.blk[0], c.blk[1], c.blk[2], c.rep[0], c.rep[1], c.rep[2])
         return (mask, c.repeat, params), c.form != "register"
-    if c.family == "unary":
+    if c.family in ("unary", "flex"):
         return (
             mask,
             c.repeat,
@@ -207,6 +216,9 @@ def call(mod, c, state, p, max_repeats=None):
         return fn(state, dst, c.scalar, *args, **kw)
     if c.api == "LeakyRelu":
         return fn(state, dst, srcs[0], c.scalar, *args, **kw)
+    if c.family == "flex":
+        v, first = c.scalar
+        return fn(state, dst, *((v, srcs[0]) if first else (srcs[0], v)), *args, **kw)
     return fn(state, dst, *srcs, *args, **kw)
 
 
@@ -217,6 +229,10 @@ def plan(c, state, p):
         return BIN.plan(c.api, state, dst, srcs[0], srcs[1], args, p, is_set, RB)
     if c.family == "unary":
         return UN.plan(c.api, state, dst, srcs[0], c.scalar, args, p, is_set, RB)
+    if c.family == "flex":
+        v, first = c.scalar
+        s0, s1 = (v, srcs[0]) if first else (srcs[0], v)
+        return FLEX.plan(c.api, state, dst, s0, s1, args, p, is_set, None, RB)
     return FILL.plan(c.api, state, dst, c.scalar, args, p, is_set, RB)
 
 
@@ -435,3 +451,10 @@ def test_public_api_vmapped_with_traced_parameters():
 
     run("count")
     run("bitwise")
+
+
+def test_differential_flexible_scalar_950():
+    """The flexible-scalar family (950 only): one group on the default run, ~100 cases."""
+    p = load_profile("ascend950")
+    g = [x for x in groups(p) if x[:2] == ("flex", "int16")][0]
+    _check(_cases(p, "flex", "int16", g[2], 100 * SCALE, seed=3), p)

@@ -1,6 +1,7 @@
 """Pure functional API: ``new_state = X(state, ...)``, one module per API family."""
 
 from .binary import Add, And, Div, Max, Min, Mul, Or, Sub
+from .binary_scalar import AddsFlexible, Ands, Divs, MaxsFlexible, MinsFlexible, MulsFlexible, Ors, Subs
 from .compare import (
     CMPMODE,
     Compare,

@@ -46,6 +46,14 @@ NOT_FUZZED = {
         "LeakyRelu",
         "Duplicate",
         "CreateVecIndex",
+        "Subs",
+        "Divs",
+        "Ands",
+        "Ors",
+        "AddsFlexible",
+        "MulsFlexible",
+        "MaxsFlexible",
+        "MinsFlexible",
     )
 }
 
