@@ -304,6 +304,17 @@ CASES = [
     ("dup-dstBlockStride", "Duplicate", "ascend910b", (D, 1.0, 64, 1, 65536, 8), {}, "dstBlockStride"),
     ("dup-count", "Duplicate", "ascend910b", (D, 1.0, 49089), {}, "count"),
     ("cvi-dstRepStride", "CreateVecIndex", "ascend910b", (D, 0.0, 64, 1, 1, 256), {}, "dstRepStride"),
+    ("subs-two-scalars", "Subs", "ascend950", (H, 1.0, 2.0, 128), {}, "src0/src1"),
+    ("divs-src1-dtype", "Divs", "ascend950", (H, 2.0, t(F32, 4096), 64), {}, "src1.dtype"),
+    ("ands-repeatTime", "Ands", "ascend950", (SH, SHS, 3, 128, 256, URP()), {}, "repeatTime"),
+    (
+        "ors-scalarTensorIndex",
+        "Ors",
+        "ascend950",
+        (SH, SHS, t(I16, 4096), 128),
+        {"config": 2},
+        "config.scalarTensorIndex",
+    ),
     ("cvi-firstValue", "CreateVecIndex", "ascend910b", (SH, 40000, 128), {}, "firstValue"),
 ]
 
