@@ -16,9 +16,11 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(VENV)/bin/ascend-jax demo
 
+# lint-imports: the import contracts of .importlinter (layers, oracle isolation, no cycles)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
 
 test: $(STAMP) lint wheel-check
 	$(PY) -m pytest -q -n 2 -m "not slow"

@@ -3,7 +3,7 @@
 Public surface only; see README.md for a tour and docs/MODEL.md for the execution model.
 """
 
-from . import byok, display, fuzz, viz  # viz imports matplotlib only when a figure is drawn)
+from . import byok, display
 from . import dtypes as _dtypes
 from .alloc import LocalMemAllocator
 from .api import (
@@ -119,3 +119,15 @@ from .sweep import SweepResult, sweep
 from .tensor import MASK_PLACEHOLDER, LocalTensor
 
 __version__ = "0.1.0"
+
+# The tools above the public face load on first use (PEP 562), so ``import ascend_jax`` loads
+# neither the fuzz engine nor the oracle (``viz`` runs the reference to draw lanes).
+_LAZY_TOOLS = ("fuzz", "viz")
+
+
+def __getattr__(name):
+    if name in _LAZY_TOOLS:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -17,7 +17,7 @@ from .registry import REGISTRY
 
 
 def _apis_json():
-    from . import api  # noqa: F401  (registers the APIs)
+    import ascend_jax  # noqa: F401  (the public face registers the APIs)
 
     profiles = [load_profile(n) for n in available_profiles()]
     out = []

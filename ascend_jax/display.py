@@ -71,15 +71,14 @@ def _format_values(values, max_elems):
 
 def tensor_html(t, state=None, max_elems=64, block_bytes=32):
     """HTML for a LocalTensor (or any object with ``dtype`` and ``length``); see module doc."""
-    from .tensor import LocalTensor
-
     dtype = getattr(t, "dtype", None)
     try:
         d = _dt.as_dtype(dtype)
     except Exception:
         d = None
     dname = d.cpp if d is not None else str(dtype)
-    if not isinstance(t, LocalTensor):
+    # a LocalTensor says so itself (``_ub_tensor``): display stays below tensor.py (no import cycle)
+    if not getattr(type(t), "_ub_tensor", False):
         return _generic_tensor_html(t, d, dname, state, max_elems)
     addr = _int_or_none(t.addr)
     nbytes = t.length * d.itemsize

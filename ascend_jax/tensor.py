@@ -19,6 +19,7 @@ class LocalTensor:
     # the TQue/TBuf buffer this tensor lives in (None for k.alloc / hand-made tensors); not part of
     # the pytree, so it never reaches a compiled program (see ascend_jax/pipe.py)
     handle: object = dataclasses.field(default=None, compare=False, repr=False)
+    _ub_tensor = True  # class attribute, not a field: display.tensor_html's UB layout (no import back)
 
     def __post_init__(self):
         object.__setattr__(self, "dtype", _dt.as_dtype(self.dtype))

@@ -1,5 +1,5 @@
 """The standard benchmark mix: random, fault-free cases over Adds, Muls, Select (modes 0/1/2),
-Compares, GatherMask and ShiftRight, drawn with the case generators of ``ascend_jax/testing`` (the
+Compares, GatherMask and ShiftRight, drawn with the case generators of ``ascend_jax/fuzz/families`` (the
 repeat distribution 1..255 of the scalar-arithmetic generator; the other generators' "big" share set
 so that about a third of the cases need more than 16 repeats), and the batched runners of the fast
 path (one jitted, vmapped program per signature and batch size, every parameter traced).
@@ -20,10 +20,10 @@ import ascend_jax as aj
 from ascend_jax import dtypes as _dt
 from ascend_jax import reference as ref
 from ascend_jax.api.unary_scalar import run_traced
+from ascend_jax.fuzz.families import compare_select as CS
+from ascend_jax.fuzz.families import gather_shift as GS
+from ascend_jax.fuzz.families import unary_scalar as UC
 from ascend_jax.state import CoreState
-from ascend_jax.testing import cases as UC
-from ascend_jax.testing import cmpsel_cases as CS
-from ascend_jax.testing import gather_shift_cases as GS
 
 SMALL_ARENA, BIG_ARENA = 8192, 65536
 BIG_SHARE = 0.35  # share of cases needing more than 16 repeats (the unary generator's share)

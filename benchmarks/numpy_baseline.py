@@ -3,7 +3,7 @@ vectorised-per-case NumPy model of the benchmarked APIs (Adds, Muls, Select mode
 GatherMask, ShiftRight) on one case's UB bytes.
 
 Independent of ``ascend_jax/reference`` (the literal loop oracle) and of the JAX engine: it shares
-only the profile data and the case generators' dataclasses (``ascend_jax/testing``). It models the
+only the profile data and the case generators' dataclasses (``ascend_jax/fuzz/families``). It models the
 valid-call semantics of docs/MODEL.md (active lanes, strided addressing, program-order writes,
 exact numerics, selMask streams, bit packing, gathering) and the register values a call reads; it
 does not detect faults or produce register side effects, so the benchmark mix holds fault-free cases
@@ -287,9 +287,9 @@ def gather_mask(ub, dtype, dst, src0, pattern, user, counter, mask, params):
 
 def run_case(case, ub, profile):
     """Run one generator case on ``ub`` (modified in place); returns rsvdCnt for GatherMask."""
-    from ascend_jax.testing.cases import Case
-    from ascend_jax.testing.cmpsel_cases import CmpSelCase
-    from ascend_jax.testing.gather_shift_cases import GatherCase, ShiftCase
+    from ascend_jax.fuzz.families.compare_select import CmpSelCase
+    from ascend_jax.fuzz.families.gather_shift import GatherCase, ShiftCase
+    from ascend_jax.fuzz.families.unary_scalar import Case
 
     p = profile
     if isinstance(case, Case):

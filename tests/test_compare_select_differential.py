@@ -13,8 +13,9 @@ import collections
 import pytest
 from conftest import SCALE
 
+from ascend_jax.fuzz.families import compare, run_all
+from ascend_jax.fuzz.families import compare_select as C
 from ascend_jax.profile import available_profiles, load_profile
-from ascend_jax.testing import cmpsel_cases as C
 
 DEFAULT = "ascend910b"
 
@@ -26,10 +27,10 @@ def _run(name, per_group, all_forms, seed, dtypes_per_api=None):
         pytest.skip(f"{name} has none of the compare/select APIs")
     counts = collections.Counter((c.api, c.dtype, c.mode) for c in cases)
     assert min(counts.values()) >= per_group
-    fast, refs = C.run_all(cases, p)
+    fast, refs = run_all(cases, p)
     bad = []
     for c, f, r in zip(cases, fast, refs, strict=True):
-        msg = C.compare(f, r)
+        msg = compare(f, r)
         if msg:
             bad.append(f"{c.call_repr()}\n    {msg}")
     assert not bad, f"{name}: {len(bad)} of {len(cases)} cases differ:\n" + "\n".join(bad[:10])

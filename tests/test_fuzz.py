@@ -17,10 +17,10 @@ from ascend_jax.fuzz.capsule import make_capsule, replay
 from ascend_jax.fuzz.compare import digest
 from ascend_jax.fuzz.export import diff_dir, export_capsule
 from ascend_jax.fuzz.families import FAMILIES, NOT_FUZZED, family_of, family_of_api
+from ascend_jax.fuzz.families.unary_scalar import Case
 from ascend_jax.fuzz.generate import generate_case, make_plan, registered_apis
 from ascend_jax.fuzz.shrink import evaluate
 from ascend_jax.profile import load_profile
-from ascend_jax.testing.cases import Case
 
 P = load_profile("ascend910b")
 

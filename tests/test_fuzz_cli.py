@@ -15,9 +15,9 @@ from ascend_jax.cli import main
 from ascend_jax.fuzz.capsule import make_capsule
 from ascend_jax.fuzz.families import family_of
 from ascend_jax.fuzz.families.registers import RegCase
+from ascend_jax.fuzz.families.unary_scalar import Case
 from ascend_jax.fuzz.resume import read_results
 from ascend_jax.profile import load_profile
-from ascend_jax.testing.cases import Case
 
 P = load_profile("ascend910b")
 # register APIs only: eager calls, nothing to compile, so a campaign starts working at once

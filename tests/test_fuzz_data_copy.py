@@ -19,11 +19,11 @@ from ascend_jax.fuzz.capsule import make_capsule, replay
 from ascend_jax.fuzz.compare import Difference
 from ascend_jax.fuzz.export import export_capsule
 from ascend_jax.fuzz.families import NOT_FUZZED, family_of, family_of_api
+from ascend_jax.fuzz.families import data_copy as CC
 from ascend_jax.fuzz.generate import make_plan
 from ascend_jax.fuzz.shrink import evaluate
 from ascend_jax.profile import available_profiles, load_profile
 from ascend_jax.tensor import LocalTensor
-from ascend_jax.testing import copy_cases as CC
 
 P = load_profile("ascend910b")
 APIS = ["DataCopy", "DataCopyPad"]

@@ -12,8 +12,9 @@ import collections
 import pytest
 from conftest import SCALE
 
+from ascend_jax.fuzz.families import compare, run_all
+from ascend_jax.fuzz.families import gather_shift as C
 from ascend_jax.profile import available_profiles, load_profile
-from ascend_jax.testing import gather_shift_cases as C
 
 DEFAULT = "ascend910b"
 
@@ -24,10 +25,10 @@ def _check(name, cases, group_of, per_group):
         pytest.skip(f"{name} has none of these APIs")
     counts = collections.Counter(group_of(c) for c in cases)
     assert min(counts.values()) >= per_group
-    fast, refs = C.run_all(cases, p)
+    fast, refs = run_all(cases, p)
     bad = []
     for c, f, r in zip(cases, fast, refs, strict=True):
-        msg = C.compare(f, r)
+        msg = compare(f, r)
         if msg:
             bad.append(f"{c.call_repr()}\n    {msg}")
     assert not bad, f"{name}: {len(bad)} of {len(cases)} cases differ:\n" + "\n".join(bad[:10])

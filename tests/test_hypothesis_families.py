@@ -6,9 +6,10 @@ from conftest import SCALE
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
+from ascend_jax.fuzz.families import compare, run_all
+from ascend_jax.fuzz.families import compare_select as CS
+from ascend_jax.fuzz.families import gather_shift as GS
 from ascend_jax.profile import load_profile
-from ascend_jax.testing import cmpsel_cases as CS
-from ascend_jax.testing import gather_shift_cases as GS
 from ascend_jax.testing.draw_rng import DrawRng
 
 P = load_profile("ascend910b")
@@ -34,8 +35,8 @@ def test_compare_select_hypothesis(data):
         forms = CS.forms_for(P, api, dt, mode)
         form = forms[data.draw(st.integers(0, len(forms) - 1))]
         cases.append(CS.random_case(rng, P, api, dt, mode, form, variant=data.draw(st.integers(0, 3))))
-    fast, refs = CS.run_all(cases, P)
-    _compare_all(cases, fast, refs, CS.compare)
+    fast, refs = run_all(cases, P)
+    _compare_all(cases, fast, refs, compare)
 
 
 @settings(max_examples=15 * SCALE)
@@ -54,5 +55,5 @@ def test_gather_shift_hypothesis(data):
         else:
             dt, counter, user = ggroups[data.draw(st.integers(0, len(ggroups) - 1))][:3]
             cases.append(GS.random_gather_case(rng, P, dt, counter, user))
-    fast, refs = GS.run_all(cases, P)
-    _compare_all(cases, fast, refs, GS.compare)
+    fast, refs = run_all(cases, P)
+    _compare_all(cases, fast, refs, compare)

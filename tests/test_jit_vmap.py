@@ -5,7 +5,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import ascend_jax as aj
-from ascend_jax.testing.cases import compare_states, random_case, run_fast_batch, run_reference
+from ascend_jax.fuzz.families.unary_scalar import UnaryScalarFamily, random_case
 
 P = aj.load_profile("ascend910b")
 
@@ -58,11 +58,12 @@ def test_eager_calls_share_programs():
 def test_vmap_batch_equals_loop_and_reference():
     rng = np.random.default_rng(3)
     cases = [random_case(rng, P, api="Adds", dtype="half") for _ in range(40)]
-    batched = run_fast_batch(cases, P)
+    fam = UnaryScalarFamily()
+    batched = fam.run_fast(cases, P)
     for c, b in zip(cases, batched, strict=True):
-        single = run_fast_batch([c], P)[0]
-        assert compare_states(b, single) is None, c
-        assert compare_states(b, run_reference(c, P)) is None, c
+        single = fam.run_fast([c], P)[0]
+        assert fam.compare(b, single) is None, c
+        assert fam.compare(b, fam.run_reference(c, P)) is None, c
 
 
 def test_jit_kernel_batch_equals_loop():

@@ -6,8 +6,8 @@ from conftest import SCALE
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
+from ascend_jax.fuzz.families.unary_scalar import UnaryScalarFamily
 from ascend_jax.profile import available_profiles, load_profile
-from ascend_jax.testing.cases import compare_states, run_fast_batch, run_reference
 from ascend_jax.testing.strategies import unary_scalar_cases
 
 APIS = ("Adds", "Muls", "Maxs", "Mins")
@@ -16,10 +16,10 @@ BATCH = 100
 
 
 def _check(cases, profile, buckets=(4, 16, 256)):
-    fast = run_fast_batch(cases, profile, buckets=buckets)
+    fam = UnaryScalarFamily(buckets=buckets)
+    fast = fam.run_fast(cases, profile)
     for c, f in zip(cases, fast, strict=True):
-        r = run_reference(c, profile)
-        msg = compare_states(f, r)
+        msg = fam.compare(f, fam.run_reference(c, profile))
         if msg:
             note(f"case: {c}")
             raise AssertionError(f"{profile.name}: {c.call_repr()}: {msg}")

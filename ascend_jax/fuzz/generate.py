@@ -21,7 +21,7 @@ class Plan:
 
 
 def registered_apis():
-    from .. import api  # noqa: F401  (registers the APIs)
+    import ascend_jax  # noqa: F401  (the public face registers the APIs)
 
     return list(REGISTRY)
 

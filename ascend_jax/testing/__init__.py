@@ -1,2 +1,2 @@
-"""Case generators, batched runners and comparison helpers for differential testing (used by the
-test suite, ``ascend-jax demo`` and users' own tests)."""
+"""Hypothesis strategies for users' own property tests (``strategies``, ``draw_rng``). The case
+types, generators and runners of the differential engine live in ``ascend_jax.fuzz.families``."""

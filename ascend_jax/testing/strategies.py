@@ -8,8 +8,9 @@ import numpy as np
 from hypothesis import strategies as st
 
 from .. import dtypes as _dt
+from ..fuzz.families.base import specials
+from ..fuzz.families.unary_scalar import Case
 from ..profile import as_profile
-from .cases import Case, specials
 
 
 def _words_from_bits(bits):

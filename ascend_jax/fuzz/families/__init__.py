@@ -1,10 +1,13 @@
-"""Family adapters of the differential engine: one per API family, each wrapping that family's
-case generator (``ascend_jax.testing``), fast call, reference call, case <-> JSON, shrink
-candidates and coverage labels. ``FAMILIES`` lists them; ``NOT_FUZZED`` names the registered APIs
-no adapter covers, each with the reason."""
+"""The API families of the differential engine. Each module owns its family: case type, random
+generator, calls (the public API vmapped over traced arguments, and the reference), batching
+(``stack_dyn``), and its adapter (a ``Family``: case <-> JSON, shrink candidates, coverage labels;
+the base class runs and compares). ``FAMILIES`` lists the adapters; ``NOT_FUZZED`` names the
+registered APIs no adapter covers, each with the reason. ``run_all`` / ``compare`` run cases of
+any families through the engine's runner and comparator."""
 
 from .compare_select import CompareSelectFamily
 from .data_copy import DataCopyFamily
+from .family import Family
 from .gather_shift import GatherFamily, ShiftFamily
 from .registers import RegisterFamily
 from .unary_scalar import UnaryScalarFamily
@@ -73,3 +76,20 @@ def family_of_api(api):
         if api in f.apis:
             return f
     return None
+
+
+compare = Family.compare
+
+
+def run_all(cases, profile, batch=None, workers=None):
+    """(fast results, reference results), (state, returned value or None) pairs, for cases of any
+    families: each family's cases go through ``Family.run_all`` of its adapter."""
+    fast, refs = [None] * len(cases), [None] * len(cases)
+    groups = {}
+    for i, c in enumerate(cases):
+        groups.setdefault(family_of(c), []).append(i)
+    for fam, idx in groups.items():
+        f, r = fam.run_all([cases[i] for i in idx], profile, batch=batch, workers=workers)
+        for k, i in enumerate(idx):
+            fast[i], refs[i] = f[k], r[k]
+    return fast, refs

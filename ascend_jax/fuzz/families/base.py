@@ -5,7 +5,10 @@ generic deliberately-invalid mutations."""
 import dataclasses
 import math
 
+import numpy as np
+
 from ... import dtypes as _dt
+from ... import reference as _ref
 
 # -- case <-> JSON (exact: floats as hex, so -0, NaN and subnormals survive) ----------------------
 
@@ -242,3 +245,128 @@ def data_mutations(rng, p, case, dst="dst", src="src", dst_blk_stride=True):
     s = list(case.strides)
     s[0] = 0
     return rep(case, strides=tuple(s)), k
+
+
+# -- initial UB data and mask words shared by the families ---------------------------------------
+
+_SPECIAL_F32 = [
+    0x00000000,
+    0x80000000,
+    0x7F800000,
+    0xFF800000,
+    0x7FC00000,
+    0xFFC00001,
+    0x00000001,
+    0x807FFFFF,
+    0x00800000,
+    0x7F7FFFFF,
+    0xFF7FFFFF,
+    0x3F800000,
+    0xBF800000,
+    0x7F800001,
+]
+_SPECIAL_F16 = [
+    0x0000,
+    0x8000,
+    0x7C00,
+    0xFC00,
+    0x7E00,
+    0xFE01,
+    0x0001,
+    0x83FF,
+    0x0400,
+    0x7BFF,
+    0xFBFF,
+    0x3C00,
+    0xBC00,
+    0x7C01,
+]
+_SPECIAL_BF16 = [
+    0x0000,
+    0x8000,
+    0x7F80,
+    0xFF80,
+    0x7FC0,
+    0xFFC1,
+    0x0001,
+    0x807F,
+    0x0080,
+    0x7F7F,
+    0xFF7F,
+    0x3F80,
+    0xBF80,
+    0x7F81,
+]
+
+
+_SPECIAL_F64 = [
+    0x0000000000000000,  # +0
+    0x8000000000000000,  # -0
+    0x7FF0000000000000,  # +inf
+    0xFFF0000000000000,  # -inf
+    0x7FF8000000000000,  # NaN
+    0x0000000000000001,  # smallest subnormal
+    0x800FFFFFFFFFFFFF,  # largest negative subnormal
+    0x0010000000000000,  # smallest normal
+    0x7FEFFFFFFFFFFFFF,  # largest finite
+    0x3FF0000000000000,  # 1.0
+    0xBFF0000000000000,  # -1.0
+]
+
+
+def specials(dtype):
+    d = _dt.as_dtype(dtype)
+    if d.name == "float32":
+        return _SPECIAL_F32
+    if d.name == "half":
+        return _SPECIAL_F16
+    if d.name == "bfloat16":
+        return _SPECIAL_BF16
+    if d.name == "float64":
+        return _SPECIAL_F64
+    if d.kind == "complex":  # (real, imag) pairs of the part type's specials, real at the low bits
+        part = _SPECIAL_F16 if d.name == "complex32" else _SPECIAL_F32
+        w = d.bits // 2
+        return [
+            int(part[i % len(part)]) | (int(part[(3 * i + 1) % len(part)]) << w) for i in range(len(part))
+        ]
+    lo, hi = (-(1 << (d.bits - 1)), (1 << (d.bits - 1)) - 1) if d.is_signed_int else (0, (1 << d.bits) - 1)
+    vals = [lo, hi, 0, 1, -1 if d.is_signed_int else 2, lo + 1, hi - 1]
+    return [v & ((1 << d.bits) - 1) for v in vals]
+
+
+def make_ub(case):
+    """The case's initial UB bytes (deterministic from ub_seed and the data style)."""
+    rng = np.random.default_rng(case.ub_seed)
+    ub = rng.integers(0, 256, case.ub_bytes, dtype=np.uint8)
+    d = _dt.as_dtype(case.dtype)
+    if case.data == "specials":
+        pool = np.array(specials(d), dtype=np.uint64).astype(d.bits_dtype)
+        n = case.ub_bytes // d.itemsize
+        pick = pool[rng.integers(0, len(pool), n)]
+        keep = rng.random(n) < 0.5
+        words = ub.view(d.bits_dtype).copy()
+        words[keep] = pick[keep]
+        ub = words.view(np.uint8).copy()
+    elif case.data == "small":
+        n = case.ub_bytes // d.itemsize
+        if d.is_float:
+            vals = rng.integers(-64, 64, n).astype(np.float32) / 4
+            ub = vals.astype(d.np_dtype).view(np.uint8).copy()
+        else:
+            ub = rng.integers(-100, 100, n).astype(d.np_dtype).view(np.uint8).copy()
+    return ub
+
+
+def mask_words32(mask, n_words32):
+    """A bitwise mask (uint64 words, low word first) as the uint32 words the fast path traces."""
+    out = np.zeros(n_words32, np.uint32)
+    for k, w in enumerate(mask):
+        out[2 * k] = w & 0xFFFFFFFF
+        out[2 * k + 1] = w >> 32
+    return out
+
+
+def is_reference(mod):
+    """The NumPy reference, or an oracle standing in for it (``ascend_jax.fuzz.Oracle``)."""
+    return mod is _ref or getattr(mod, "_is_reference", False)

@@ -1,21 +1,530 @@
-"""Adapter of the compare/select family: Compare, Compares, CompareScalar, CompareCmpMask,
-SetCmpMask, GetCmpMask, Select, SelectFlexible (``ascend_jax.testing.cmpsel_cases``)."""
+"""Random cases for the compare/select family, run through the fast path (vmapped batches, every
+address / mask / count / repeat / stride / scalar traced, one compilation per engine signature) and
+through the NumPy reference, compared on the whole UB, vmask, cmpmask, mask_mode and fault bits.
+
+A ``CmpSelCase`` is fully concrete (Python ints), so it can be replayed and printed
+(``call_repr``). ``random_cases`` draws every structural parameter; the adapter's ``run_fast``
+(``Family``) groups cases by static signature and pads each batch to ``batch`` cases, so a
+(signature, repeat bucket) compiles once; ``run_all`` overlaps the fast path (worker threads: XLA
+compiles release the GIL) with the reference (main thread).
+
+The family of Compare, Compares, CompareScalar, CompareCmpMask, SetCmpMask, GetCmpMask,
+Select, SelectFlexible: case type, generator, calls and the engine's adapter (at the end).
+"""
 
 import dataclasses
 import math
 
+import numpy as np
+
 from ... import dtypes as _dt
-from ...testing import cmpsel_cases as C
+from ...params import BinaryRepeatParams, UnaryRepeatParams
+from ...profile import as_profile
+from ...tensor import MASK_PLACEHOLDER, LocalTensor
+from ..regs import draw as draw_registers
+from ..regs import lane_bits
 from .base import (
     Operand,
     data_mutations,
     generic_shrinks,
+    make_ub,
     mask_label,
+    mask_words32,
     repeat_regime,
+    specials,
     stride_regime,
     strided_operand,
 )
 from .family import Family
+
+CMP_APIS = ("Compare", "Compares", "CompareScalar")
+ALL_APIS = CMP_APIS + ("CompareCmpMask", "SetCmpMask", "GetCmpMask", "Select", "SelectFlexible")
+CMP_CODE = {"LT": 0, "GT": 1, "EQ": 2, "LE": 3, "GE": 4, "NE": 5}
+SMALL_R, BIG_R = 16, 255
+
+
+@dataclasses.dataclass(frozen=True)
+class CmpSelCase:
+    api: str
+    dtype: str
+    mode: int = 0  # CMPMODE (compare family) or SELMODE (select); 0 for Set/GetCmpMask
+    form: str = "count"  # count | continuous | bitwise | register (isSetMask=False) | nomask
+    variant: int = 0  # SelectFlexible: 0 scalar src1, 1 scalar src0, 2 element src1, 3 element src0
+    dst: int = 0
+    src0: int = 0
+    src1: int = 0
+    sel: int = 0
+    scalar_bits: int = 0  # the scalar as T's bit pattern
+    count: int = 0
+    mask: object = 0  # int (continuous) or tuple of uint64 words
+    repeat: int = 1
+    strides: tuple = (1, 1, 1, 8, 8, 8)  # BinaryRepeatParams; Compares uses (s0, s1, s3, s4)
+    dst_dtype: str = "uint8"
+    sel_dtype: str = "uint8"
+    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
+    mask_mode: int = 0
+    cmpmask: tuple = (0, 0, 0, 0)
+    ctrl: tuple = (0, 0)
+    ub_seed: int = 0
+    ub_bytes: int = 8192
+    data: str = "raw"
+    big: bool = False  # needs the large repeat bucket
+
+    def key(self):
+        """Static part for the fast runner (everything else is traced)."""
+        return (
+            self.api,
+            self.dtype,
+            self.mode,
+            self.form,
+            self.variant,
+            self.dst_dtype,
+            self.sel_dtype,
+            self.big,
+        )
+
+    def scalar_value(self):
+        d = _dt.as_dtype(self.dtype)
+        if d.kind == "complex":
+            part = np.float16 if d.name == "complex32" else np.float32
+            w = d.bits // 2
+            re, im = (
+                np.array([self.scalar_bits & ((1 << w) - 1), self.scalar_bits >> w], np.uint64)
+                .astype(f"u{w // 8}")
+                .view(part)
+            )
+            return complex(float(re), float(im))
+        v = np.array(self.scalar_bits, dtype=np.uint64).astype(d.bits_dtype).view(d.np_dtype)
+        return float(v) if d.is_float else int(v)
+
+    def call_repr(self):
+        m = "MASK_PLACEHOLDER" if self.form in ("register",) else self.mask
+        if isinstance(m, tuple):
+            m = [hex(w) for w in m]
+        tail = (
+            f"count={self.count}"
+            if self.form == "count"
+            else f"mask={m}, repeat={self.repeat}, {self.strides}"
+        )
+        return (
+            f"{self.api}<{self.dtype}> mode={self.mode} form={self.form} var={self.variant} dst@{self.dst} "
+            f"src0@{self.src0} src1@{self.src1} sel@{self.sel} scalar={self.scalar_value()!r} {tail} "
+            f"[mask_mode={self.mask_mode} vmask={[hex(w) for w in self.vmask]} cmpmask={[hex(w) for w in self.cmpmask]}"
+            f" ub_seed={self.ub_seed} data={self.data}]"
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Generation
+
+
+def groups(profile):
+    """[(api, dtype, mode)] the profile supports (the unit the case counts are per)."""
+    p = as_profile(profile)
+    out = []
+    for api in ALL_APIS:
+        a = p.api(api)
+        if not a.supported:
+            continue
+        for dt in a.all_dtypes():
+            if api in CMP_APIS + ("CompareCmpMask",):
+                modes = a.get("modes", tuple(CMP_CODE))
+                if dt == "int32" and a.get("int32_modes") is not None:
+                    modes = [m for m in modes if m in a.get("int32_modes")]
+                if dt == "float64" and a.get("float64_modes") is not None:
+                    modes = [m for m in modes if m in a.get("float64_modes")]
+                for m in modes:
+                    out.append((api, dt, CMP_CODE[m]))
+            elif api in ("Select", "SelectFlexible"):
+                for m in a.get("modes", (0, 1, 2)):
+                    out.append((api, dt, int(m)))
+            else:
+                out.append((api, dt, 0))
+    return out
+
+
+def forms_for(p, api, dt, mode):
+    a = p.api(api)
+    count_only = dt in a.count_only_dtypes
+    if api in ("SetCmpMask", "GetCmpMask"):
+        return ["-"]
+    if count_only:
+        return ["count"]
+    if api == "CompareCmpMask":
+        return ["continuous", "bitwise", "register"]
+    if api in CMP_APIS:
+        f = ["count", "continuous", "bitwise"]
+        if api != "Compare":
+            f.append("register")
+        return f
+    f = ["count", "continuous", "bitwise"]
+    if api == "Select" and p.cmpmask_bits > 0 and not (mode == 0 and p.lanes(dt) > p.cmpmask_bits):
+        f.append("nomask")
+    return f
+
+
+def _specials_ok(dt):
+    """Special bit patterns; NaN scalars only canonical (a payload NaN as a C++ scalar argument is
+    outside the model's scalar conversion rule)."""
+    return specials(dt)
+
+
+def random_case(rng, p, api, dt, mode, form, big=False, variant=0, ub_bytes=8192, fault_rate=0.08, pick=0):
+    """One case; ``pick`` chooses the dst / selMask element types (static, so one per group)."""
+    d = _dt.as_dtype(dt)
+    a = p.api(api)
+    L = p.lanes(d)
+    W = L // 8
+    nblocks = ub_bytes // 32
+    honoured = a.get("mask_honoured", True) if api != "Select" and api != "SelectFlexible" else True
+    data = ["raw", "specials", "small"][int(rng.integers(3))]
+    nw = p.vector_mask_bits // 64
+
+    # registers (the engine's one register randomisation)
+    regs = draw_registers(rng, p, L, counter_ok=form not in ("count", "-"))
+    mask_mode = regs.mask_mode
+    vm = sum(w << (32 * i) for i, w in enumerate(regs.vmask))
+    cm_words = regs.cmpmask
+    # repeats / counts
+    if big:
+        repeat = int(rng.choice([255, 255, 200, 128, 64, 17]))
+    else:
+        repeat = (
+            int(rng.choice([0, 1, 1, 1, 2, 2, 3, 4, 8, 16]))
+            if rng.random() < 0.9
+            else int(rng.integers(0, 17))
+        )
+    max_reps = BIG_R if big else SMALL_R
+    count = 0
+    if form == "count":
+        align = a.get("count_alignment_bytes", 0) if api in CMP_APIS else 0
+        unit = max(1, align // d.itemsize) if align else 1
+        hi = min(max_reps * L, (ub_bytes // 2) // d.itemsize)
+        if big:
+            count = int(rng.integers(L * 8, hi + 1))
+        else:
+            count = int(rng.choice([0, 1, L - 1, L, L + 1, 2 * L, int(rng.integers(0, 4 * L + 1))]))
+        count = min(count, hi) // unit * unit
+    count_reg = None
+    if mask_mode == 1:
+        hi = max_reps * L if big else 4 * L
+        count_reg = (
+            int(rng.choice([0, 1, L - 1, L, L + 3, int(rng.integers(0, hi + 1))]))
+            if not big
+            else int(rng.integers(L * 8, max_reps * L + 1))
+        )
+        if api == "CompareCmpMask":
+            count_reg = min(count_reg, 4 * L)
+        if p.zero_mask == "error" and count_reg == 0:
+            count_reg = 1
+        vm = count_reg
+    # strides
+    if rng.random() < 0.5:
+        strides = (1, 1, 1, 8, 8, 8)
+    else:
+        stride_pool = [0, 1, 1, 2, 3, 8, 8, 9, 16]
+        strides = tuple(int(rng.choice(stride_pool)) for _ in range(6))
+        if strides[0] == 0 and rng.random() > fault_rate:
+            strides = (1,) + strides[1:]
+    if big:
+        strides = strides[:3] + tuple(int(rng.choice([0, 1])) for _ in range(3))
+    # mask argument
+    mask = 0
+    if form == "continuous":
+        choices = [0, 1, L // 2, L - 1, L, L + 5, 2**64 - 1, int(rng.integers(0, L + 1))]
+        mask = choices[int(rng.integers(len(choices)))]
+        if mask_mode == 1:
+            mask = count_reg
+        if honoured and p.zero_mask == "error" and mask == 0:
+            mask = 1
+    elif form == "bitwise":
+        v = lane_bits(rng, L, p.vector_mask_bits)
+        if mask_mode == 1:
+            v = count_reg
+        if honoured and p.zero_mask == "error" and v == 0:
+            v = 1
+        n = nw if honoured else int(rng.integers(1, nw + 1))
+        if not honoured and rng.random() < 0.3:
+            v = int(rng.integers(0, 2**63))  # a reserved parameter: any value
+            n = max(n, 1)
+        mask = tuple((v >> (64 * i)) & (2**64 - 1) for i in range(n))
+        if n * 64 < v.bit_length():
+            mask = (v & (2**64 - 1),) + tuple(0 for _ in range(n - 1))
+    if mask_mode == 1 and form in ("register", "nomask") and count_reg is not None:
+        vm = count_reg
+    vmask = tuple(int((vm >> (32 * i)) & 0xFFFFFFFF) for i in range(8))
+
+    # addresses: most in bounds, some misaligned, some past the arena, some overlapping
+    def fp(blk, rep):
+        reps = max(1, repeat if form != "count" else math.ceil(max(count, 1) / L))
+        if mask_mode == 1 and count_reg:
+            reps = max(reps, math.ceil(count_reg / L))
+        return (reps - 1) * rep + 7 * blk + 1
+
+    def addr(fpb, align=32):
+        hi = max(0, nblocks - min(fpb, nblocks))
+        x = int(rng.integers(0, hi + 1)) * 32
+        u = rng.random()
+        if u < fault_rate / 2:
+            return x + int(rng.choice([2, 4, 8, 16]))
+        if u < fault_rate:
+            return int(rng.integers(nblocks - 2, nblocks + 3)) * 32
+        return x
+
+    dst = addr(fp(strides[0], strides[3]))
+    src0 = addr(fp(strides[1], strides[4]))
+    src1 = addr(fp(strides[2], strides[5]))
+    sel = addr(max(1, repeat) * W // 32 + 1)
+    u = rng.random()
+    if u < 0.08:
+        src0 = dst
+    elif u < 0.12:
+        sel = dst
+    elif u < 0.16:
+        src1 = src0
+    if api in CMP_APIS and rng.random() < 0.1:
+        dst = src0 + int(rng.choice([0, 32, 256]))  # the bit output over the source
+    if api in ("SetCmpMask", "GetCmpMask"):
+        dst = src0 = int(rng.integers(0, nblocks * 2 + 2)) * 16 + (8 if rng.random() < 0.05 else 0)
+    if api == "SelectFlexible" and variant >= 2 and rng.random() < 0.5:
+        # element scalar anywhere (no alignment rule), sometimes inside dst
+        e = int(rng.integers(0, ub_bytes // d.itemsize)) * d.itemsize
+        if variant == 2:
+            src1 = e
+        else:
+            src0 = e
+    # the scalar: a special, a UB-like small value, or random bits (equal values come from "small")
+    sp = _specials_ok(dt)
+    u = rng.random()
+    if u < 0.35:
+        sb = int(sp[int(rng.integers(len(sp)))])
+    elif u < 0.7:
+        v = int(rng.integers(-8, 8))
+        if d.is_float:
+            sb = int(np.array(float(v) / 4, dtype=d.np_dtype).view(d.bits_dtype))
+        else:
+            sb = v & ((1 << d.bits) - 1)
+    else:
+        sb = int(rng.integers(0, 2**d.bits, dtype=np.uint64))
+    if d.kind == "complex":  # NaN parts canonical (a C++ Complex argument's parts are converted)
+        w = d.bits // 2
+        nan = 0x7E00 if w == 16 else 0x7FC00000
+        parts = [(sb >> (w * i)) & ((1 << w) - 1) for i in (0, 1)]
+        exp = 0x7C00 if w == 16 else 0x7F800000
+        parts = [nan if (x & ~(1 << (w - 1))) > exp else x for x in parts]
+        sb = parts[0] | (parts[1] << w)
+    if d.is_float:
+        fmt_nan = (sb >> (_frac_bits(d))) & ((1 << (d.bits - 1 - _frac_bits(d))) - 1)
+        if fmt_nan == (1 << (d.bits - 1 - _frac_bits(d))) - 1 and sb & ((1 << _frac_bits(d)) - 1):
+            sb = {16: 0x7E00 if d.name == "half" else 0x7FC0, 32: 0x7FC00000, 64: 0x7FF8000000000000}[
+                d.bits
+            ]  # canonical NaN
+    dst_dtypes = a.get("dst_dtypes", ("int8", "uint8"))
+    sel_dtypes = a.get("sel_mask_dtypes", ("uint8", "uint16", "uint32", "uint64"))
+    ctrl = regs.ctrl
+    return CmpSelCase(
+        api=api,
+        dtype=d.name,
+        mode=mode,
+        form=form,
+        variant=variant,
+        dst=dst,
+        src0=src0,
+        src1=src1,
+        sel=sel,
+        scalar_bits=sb,
+        count=count,
+        mask=mask,
+        repeat=repeat,
+        strides=strides,
+        dst_dtype=str(dst_dtypes[pick % len(dst_dtypes)]),
+        sel_dtype=str(sel_dtypes[pick % len(sel_dtypes)]),
+        vmask=vmask,
+        mask_mode=mask_mode,
+        cmpmask=cm_words,
+        ctrl=ctrl,
+        ub_seed=int(rng.integers(0, 2**31)),
+        ub_bytes=ub_bytes,
+        data=data,
+        big=big,
+    )
+
+
+def _frac_bits(d):
+    return {"half": 10, "bfloat16": 7, "float32": 23, "float64": 52}[d.name]
+
+
+def random_cases(profile, per_group, seed=0, all_forms=True, big_share=0.03, dtypes_per_api=None):
+    """``per_group`` cases for every (API, dtype, mode) of the profile. ``all_forms``: every call form
+    in every group (many signatures); else one form per (API, dtype[, selMode]), rotating, so that
+    every form still appears on the profile (few compilations). A ``big_share`` of the cases of the
+    first dtype of each API use the large repeat bucket (repeat 255 and long counts)."""
+    p = as_profile(profile)
+    rng = np.random.default_rng(seed)
+    out = []
+    rot = 0
+    first_dtype = {}
+    chosen = {}
+    todo = groups(p)
+    if dtypes_per_api is not None:
+        # a rotating subset of each API's dtypes (by seed): fewer compilations per run, every dtype
+        # still covered across profiles/seeds (and all of them in the nightly setting)
+        keep = {}
+        for api in dict.fromkeys(a for a, _, _ in todo):
+            dts = list(dict.fromkeys(d for a, d, _ in todo if a == api))
+            start = seed % len(dts)
+            keep[api] = set((dts[start:] + dts[:start])[:dtypes_per_api])
+        todo = [(a, d, m) for a, d, m in todo if d in keep[a]]
+    for api, dt, mode in todo:
+        first_dtype.setdefault(api, dt)
+        rot += 1
+        forms = forms_for(p, api, dt, mode)
+        if not all_forms:
+            k = (api, dt, mode if api.startswith("Select") else None)
+            if k not in chosen:
+                chosen[k] = (forms[rot % len(forms)], rot % 4)
+            forms = [chosen[k][0]]
+        for i in range(per_group):
+            form = forms[i % len(forms)]
+            variant = 0
+            if api == "SelectFlexible":
+                variant = chosen.get((api, dt, mode), (None, i % 4))[1] if not all_forms else i % 4
+            big = (
+                api in CMP_APIS + ("Select", "SelectFlexible")
+                and dt == first_dtype[api]
+                and form == forms[0]
+                and form not in ("-",)
+                and rng.random() < big_share
+            )
+            out.append(random_case(rng, p, api, dt, mode, form, big=big, variant=variant, pick=rot + mode))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Running
+
+
+def initial_ub(c):
+    return make_ub(c)
+
+
+def _mask_arg(c, p, traced):
+    if c.form == "continuous":
+        return c.mask
+    if c.form == "bitwise":
+        return list(c.mask)
+    return MASK_PLACEHOLDER
+
+
+def call(mod, c, st, p, dyn=None, R=None):
+    """Call API ``c.api`` of ``mod`` (the reference, or ascend_jax with ``dyn`` traced values)."""
+    T = dyn or {}
+    d = _dt.as_dtype(c.dtype)
+
+    def g(name, default):
+        return T[name] if name in T else default
+
+    kw = {"profile": p}
+    if R is not None and c.api not in ("CompareCmpMask", "SetCmpMask", "GetCmpMask"):
+        kw["max_repeats"] = R
+    dst_a, s0_a, s1_a, sel_a = g("dst", c.dst), g("src0", c.src0), g("src1", c.src1), g("sel", c.sel)
+    scalar = g("scalar", c.scalar_value())
+    if c.form == "count":
+        tail = (g("count", c.count),)
+    elif c.form in ("continuous", "bitwise"):
+        tail = (g("mask", _mask_arg(c, p, False)), g("repeat", c.repeat))
+    else:
+        tail = (MASK_PLACEHOLDER, g("repeat", c.repeat))
+    s = g("strides", c.strides)
+    n = 4096
+    if c.api == "SetCmpMask":
+        return mod.SetCmpMask(st, LocalTensor(d, s0_a, 16), **kw)
+    if c.api == "GetCmpMask":
+        return mod.GetCmpMask(st, LocalTensor(d, dst_a, 128 // d.itemsize), **kw)
+    src0 = LocalTensor(d, s0_a, n)
+    src1 = LocalTensor(d, s1_a, n)
+    if c.api in CMP_APIS:
+        dst = LocalTensor(c.dst_dtype, dst_a, n)
+        isset = c.form != "register"
+        if c.api == "Compare":
+            args = (dst, src0, src1, c.mode)
+            params = BinaryRepeatParams(*s)
+        else:
+            args = (dst, src0, scalar, c.mode)
+            params = UnaryRepeatParams(s[0], s[1], s[3], s[4])
+        if c.form != "count":
+            tail = tail + (params,)
+        return getattr(mod, c.api)(st, *args, *tail, isSetMask=isset, **kw)
+    if c.api == "CompareCmpMask":
+        return mod.CompareCmpMask(
+            st, src0, src1, c.mode, tail[0], BinaryRepeatParams(*s), isSetMask=c.form != "register", **kw
+        )
+    dst = LocalTensor(d, dst_a, n)
+    sel = LocalTensor(c.sel_dtype, sel_a, 256)
+    params = BinaryRepeatParams(*s)
+    if c.api == "Select":
+        if c.form == "nomask":
+            if c.mode == 1:
+                return mod.Select(st, dst, sel, src0, tail[1], params, **kw)
+            return mod.Select(st, dst, src0, src1, tail[1], params, selMode=c.mode, **kw)
+        b = scalar if c.mode == 1 else src1
+        extra = tail if c.form == "count" else tail + (params,)
+        return mod.Select(st, dst, sel, src0, b, c.mode, *extra, **kw)
+    # SelectFlexible
+    extra = tail if c.form == "count" else tail + (params,)
+    cfg = None
+    a_op, b_op = src0, src1
+    if c.mode == 1:
+        if c.variant == 0:
+            b_op = scalar
+        elif c.variant == 1:
+            a_op = scalar
+        else:
+            idx = 1 if c.variant == 2 else 0
+            cfg = _binary_config(mod, idx)
+    return mod.SelectFlexible(st, dst, sel, a_op, b_op, c.mode, *extra, config=cfg, **kw)
+
+
+def _binary_config(mod, idx):
+    if hasattr(mod, "BinaryConfig"):
+        return mod.BinaryConfig(idx)
+
+    class _Cfg:  # the reference reads the field by name
+        scalarTensorIndex = idx
+
+    return _Cfg()
+
+
+def stack_dyn(cs, p):
+    """The traced values of a batch of cases of one signature (everything but the static key)."""
+    d = _dt.as_dtype(cs[0].dtype)
+    nw32 = p.vector_mask_bits // 32
+    c0 = cs[0]
+    dyn = {
+        "dst": np.array([c.dst for c in cs], np.int32),
+        "src0": np.array([c.src0 for c in cs], np.int32),
+        "src1": np.array([c.src1 for c in cs], np.int32),
+        "sel": np.array([c.sel for c in cs], np.int32),
+        "repeat": np.array([c.repeat for c in cs], np.int32),
+        "count": np.array([c.count for c in cs], np.int32),
+        "strides": tuple(np.array([c.strides[i] for c in cs], np.int32) for i in range(6)),
+    }
+    if d.itemsize == 8:  # 64-bit T: (low, high) uint32 words
+        dyn["scalar"] = np.array([[c.scalar_bits & 0xFFFFFFFF, c.scalar_bits >> 32] for c in cs], np.uint32)
+    elif d.kind == "complex":  # complex32: the bit pattern
+        dyn["scalar"] = np.array([c.scalar_bits for c in cs], np.uint32)
+    else:
+        dyn["scalar"] = np.array([c.scalar_bits for c in cs], np.uint64).astype(d.bits_dtype).view(d.np_dtype)
+    if c0.form == "continuous":
+        # traced as uint32: a Normal-mode continuous mask above 2**32-1 (only 2**64-1 is drawn, never
+        # in Counter mode) acts exactly as 2**32-1 (>= L lanes, register all ones)
+        dyn["mask"] = np.array([min(c.mask, 2**32 - 1) for c in cs], np.uint32)
+    elif c0.form == "bitwise":
+        dyn["mask"] = np.stack([mask_words32(c.mask, nw32) for c in cs])
+    return dyn
+
+
+# -- the engine's adapter ----------------------------------------------------------------------
 
 _ALL_DTYPES = ("int8", "uint8", "int16", "uint16", "half", "bfloat16", "int32", "uint32", "float32")
 _DEFAULT = (1, 1, 1, 8, 8, 8)
@@ -23,18 +532,18 @@ _DEFAULT = (1, 1, 1, 8, 8, 8)
 
 class CompareSelectFamily(Family):
     name = "compare_select"
-    apis = C.ALL_APIS
-    case_type = C.CmpSelCase
+    apis = ALL_APIS
+    case_type = CmpSelCase
 
     def units(self, p, api):
         out = []
-        groups = C.groups(p)
+        gs = groups(p)
         first = {}
-        for k, (a, dt, mode) in enumerate(groups):
+        for k, (a, dt, mode) in enumerate(gs):
             first.setdefault(a, dt)
             if a != api:
                 continue
-            forms = C.forms_for(p, a, dt, mode)
+            forms = forms_for(p, a, dt, mode)
             for form in forms:
                 variants = range(4) if (a == "SelectFlexible" and mode == 1) else (0,)
                 for v in variants:
@@ -47,13 +556,13 @@ class CompareSelectFamily(Family):
     def generate(self, rng, p, unit, fault_rate):
         api, dt, mode, form, variant, pick, big_ok = unit
         big = bool(big_ok and rng.random() < 0.05)
-        return C.random_case(
+        return random_case(
             rng, p, api, dt, mode, form, big=big, variant=variant, fault_rate=fault_rate, pick=pick
         )
 
     def normalize(self, case, p):
         L = p.lanes(_dt.as_dtype(case.dtype))
-        return dataclasses.replace(case, big=self._reps(case, L) > C.SMALL_R)
+        return dataclasses.replace(case, big=self._reps(case, L) > SMALL_R)
 
     @staticmethod
     def _reps(c, L):
@@ -71,7 +580,7 @@ class CompareSelectFamily(Family):
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace
         opts = []
-        if case.api in C.CMP_APIS + ("CompareCmpMask",):
+        if case.api in CMP_APIS + ("CompareCmpMask",):
             opts.append((rep(case, mode=9), "cmpMode"))
         if case.form == "count":
             opts.append((rep(case, count=p.ub_usable_bytes + 64), "count"))
@@ -106,19 +615,17 @@ class CompareSelectFamily(Family):
         return ("compare_select",) + case.key()
 
     def initial_ub(self, case):
-        return C.initial_ub(case)
+        return initial_ub(case)
 
     def stack_dyn(self, cases, p):
-        return C.stack_dyn(cases, p)
+        return stack_dyn(cases, p)
 
-    def fast_fn(self, case0, p):
-        return C.fast_fn(case0, p)
-
-    def reference(self, case, p, mod, state):
-        return C.call(mod, case, state, p), None
+    def call(self, mod, case, state, p, dyn=None):
+        R = None if dyn is None else (BIG_R if case.big else SMALL_R)
+        return call(mod, case, state, p, dyn=dyn, R=R), None
 
     def call_static(self, mod, case, state, p):
-        return C.call(mod, case, state, p), None
+        return call(mod, case, state, p), None
 
     def labels(self, case, p):
         if case.api in ("SetCmpMask", "GetCmpMask"):
@@ -160,7 +667,7 @@ class CompareSelectFamily(Family):
             ops.append(
                 Operand("selMask", case.sel, max(1, reps) * W, "uint8", "in", ("bits", case.sel, W, L))
             )
-        if case.api in C.CMP_APIS:
+        if case.api in CMP_APIS:
             W = L // 8
             ops.append(Operand("dst", case.dst, max(1, reps) * W, "uint8", "inout", ("bits", case.dst, W, L)))
         elif case.api.startswith("Select"):

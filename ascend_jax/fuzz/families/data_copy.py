@@ -1,40 +1,603 @@
-"""Adapter of the data-movement APIs DataCopy and DataCopyPad (``ascend_jax.testing.copy_cases``):
-every modelled direction (GM -> UB, UB -> GM, UB -> UB where the profile has it) and call form
-(count, DataCopyParams; DataCopyPad with DataCopyExtParams + DataCopyPadExtParams or the older
-DataCopyParams + DataCopyPadParams) of every element type of the profile.
+"""Random DataCopy / DataCopyPad cases for the differential engine.
 
-GM is part of the case: the state's byte image is the case's UB followed by its GM buffer (see
-``copy_cases``), so the engine's one comparator checks the GM bytes with UB, registers and faults;
-a differing "UB byte" at or past ``ub_bytes`` is GM byte ``addr - ub_bytes``."""
+A ``CopyCase`` is fully concrete (Python ints): API, direction (``kind``: gm2ub / ub2gm / ub2ub),
+call form (DataCopy: ``count`` or ``params`` = DataCopyParams; DataCopyPad: ``ext`` =
+DataCopyExtParams + DataCopyPadExtParams, or ``legacy`` = DataCopyParams + DataCopyPadParams),
+element type, addresses, counts, strides, paddings, registers and the seeds of the initial UB and
+GM bytes.
+
+Memory image. The engine's runner knows one byte array per case (``CoreState.ub``). A copy case's
+image is its UB (``ub_bytes``) followed by its one GM buffer (``gm_bytes``): image bytes
+``[0, ub_bytes)`` are UB, ``[ub_bytes, ub_bytes + gm_bytes)`` are GM buffer 0. Both calls split the
+image before calling the API (so the API sees a ``ub_bytes`` UB and a ``gm_bytes`` GM buffer) and
+join UB and the returned GM afterwards, so the engine's comparator, digests, capsules and replay
+cover the GM bytes unchanged: "UB byte ``ub_bytes + a``" of a difference is GM byte ``a``.
+
+Fast path: one eager ``vmap`` of the public API per static signature (API, kind, form, dtype,
+isPad, image sizes, slot bucket) with every address, count, blockCount/blockLen/stride, padding
+and padding value traced; ``max_blocks = nb`` is the slot bucket (cases never need more slots, so
+``BUCKET_OVERFLOW``, a model limit the reference does not have, never fires).
+
+Static misuse: ``ascend_jax.reference.data_copy`` has no static layer (a value out of range always
+records ``BAD_PARAM``). ``static_error`` states the static rules of docs/MODEL.md ("Checks and
+faults", static) in the fast path's order; ``call_static`` on the reference raises that
+``UsageError`` only when the literal reference, run on the same values, records the run-time
+counterpart of the rule (``BAD_PARAM`` for a range, ``OUT_OF_GM`` for a GM span); rules without
+one (types, dtype on the profile, direction, the count cap) are decided by the rule alone.
+
+The family of DataCopy and DataCopyPad: case type, generator, calls and the engine's adapter
+(at the end).
+"""
 
 import dataclasses
 
+import jax.numpy as jnp
+import numpy as np
+
 from ... import dtypes as _dt
-from ...testing import copy_cases as CC
+from ...errors import Fault, UnsupportedError, UsageError
+from ...gm import OUT_OF_GM, GlobalTensor
+from ...params import DataCopyExtParams, DataCopyPadExtParams, DataCopyPadParams, DataCopyParams
+from ...profile import as_profile
+from ...tensor import LocalTensor
+from ..regs import draw as draw_registers
 from .base import Operand, smaller_ints
+from .base import is_reference as _is_reference
 from .family import Family
 
-_BLK = CC.BLK
+BLK = 32  # bytes in a DataBlock
+UB_BYTES = 4096  # the case's UB (the profile's usable UB is larger: the case's arena bounds it)
+GM_BYTES = 3000  # deliberately not a multiple of 32
+NB = 64  # slot bucket: DataCopy blocks; DataCopyPad GM->UB UB blocks, UB->GM bytes / 32
+# Largest traced DataCopyPad strides drawn (the documented maximum; values above 2^26 once exposed
+# an int32 wrap and a 2^30 clamp in the fast path, see tests/test_fuzz_data_copy.py).
+MAX_GM_STRIDE = 2**32 - 1
+MAX_UB_STRIDE = 2**32 - 1
+
+APIS = ("DataCopy", "DataCopyPad")
+FORMS = {"DataCopy": ("count", "params"), "DataCopyPad": ("ext", "legacy")}
+KINDS = ("gm2ub", "ub2gm", "ub2ub")
+ALL_DTYPES = tuple(d.name for d in _dt.ALL)
+
+
+@dataclasses.dataclass(frozen=True)
+class CopyCase:
+    api: str  # "DataCopy" | "DataCopyPad"
+    kind: str  # "gm2ub" | "ub2gm" | "ub2ub"
+    form: str  # DataCopy "count" | "params"; DataCopyPad "ext" | "legacy"
+    dtype: str
+    src: int = 0  # byte address: UB address, or offset in GM buffer 0
+    dst: int = 0
+    count: int = 0  # count form
+    params: tuple = (1, 0, 0, 0)  # blockCount, blockLen, srcStride, dstStride (the struct's units)
+    is_pad: bool = False  # DataCopyPad GM -> UB
+    pad: tuple = (0, 0)  # leftPadding, rightPadding (elements)
+    pad_bits: int = 0  # paddingValue as T's bit pattern
+    src_dtype: str = ""  # "" = dtype (another type: a deliberately invalid call)
+    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
+    mask_mode: int = 0
+    cmpmask: tuple = (0, 0, 0, 0)
+    ctrl: tuple = (0, 0)
+    rsvd_init: int = 0
+    ub_seed: int = 0
+    gm_seed: int = 0
+    ub_bytes: int = UB_BYTES
+    gm_bytes: int = GM_BYTES
+    nb: int = NB
+
+    def key(self):
+        return (
+            self.api,
+            self.kind,
+            self.form,
+            self.dtype,
+            self.is_pad,
+            self.ub_bytes,
+            self.gm_bytes,
+            self.nb,
+        )
+
+    @property
+    def size(self):
+        return _dt.as_dtype(self.dtype).itemsize
+
+    def call_repr(self):
+        d = _dt.as_dtype(self.dtype)
+        s = _dt.as_dtype(self.src_dtype or self.dtype)
+
+        def opnd(side, t, a):
+            return f"LocalTensor<{t.cpp}>@UB+{a}" if side == "ub" else f"GlobalTensor<{t.cpp}>@GM0+{a}"
+
+        args = f"{opnd(self.kind[-2:], d, self.dst)}, {opnd(self.kind[:2], s, self.src)}"
+        if self.form == "count":
+            x = str(self.count)
+        elif self.form == "params" or (self.api == "DataCopyPad" and self.form == "legacy"):
+            x = "DataCopyParams{{{}, {}, {}, {}}}".format(*self.params)
+        else:
+            x = "DataCopyExtParams{{{}, {}, {}, {}, 0}}".format(*self.params)
+        if self.api == "DataCopyPad" and self.kind == "gm2ub":
+            st = "DataCopyPadExtParams" if self.form == "ext" else "DataCopyPadParams"
+            x += f", {st}{{{str(bool(self.is_pad)).lower()}, {self.pad[0]}, {self.pad[1]}, {pad_value(self)!r}}}"
+        return (
+            f"{self.api}<{d.cpp}>({args}, {x}) [image: UB {self.ub_bytes} B, GM0 {self.gm_bytes} B at "
+            f"image byte {self.ub_bytes}; ub_seed={self.ub_seed} gm_seed={self.gm_seed} nb={self.nb}]"
+        )
+
+
+# -- slots, spans, labels ---------------------------------------------------------------------------
+
+
+def pad_row_bytes(c):
+    """DataCopyPad GM -> UB: bytes of one UB row (ceil32(left + blockLen + right))."""
+    bl = c.params[1]
+    return -(-(c.pad[0] * c.size + bl + c.pad[1] * c.size) // BLK) * BLK
+
+
+def slots(c):
+    """Slots the call moves, in units of the bucket ``nb`` (see NB)."""
+    bc, bl = c.params[:2]
+    if c.api == "DataCopy":
+        return c.count * c.size // BLK if c.form == "count" else bc * bl
+    if c.kind == "gm2ub":
+        return bc * pad_row_bytes(c) // BLK
+    return -(-bc * bl // BLK)
+
+
+def spans(c):
+    """{side: (step, rows, row bytes)} of the bytes each side touches (valid parameters)."""
+    bc, bl, ss, ds = c.params
+    if c.api == "DataCopy":
+        if c.form == "count":
+            n = c.count * c.size // BLK * BLK
+            return {"src": (0, 1, n), "dst": (0, 1, n)}
+        return {"src": ((bl + ss) * BLK, bc, bl * BLK), "dst": ((bl + ds) * BLK, bc, bl * BLK)}
+    if c.kind == "gm2ub":
+        row = pad_row_bytes(c)
+        return {"src": (bl + ss, bc, bl), "dst": (row + ds * BLK, bc, row)}
+    row = -(-bl // BLK) * BLK
+    return {"src": (row + ss * BLK, bc, bl), "dst": (bl + ds, bc, bl)}
+
+
+def span_bytes(step, rows, last):
+    return 0 if rows <= 0 or last <= 0 else (rows - 1) * max(step, 0) + last
+
+
+def units(p, api):
+    """[(api, kind, form, dtype)] of ``api`` on profile ``p``."""
+    a = p.api(api)
+    if not a.supported:
+        return []
+    kinds = ["gm2ub", "ub2gm"]
+    if api == "DataCopy" and a.get("ub_to_ub", True):
+        kinds.append("ub2ub")
+    return [(api, k, f, dt) for k in kinds for f in FORMS[api] for dt in a.dtypes]
+
+
+def pad_value(c):
+    """paddingValue as passed to both implementations: a NumPy scalar of T from ``pad_bits``; a
+    Python int for 64-bit T (the API accepts only a static 0 there)."""
+    d = _dt.as_dtype(c.dtype)
+    if d.itemsize == 8:
+        return int(c.pad_bits)
+    return np.array([c.pad_bits & ((1 << d.bits) - 1)], d.bits_dtype).view(d.np_dtype)[0]
+
+
+# -- generation -----------------------------------------------------------------------------------
+
+
+def _place(rng, limit, align, span, fault_rate):
+    """An address for ``span`` bytes in ``[0, limit)``: mostly inside and aligned (sometimes at
+    either end); with ``fault_rate`` misaligned, at or past the end, or negative."""
+    hi = max(limit - span, 0)
+    u = rng.random()
+    if u < 0.1:
+        a = 0
+    elif u < 0.2:
+        a = hi // align * align
+    else:
+        a = int(rng.integers(0, hi // align + 1)) * align
+    u = rng.random()
+    if u < fault_rate / 3 and align > 1:
+        a += int(rng.integers(1, align))
+    elif u < 2 * fault_rate / 3:
+        a = limit - align * int(rng.integers(0, 3))
+    elif u < fault_rate:
+        a = -align * int(rng.integers(1, 3))
+    return a
+
+
+def _pick(rng, options):
+    return int(options[int(rng.integers(len(options)))])
+
+
+def _datacopy_params(rng, form, E, nb, fault_rate):
+    if form == "count":
+        blocks = _pick(rng, [1, 1, 2, 3, nb, int(rng.integers(1, nb + 1)), int(rng.integers(1, nb + 1))])
+        if rng.random() < 0.03:
+            blocks = 0
+        count = blocks * E
+        if E > 1 and rng.random() < fault_rate / 2:
+            count += int(rng.integers(1, E))  # count*sizeof(T) not 32-byte aligned: traced BAD_PARAM
+        return count, (1, 0, 0, 0)
+    bc = _pick(rng, [1, 1, 2, 3, 4, int(rng.integers(1, 9))])
+    bl = _pick(rng, [1, 2, 3, int(rng.integers(1, nb // bc + 1))])
+    bl = min(bl, nb // bc)
+    gaps = (
+        [0, 0]
+        if rng.random() < 0.4
+        else [_pick(rng, [0, 1, 2, 3, 8, int(rng.integers(0, 17))]) for _ in "sd"]
+    )
+    if rng.random() < 0.03:
+        gaps[int(rng.integers(2))] = _pick(rng, [65535, 4096, int(rng.integers(17, 65536))])
+    prm = [bc, bl] + gaps
+    if rng.random() < 0.04:
+        prm[int(rng.integers(2))] = 0  # zero blocks: nop
+    if rng.random() < fault_rate / 2:
+        k = int(rng.integers(4))
+        prm[k] = _pick(rng, [4096, 5000]) if k == 0 else _pick(rng, [65536, 70000, -1])
+    return 0, tuple(prm)
+
+
+def _pad_params(rng, p, kind, size, nb, fault_rate):
+    a = p.api("DataCopyPad")
+    E = BLK // size
+    bc = _pick(rng, [1, 1, 2, 3, 5, int(rng.integers(1, 9))])
+    elems = _pick(rng, [1, E - 1, E, E + 1, 2 * E, int(rng.integers(1, 121))]) or 1
+    lp = rp = 0
+    if kind == "gm2ub":
+        lp = int(rng.integers(0, E + 1)) if rng.random() < 0.4 else 0
+        rp = int(rng.integers(0, E + 1)) if rng.random() < 0.4 else 0
+    # fit the bucket
+    while True:
+        bl = elems * size
+        used = bc * (-(-(lp * size + bl + rp * size) // BLK)) if kind == "gm2ub" else -(-bc * bl // BLK)
+        if used <= nb:
+            break
+        if bc > 1:
+            bc -= 1
+        else:
+            elems = max(1, elems // 2)
+    gs = 0 if rng.random() < 0.4 else _pick(rng, [1, size, 3, 32, 64, int(rng.integers(0, 65))])
+    us = 0 if rng.random() < 0.5 else _pick(rng, [1, 2, 3])
+    if kind == "gm2ub" and a.get("negative_src_stride", False) and rng.random() < 0.25:
+        gs = -int(rng.integers(0, bl + 1))  # SPEC (950): GM->UB srcStride in [-blockLen, 2^40-1]
+    if rng.random() < 0.03:  # far apart: mostly past the arena
+        gs = _pick(rng, [4096, 2**20, MAX_GM_STRIDE, int(rng.integers(0, MAX_GM_STRIDE + 1))])
+    if rng.random() < 0.03:
+        hi = min(int(a.get("ub_stride_max", 2**32 - 1)), MAX_UB_STRIDE)
+        us = _pick(rng, [128, hi, int(rng.integers(0, hi + 1))])
+    prm = [bc, bl, gs, us] if kind == "gm2ub" else [bc, bl, us, gs]
+    if rng.random() < 0.04:
+        prm[int(rng.integers(2))] = 0  # zero blocks / zero bytes: nop
+    pad = [lp, rp]
+    if rng.random() < fault_rate / 2:  # traced values out of range: BAD_PARAM
+        opts = ["blockCount", "padding"] + (["blockLen"] if size > 1 else [])
+        if kind == "gm2ub" and a.get("negative_src_stride", False) and bl > 0:
+            opts.append("negative")
+        if a.get("ub_stride_max", 2**32 - 1) < 2**31 - 1:
+            opts.append("ub_stride")
+        k = opts[int(rng.integers(len(opts)))]
+        if k == "blockCount":
+            prm[0] = 4096
+        elif k == "blockLen":
+            prm[1] += 1
+        elif k == "padding":
+            pad[int(rng.integers(2))] = _pick(rng, [E + 1, -1])
+        elif k == "negative":
+            prm[2] = -prm[1] - size
+        else:
+            prm[3 if kind == "gm2ub" else 2] = int(a.get("ub_stride_max")) + 1
+    return tuple(prm), tuple(pad)
+
+
+def random_copy_case(
+    rng, p, api, kind, form, dtype, fault_rate=0.08, ub_bytes=UB_BYTES, gm_bytes=GM_BYTES, nb=NB
+):
+    p = as_profile(p)
+    d = _dt.as_dtype(dtype)
+    size = d.itemsize
+    count, prm, pad, is_pad, bits = 0, (1, 0, 0, 0), (0, 0), False, 0
+    if api == "DataCopy":
+        count, prm = _datacopy_params(rng, form, BLK // size, nb, fault_rate)
+    else:
+        prm, pad = _pad_params(rng, p, kind, size, nb, fault_rate)
+        if kind == "gm2ub":
+            is_pad = bool(rng.random() < 0.5)
+            if size < 8 and rng.random() < 0.7:
+                bits = int(rng.integers(0, 2 ** (8 * size), dtype=np.uint64))
+    regs = draw_registers(rng, p, p.lanes(d))
+    c = CopyCase(
+        api=api,
+        kind=kind,
+        form=form,
+        dtype=d.name,
+        count=count,
+        params=prm,
+        is_pad=is_pad,
+        pad=pad,
+        pad_bits=bits,
+        **regs.case_fields(),
+        ub_seed=int(rng.integers(0, 2**31)),
+        gm_seed=int(rng.integers(0, 2**31)),
+        ub_bytes=ub_bytes,
+        gm_bytes=gm_bytes,
+        nb=nb,
+    )
+    sp = spans(c) if _in_bucket_ranges(c) else {"src": (0, 1, BLK), "dst": (0, 1, BLK)}
+    addr = {}
+    for side in ("src", "dst"):
+        on_ub = (kind[:2] if side == "src" else kind[-2:]) == "ub"
+        limit = ub_bytes if on_ub else gm_bytes
+        align = p.operand_alignment_bytes if on_ub else (size if api == "DataCopy" else 1)
+        if not on_ub and api == "DataCopyPad" and rng.random() < 0.5:
+            align = size  # element-aligned GM offsets are the common case
+        addr[side] = _place(rng, limit, align, span_bytes(*sp[side]), fault_rate)
+    if kind == "ub2ub" and rng.random() < 0.2:  # all reads happen before any write
+        addr["dst"] = addr["src"] + BLK * _pick(rng, [0, 1, 2, -1, 8])
+    return dataclasses.replace(c, src=addr["src"], dst=addr["dst"])
+
+
+def _in_bucket_ranges(c):
+    bc, bl = c.params[:2]
+    return 0 <= bc <= 4095 and 0 <= bl <= 65535 and min(c.params[2:]) >= -bl
+
+
+# -- initial memory image ------------------------------------------------------------------------
+
+
+def initial_image(c):
+    """UB bytes (from ``ub_seed``) followed by GM buffer 0 (from ``gm_seed``)."""
+    ub = np.random.default_rng(c.ub_seed).integers(0, 256, c.ub_bytes, dtype=np.uint8)
+    gm = np.random.default_rng([c.gm_seed, 1]).integers(0, 256, c.gm_bytes, dtype=np.uint8)
+    return np.concatenate([ub, gm])
+
+
+# -- calls ----------------------------------------------------------------------------------------
+
+
+def _tensor(side, dtype, addr, nbytes):
+    n = max(1, nbytes // dtype.itemsize)
+    return LocalTensor(dtype, addr, n) if side == "ub" else GlobalTensor(dtype, 0, addr, n)
+
+
+def _split(mod, st, U):
+    if _is_reference(mod):
+        img = np.asarray(st.ub, np.uint8)
+        return dataclasses.replace(st, ub=img[:U].copy()), [img[U:].copy()]
+    return st.replace(ub=st.ub[:U]), (st.ub[U:],)
+
+
+def _join(mod, st, gm):
+    if _is_reference(mod):
+        return dataclasses.replace(st, ub=np.concatenate([np.asarray(st.ub, np.uint8), np.asarray(gm[0])]))
+    return st.replace(ub=jnp.concatenate([st.ub, jnp.asarray(gm[0], jnp.uint8)]))
+
+
+def call(mod, c, st, p, dyn=None):
+    """Call ``c.api`` of ``mod`` (the reference, or ascend_jax with the traced values ``dyn``;
+    without ``dyn`` every argument is a Python / NumPy value) on the image ``st.ub``. Returns the
+    state with the joined image."""
+    T = dyn or {}
+
+    def g(name, default):
+        return T[name] if name in T else default
+
+    d = _dt.as_dtype(c.dtype)
+    sd = _dt.as_dtype(c.src_dtype or c.dtype)
+    st, gm = _split(mod, st, c.ub_bytes)
+    span = c.nb * BLK
+    src = _tensor(c.kind[:2], sd, g("src", c.src), span)
+    dst = _tensor(c.kind[-2:], d, g("dst", c.dst), span)
+    kw = {"profile": p}
+    if not _is_reference(mod):
+        kw["max_blocks"] = c.nb
+    prm = tuple(g(f"p{i}", c.params[i]) for i in range(4))
+    if c.api == "DataCopy":
+        x = g("count", c.count) if c.form == "count" else DataCopyParams(*prm)
+        st, gm = mod.DataCopy(st, gm, dst, src, x, **kw)
+        return _join(mod, st, gm)
+    x = DataCopyExtParams(*prm, 0) if c.form == "ext" else DataCopyParams(*prm)
+    if c.kind == "gm2ub":
+        cls = DataCopyPadExtParams if c.form == "ext" else DataCopyPadParams
+        pad = cls(bool(c.is_pad), g("lp", c.pad[0]), g("rp", c.pad[1]), g("pv", pad_value(c)))
+        st, gm = mod.DataCopyPad(st, gm, dst, src, x, pad, **kw)
+    else:
+        st, gm = mod.DataCopyPad(st, gm, dst, src, x, **kw)
+    return _join(mod, st, gm)
+
+
+def stack_dyn(cases, p):
+    """The traced values of a batch of one signature."""
+
+    def col(f):
+        # int32 when the values fit; uint32 for the documented [0, 2^32-1] strides above 2^31-1
+        # (the fast path range-checks uint32 exactly); a column mixing negative (950 GM strides)
+        # and such large values saturates at 2^31-1: still out of every range and span, so the
+        # same fault as the true value
+        v = np.array([f(c) for c in cases], np.int64)
+        if v.min() >= -(2**31) and v.max() < 2**31:
+            return v.astype(np.int32)
+        if v.min() >= 0 and v.max() < 2**32:
+            return v.astype(np.uint32)
+        return np.clip(v, -(2**31), 2**31 - 1).astype(np.int32)
+
+    c0 = cases[0]
+    dyn = {"src": col(lambda c: c.src), "dst": col(lambda c: c.dst)}
+    if c0.form == "count":
+        dyn["count"] = col(lambda c: c.count)
+    else:
+        for i in range(4):
+            dyn[f"p{i}"] = col(lambda c, i=i: c.params[i])
+    if c0.api == "DataCopyPad" and c0.kind == "gm2ub":
+        dyn["lp"] = col(lambda c: c.pad[0])
+        dyn["rp"] = col(lambda c: c.pad[1])
+        if c0.size < 8:
+            dyn["pv"] = np.array([pad_value(c) for c in cases])
+    return dyn
+
+
+# -- static rules (docs/MODEL.md "Checks and faults", static) ------------------------------------
+
+
+def static_error(c, p):
+    """(UsageError, fault bit the reference records for the same values at run time, or 0 when
+    the rule has no run-time counterpart) of the first static rule the call breaks, or None."""
+    p = as_profile(p)
+    api, d = c.api, _dt.as_dtype(c.dtype)
+    size = d.itemsize
+    a = p.api(api)
+
+    def err(arg, value, allowed, bit=0, detail=""):
+        return UsageError(api, arg, value, allowed, p, detail), int(bit)
+
+    if api == "DataCopyPad" and c.kind == "ub2ub":
+        return err("dst/src", "LocalTensor, LocalTensor", "GM -> UB or UB -> GM")
+    if c.src_dtype and c.src_dtype != c.dtype:
+        return err("src.dtype", c.src_dtype, c.dtype)
+    if d.name not in a.dtypes:
+        return UnsupportedError(api, "dtype", d.name, ", ".join(a.dtypes), p), 0
+    if api == "DataCopy" and c.kind == "ub2ub" and not a.get("ub_to_ub", True):
+        return err("dst/src", "LocalTensor, LocalTensor", "GM <-> UB only")
+    bad = int(Fault.BAD_PARAM)
+    bc, bl, ss, ds = c.params
+    if api == "DataCopy":
+        if c.form == "count":
+            # SPEC: count*sizeof(T) must be 32-byte aligned (the profile may round down instead)
+            unaligned = (c.count * size) % BLK and a.get("count_unaligned", "error") == "error"
+            if c.count < 0 or unaligned:
+                return err("count", c.count, "a multiple of 32 bytes", bad)
+            if c.count > p.ub_usable_bytes // size:
+                return err("count", c.count, "<= ub_usable_bytes / sizeof(T)")
+        else:
+            # SPEC: "const DataCopyParams& repeatParams" (GM与UB高维切分数据搬运(DataCopy).md)
+            for name, v, hi in (("blockCount", bc, 4095), ("blockLen", bl, 65535)) + (
+                ("srcStride", ss, 65535),
+                ("dstStride", ds, 65535),
+            ):
+                if not 0 <= v <= hi:
+                    return err(f"repeatParams.{name}", v, f"[0, {hi}]", bad)
+    else:
+        # SPEC: "const DataCopyExtParams& dataCopyParams", "const DataCopyPadExtParams<T>& padParams"
+        for name, v, hi in (("blockCount", bc, 4095), ("blockLen", bl, 2097151)):
+            if not 0 <= v <= hi:
+                return err(f"dataCopyParams.{name}", v, f"[0, {hi}]", bad)
+        if bl % size:
+            return err("dataCopyParams.blockLen", bl, f"a multiple of sizeof(T) = {size}", bad)
+        gm_side = "src" if c.kind == "gm2ub" else "dst"
+        neg = a.get("negative_src_stride", False) and c.kind == "gm2ub"
+        for name, v in (("srcStride", ss), ("dstStride", ds)):
+            if name[:3] == gm_side:
+                lo = -bl if neg else 0
+                ok = lo <= v <= 2**32 - 1
+                allowed = f"[{lo}, 2^32-1]"
+            else:
+                hi = a.get("ub_stride_max", 2**32 - 1)
+                ok = 0 <= v <= hi
+                allowed = f"[0, {hi}]"
+            if not ok:
+                return err(f"dataCopyParams.{name}", v, allowed, bad)
+        if c.kind == "gm2ub":
+            for name, v in zip(("leftPadding", "rightPadding"), c.pad, strict=True):
+                if not 0 <= v <= BLK // size:
+                    return err(f"padParams.{name}", v, f"[0, {BLK // size}]", bad)
+            if size == 8 and c.pad_bits != 0:
+                return err("padParams.paddingValue", c.pad_bits, "0 (64-bit T)")
+    # a GM access outside its buffer, every value being static (dst checked before src)
+    sp = spans(c)
+    for side in ("dst", "src"):
+        if (c.kind[:2] if side == "src" else c.kind[-2:]) != "gm":
+            continue
+        base = getattr(c, side)
+        n = span_bytes(*sp[side])
+        if n and (base < 0 or base + n > c.gm_bytes):
+            return err(side, f"bytes [{base}, {base + n})", f"inside [0, {c.gm_bytes})", OUT_OF_GM)
+    return None
+
+
+def call_static(mod, c, st, p):
+    """Every argument a Python / NumPy value. The reference side raises ``static_error``'s
+    UsageError when the literal reference agrees (records the rule's run-time fault bit)."""
+    if not _is_reference(mod):
+        return call(mod, c, st, p)
+    e = static_error(c, p)
+    if e is not None and e[1] == 0:
+        raise e[0]
+    out = call(mod, c, st, p)
+    if e is not None and int(out.fault) & e[1]:
+        raise e[0]
+    return out
+
+
+# -- labels ----------------------------------------------------------------------------------------
+
+
+def labels(c):
+    """(direction/form, size regime of the slots, stride regime)."""
+    n = slots(c) if _in_bucket_ranges(c) else -1
+    size = "bad" if n < 0 else ("0" if n == 0 else ("1" if n == 1 else ("bucket" if n >= c.nb else "mid")))
+    bc, bl, ss, ds = c.params
+    if c.form == "count":
+        stride = "contiguous"
+    elif min(ss, ds) < 0:
+        stride = "negative"
+    elif ss or ds:
+        stride = "gap"
+    else:
+        stride = "contiguous"
+    if c.api == "DataCopyPad" and c.kind == "gm2ub":
+        stride += "/" + ("pad" if any(c.pad) else "nopad") + ("-isPad" if c.is_pad else "")
+    if c.kind == "ub2ub" and abs(c.src - c.dst) < max(BLK, span_bytes(*spans(c)["src"])):
+        stride += "/overlap"
+    return (f"{c.kind}/{c.form}", size, stride)
+
+
+def footprint(c, side):
+    """(image address, bytes) of the region ``side`` may touch (GM sides offset by ub_bytes)."""
+    sp = spans(c) if _in_bucket_ranges(c) else {"src": (0, 1, BLK), "dst": (0, 1, BLK)}
+    on_ub = (c.kind[:2] if side == "src" else c.kind[-2:]) == "ub"
+    a = getattr(c, side)
+    n = max(span_bytes(*sp[side]), 1)
+    return (a if on_ub else c.ub_bytes + a), n
+
+
+__all__ = [
+    "CopyCase",
+    "random_copy_case",
+    "units",
+    "initial_image",
+    "call",
+    "call_static",
+    "static_error",
+    "stack_dyn",
+    "labels",
+    "slots",
+    "spans",
+]
+
+
+# -- the engine's adapter ----------------------------------------------------------------------
+
+_BLK = BLK
 
 
 class DataCopyFamily(Family):
     name = "data_copy"
-    apis = CC.APIS
-    case_type = CC.CopyCase
+    apis = APIS
+    case_type = CopyCase
 
     # -- generation
     def units(self, p, api):
-        return CC.units(p, api)
+        return units(p, api)
 
     def unit_dtype(self, unit):
         return unit[3]
 
     def generate(self, rng, p, unit, fault_rate):
         api, kind, form, dt = unit
-        return CC.random_copy_case(rng, p, api, kind, form, dt, fault_rate=fault_rate)
+        return random_copy_case(rng, p, api, kind, form, dt, fault_rate=fault_rate)
 
     def invalid_static(self, rng, p, case):
-        """One static misuse (``CC.static_error`` names the argument both sides must name)."""
+        """One static misuse (``static_error`` names the argument both sides must name)."""
         rep = dataclasses.replace
         c = _one_block_at_least(case)
         a = p.api(c.api)
@@ -80,7 +643,7 @@ class DataCopyFamily(Family):
             opts.append((rep(c, kind="ub2ub"), "dst/src"))
         # a GM access past the buffer (static addresses: a usage error)
         gm_sides = [s for s in ("src", "dst") if (c.kind[:2] if s == "src" else c.kind[-2:]) == "gm"]
-        if gm_sides and CC.slots(c) > 0:
+        if gm_sides and slots(c) > 0:
             s = gm_sides[0]
             opts.append((rep(c, **{s: c.gm_bytes - size * int(rng.integers(0, 3))}), s))
         if c.api == "DataCopy" and c.kind != "ub2ub" and not a.get("ub_to_ub", True):
@@ -88,7 +651,7 @@ class DataCopyFamily(Family):
         others = [d for d in a.dtypes if d != c.dtype]
         if others:
             opts.append((rep(c, src_dtype=others[int(rng.integers(len(others)))]), "src.dtype"))
-        bad = [d for d in CC.ALL_DTYPES if d not in a.dtypes]
+        bad = [d for d in ALL_DTYPES if d not in a.dtypes]
         if bad:
             opts.append((rep(c, dtype=bad[int(rng.integers(len(bad)))]), "dtype"))
         return opts[int(rng.integers(len(opts)))]
@@ -135,23 +698,20 @@ class DataCopyFamily(Family):
         return (self.name,) + case.key()
 
     def initial_ub(self, case):
-        return CC.initial_image(case)
+        return initial_image(case)
 
     def stack_dyn(self, cases, p):
-        return CC.stack_dyn(cases, p)
+        return stack_dyn(cases, p)
 
-    def fast_fn(self, case0, p):
-        return CC.fast_fn(case0, p)
-
-    def reference(self, case, p, mod, state):
-        return CC.call(mod, case, state, p), None
+    def call(self, mod, case, state, p, dyn=None):
+        return call(mod, case, state, p, dyn=dyn), None
 
     def call_static(self, mod, case, state, p):
-        return CC.call_static(mod, case, state, p), None
+        return call_static(mod, case, state, p), None
 
     # -- reporting
     def labels(self, case, p):
-        return CC.labels(case)
+        return labels(case)
 
     def shrink(self, case, p):
         """Fewer blocks / rows / bytes, no gaps, no padding, registers at their reset value,
@@ -179,7 +739,7 @@ class DataCopyFamily(Family):
             out.append(rep(case, is_pad=False))
         if case.pad_bits:
             out.append(rep(case, pad_bits=0))
-        default = CC.CopyCase("DataCopy", "gm2ub", "count", "int8")
+        default = CopyCase("DataCopy", "gm2ub", "count", "int8")
         if (case.vmask, case.mask_mode, case.cmpmask, case.ctrl, case.rsvd_init) != (
             default.vmask,
             0,
@@ -206,7 +766,7 @@ class DataCopyFamily(Family):
         d = _dt.as_dtype(case.dtype)
         ops = []
         for side, role in (("src", "in"), ("dst", "inout")):
-            addr, n = CC.footprint(case, side)
+            addr, n = footprint(case, side)
             addr = max(0, addr)
             ops.append(Operand(side, addr, n, d.name, role, ("packed", addr)))
         return ops
@@ -214,7 +774,7 @@ class DataCopyFamily(Family):
 
 def _one_block_at_least(c):
     """``c`` moving at least one block (a mutation must have something to fault on)."""
-    if CC.slots(c) > 0 or not CC._in_bucket_ranges(c):
+    if slots(c) > 0 or not _in_bucket_ranges(c):
         return c
     E = _BLK // c.size
     if c.form == "count":

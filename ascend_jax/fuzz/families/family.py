@@ -2,6 +2,12 @@
 
 import dataclasses
 
+import jax
+import jax.numpy as jnp
+
+from ...profile import as_profile
+from .. import compare as _cmp
+from .. import runner as _run
 from .base import decode, encode
 
 
@@ -12,6 +18,8 @@ class Family:
     apis = ()
     case_type = None
     batched = True  # False: ``fast_one`` runs each case eagerly (register APIs)
+    run_batch = 256  # chunk size and worker threads of ``run_fast`` / ``run_all``
+    run_workers = 2
 
     # -- generation
     def units(self, p, api):
@@ -48,19 +56,55 @@ class Family:
     def stack_dyn(self, cases, p):
         raise NotImplementedError
 
-    def fast_fn(self, case0, p):
+    def call(self, mod, case, state, p, dyn=None):
+        """``mod``'s API (``ascend_jax`` or an oracle) on ``case``: (new state, returned value or
+        None). ``dyn``: one case's row of ``stack_dyn`` (traced values) in place of its own."""
         raise NotImplementedError
+
+    def fast_fn(self, case0, p):
+        """The batched fast call of ``case0``'s signature: one eager vmap of the public API over
+        the traced values (its jitted core compiles once per signature)."""
+        import ascend_jax as aj
+
+        def one(st, dy):
+            return self.call(aj, case0, st, p, dyn=dy)
+
+        def run(state, dyn):
+            dyn = {k: v if isinstance(v, tuple) else jnp.asarray(v) for k, v in dyn.items()}
+            return jax.vmap(one)(state, dyn)
+
+        return run
 
     def fast_one(self, case, state, p):
         raise NotImplementedError
 
     def reference(self, case, p, mod, state):
         """(RefState, returned value or None)."""
-        raise NotImplementedError
+        return self.call(mod, case, state, p)
 
     def call_static(self, mod, case, state, p):
         """``mod``'s API called with static (Python) values only: for deliberately invalid cases."""
         raise NotImplementedError
+
+    # -- the engine's runner and comparator on this family's cases (tests, benchmarks, notebooks):
+    # results are (state, returned value or None) pairs with NumPy leaves
+    def run_fast(self, cases, profile, batch=None):
+        return _run.run_fast(self, cases, as_profile(profile), batch or self.run_batch)
+
+    def run_reference(self, case, profile):
+        return _run.run_reference(self, case, as_profile(profile))
+
+    def run_all(self, cases, profile, batch=None, workers=None):
+        """(fast results, reference results): the fast chunks run in worker threads while the
+        main thread computes the reference."""
+        w = self.run_workers if workers is None else workers
+        return _run.run_all(self, cases, as_profile(profile), batch=batch or self.run_batch, workers=w)
+
+    @staticmethod
+    def compare(fast, ref):
+        """None if the two results are equal (whole UB, registers, fault bits, returned value),
+        else a description of the differences."""
+        return _cmp.message(fast[0], ref[0], fast[1], ref[1])
 
     # -- reporting
     def api_of(self, case):

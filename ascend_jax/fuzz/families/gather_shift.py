@@ -1,56 +1,658 @@
-"""Adapters of GatherMask and of the shifts (ShiftLeft, ShiftRight and their tensor-amount forms)
-(``ascend_jax.testing.gather_shift_cases``)."""
+"""Random cases for GatherMask and the shift APIs (issue 4), run through the fast path (vmapped
+batches of the public API with every address / amount / mask / count / repeat / stride / pattern
+traced) and through the NumPy reference, compared on the whole UB, vmask, mask_mode, rsvd_cnt and
+fault bits.
+
+A ``ShiftCase`` / ``GatherCase`` is fully concrete (Python ints), so it can be replayed and printed
+(``call_repr``). ``shift_cases`` / ``gather_cases`` draw every structural parameter per group
+(shifts: API x dtype; GatherMask: dtype x reduce mode x pattern kind); ``Family.run_all`` groups the cases
+by static signature, pads each batch to a fixed size (one compilation per signature) and overlaps the
+fast path (a worker thread: XLA releases the GIL) with the reference (main thread).
+
+Traced values: a shift amount, a roundEn flag or a GatherMask parameter out of its documented range
+is passed to the reference as a NumPy scalar, which the reference treats as a run-time value
+(``BAD_PARAM`` / ``BAD_MASK`` instead of a usage error), like the fast path's traced arrays.
+
+The families of GatherMask and of the shifts (ShiftLeft, ShiftRight and their tensor-amount
+forms): case types, generators, calls and the engine's adapters (at the end).
+"""
 
 import dataclasses
 import math
 
+import numpy as np
+
 from ... import dtypes as _dt
-from ...testing import gather_shift_cases as G
+from ...params import UnaryRepeatParams
+from ...profile import as_profile
+from ...tensor import MASK_PLACEHOLDER, LocalTensor
+from ..regs import draw as draw_registers
+from ..regs import lane_bits
 from .base import (
     Operand,
     data_mutations,
     generic_shrinks,
+    make_ub,
     mask_label,
+    mask_words32,
     repeat_regime,
     stride_regime,
     strided_operand,
 )
+from .base import (
+    is_reference as _is_reference,
+)
 from .family import Family
+
+SHIFT_APIS = ("ShiftLeft", "ShiftRight", "ShiftLeftTensor", "ShiftRightTensor")
+SMALL_R, BIG_R = 16, 255
+UB_BYTES = 8192
+
+
+def _vm_words(v):
+    return tuple(int((v >> (32 * i)) & 0xFFFFFFFF) for i in range(8))
+
+
+def _addr(rng, nblocks, fp_blocks, fault_rate):
+    hi = max(0, nblocks - min(fp_blocks, nblocks))
+    x = int(rng.integers(0, hi + 1)) * 32
+    u = rng.random()
+    if u < fault_rate / 2:
+        return x + int(rng.choice([2, 4, 8, 16]))  # misaligned
+    if u < fault_rate:
+        return int(rng.integers(nblocks - 2, nblocks + 3)) * 32  # (partly) outside the arena
+    return x
+
+
+# =============================================================================================
+# Shifts
+
+
+@dataclasses.dataclass(frozen=True)
+class ShiftCase:
+    api: str
+    dtype: str
+    form: str  # "count" | "continuous" | "bitwise" | "register" (isSetMask=False high-dim)
+    is_set_mask: bool = True  # False with form "count": the count form under the registers
+    dst: int = 0
+    src: int = 0
+    src1: int = 0  # tensor shifts: the shift-amount tensor
+    amount: int = 0  # the scalar shift amount as T's value (may be out of range: traced BAD_PARAM)
+    round_en: bool = False
+    count: int = 0
+    mask: object = 0  # int (continuous) or tuple of uint64 words (bitwise)
+    repeat: int = 1
+    strides: tuple = (1, 1, 8, 8)
+    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
+    mask_mode: int = 0
+    ctrl: tuple = (0, 0)
+    ub_seed: int = 0
+    ub_bytes: int = UB_BYTES
+    data: str = "raw"  # "raw" | "specials" | "small"
+    neg_amount: bool = False  # tensor shifts: one negative amount among the active lanes
+    big: bool = False
+
+    def key(self):
+        return ("shift", self.api, self.dtype, self.form, self.is_set_mask, self.big)
+
+    @property
+    def amount_dtype(self):
+        return f"int{_dt.as_dtype(self.dtype).bits}"
+
+    def call_repr(self):
+        t = f"<{self.dtype}{'' if self.is_set_mask else ', false'}>"
+        if self.api.endswith("Tensor"):
+            return (
+                f"{self.api}{t}(dst@{self.dst}, src0@{self.src}, src1@{self.src1}:{self.amount_dtype}, "
+                f"{self.count}) [ub_seed={self.ub_seed} data={self.data} neg={self.neg_amount}]"
+            )
+        head = f"{self.api}{t}(dst@{self.dst}, src@{self.src}, {self.amount}"
+        regs = f"[mode={self.mask_mode} vmask={[hex(w) for w in self.vmask[:4]]} ub_seed={self.ub_seed} data={self.data}]"
+        if self.form == "count":
+            return f"{head}, {self.count}) {regs}"
+        m = "MASK_PLACEHOLDER" if self.form == "register" else self.mask
+        if isinstance(m, tuple):
+            m = [hex(w) for w in m]
+        rnd = f", roundEn={self.round_en}" if self.api == "ShiftRight" else ""
+        return f"{head}, {m}, {self.repeat}, {self.strides}{rnd}) {regs}"
+
+
+def shift_groups(profile):
+    """[(api, dtype)] of the shift APIs the profile supports."""
+    p = as_profile(profile)
+    out = []
+    for api in SHIFT_APIS:
+        a = p.api(api)
+        if a.supported:
+            out.extend((api, dt) for dt in a.all_dtypes())
+    return out
+
+
+def shift_forms(p, api, dt):
+    a = p.api(api)
+    if api.endswith("Tensor") or dt in a.count_only_dtypes:
+        return ["count"]
+    forms = ["count", "continuous", "bitwise", "register"]
+    if p.level2_is_set_mask == "honoured":
+        forms.append("count_reg")
+    return forms
+
+
+def random_shift_case(rng, p, api, dt, form, big=False, ub_bytes=UB_BYTES, fault_rate=0.08):
+    d = _dt.as_dtype(dt)
+    a = p.api(api)
+    L = p.lanes(d)
+    B = d.bits
+    nblocks = ub_bytes // 32
+    is_set_mask = form != "count_reg"
+    form = "count" if form == "count_reg" else form
+    data = ["raw", "specials", "small"][int(rng.integers(3))]
+
+    # the shift amount: edges, random in range, and a few out of range (traced -> BAD_PARAM)
+    saturating = a.get("shift_range", "bitwidth_inclusive") == "saturating"
+    u = rng.random()
+    if u < 0.3:
+        amount = int(rng.choice([0, 1, B - 1, B]))
+    elif u < 0.9:
+        amount = int(rng.integers(0, B + 1))
+    elif saturating:
+        amount = int(rng.choice([B + 1, B + 7, _max_of(d), -1]))
+    else:
+        amount = int(rng.choice([-1, B + 1, _max_of(d)]))
+    amount = _wrap(amount, d)
+    round_en = False
+    if api == "ShiftRight" and form != "count":
+        if a.get("round_en", True):
+            round_en = bool(rng.random() < 0.5)
+        else:
+            round_en = bool(rng.random() < 0.05)  # traced True where unsupported: BAD_PARAM
+
+    # registers (the engine's one register randomisation)
+    regs = draw_registers(rng, p, L, counter_ok=form != "count" or not is_set_mask)
+    mask_mode = regs.mask_mode
+    vm = sum(w << (32 * i) for i, w in enumerate(regs.vmask))
+    max_reps = BIG_R if big else SMALL_R
+    if big:
+        repeat = int(rng.choice([255, 200, 128, 64, 17]))
+    else:
+        repeat = (
+            int(rng.choice([0, 1, 1, 1, 2, 2, 3, 4, 8, 16]))
+            if rng.random() < 0.9
+            else int(rng.integers(0, 17))
+        )
+    count = 0
+    if form == "count":
+        hi = min(max_reps * L, (ub_bytes // 3) // d.itemsize)
+        if big:
+            count = int(rng.integers(min(L * 8, hi), hi + 1))
+        else:
+            count = int(rng.choice([0, 1, L - 1, L, L + 1, 2 * L, int(rng.integers(0, 4 * L + 1))]))
+        count = min(count, hi)
+    count_reg = None
+    if mask_mode == 1:
+        hi = min(max_reps * L, (ub_bytes // 3) // d.itemsize) if big else 4 * L
+        count_reg = int(rng.choice([1, L - 1, L, L + 3, int(rng.integers(1, hi + 1))]))
+        if rng.random() < 0.03 and p.zero_mask != "error":
+            count_reg = 0
+        vm = count_reg
+    # strides
+    if form == "count":
+        strides = (1, 1, 8, 8)
+    elif rng.random() < 0.5:
+        strides = (1, 1, 8, 8)
+    else:
+        pool = [0, 1, 1, 2, 3, 8, 8, 9, 16]
+        strides = tuple(int(rng.choice(pool)) for _ in range(4))
+        if strides[0] == 0 and rng.random() > fault_rate:
+            strides = (1,) + strides[1:]
+    if big and form != "count":
+        strides = strides[:2] + tuple(int(rng.choice([0, 1])) for _ in range(2))
+    # mask argument
+    mask = 0
+    nw = p.vector_mask_bits // 64
+    if form == "continuous":
+        mask = int(rng.choice([0, 1, L // 2, L - 1, L, L + 5, int(rng.integers(0, L + 1))]))
+        if mask_mode == 1:
+            mask = count_reg
+        if p.zero_mask == "error" and mask == 0:
+            mask = 1
+    elif form == "bitwise":
+        v = lane_bits(rng, L, p.vector_mask_bits)
+        if mask_mode == 1:
+            v = count_reg
+        if p.zero_mask == "error" and v == 0:
+            v = 1
+        mask = tuple((v >> (64 * i)) & (2**64 - 1) for i in range(nw))
+
+    def fp(blk, rep):
+        reps = max(1, repeat if form != "count" else math.ceil(max(count, 1) / L))
+        if mask_mode == 1 and count_reg:
+            reps = max(reps, math.ceil(count_reg / L))
+        return (reps - 1) * rep + (L // (32 // d.itemsize) - 1) * blk + 1
+
+    dst = _addr(rng, nblocks, fp(strides[0], strides[2]), fault_rate)
+    src = _addr(rng, nblocks, fp(strides[1], strides[3]), fault_rate)
+    src1 = _addr(rng, nblocks, fp(1, 8), fault_rate)
+    u = rng.random()
+    if u < 0.1:
+        src = dst
+    elif u < 0.14 and api.endswith("Tensor"):
+        src1 = dst
+    elif u < 0.18:
+        src = dst + 32 * int(rng.choice([1, 8]))  # partial overlap / repeat dependency
+    return ShiftCase(
+        api=api,
+        dtype=d.name,
+        form=form,
+        is_set_mask=is_set_mask,
+        dst=dst,
+        src=src,
+        src1=src1,
+        amount=amount,
+        round_en=round_en,
+        count=count,
+        mask=mask,
+        repeat=repeat,
+        strides=strides,
+        vmask=_vm_words(vm),
+        mask_mode=mask_mode,
+        ctrl=regs.ctrl,
+        ub_seed=int(rng.integers(0, 2**31)),
+        ub_bytes=ub_bytes,
+        data=data,
+        neg_amount=bool(api.endswith("Tensor") and rng.random() < 0.04),
+        big=big,
+    )
+
+
+def _max_of(d):
+    return (1 << (d.bits - 1)) - 1 if d.is_signed_int else (1 << d.bits) - 1
+
+
+def _wrap(v, d):
+    v &= (1 << d.bits) - 1
+    if d.is_signed_int and v >> (d.bits - 1):
+        v -= 1 << d.bits
+    return v
+
+
+def shift_cases(profile, per_group, seed=0, all_forms=True, big_share=0.03):
+    """``per_group`` cases per (API, dtype) of the profile. ``all_forms``: every call form in every
+    group; else one form per group, rotating over the groups (every form still appears on the
+    profile when it has enough groups). A ``big_share`` of the first dtype of each scalar API use the
+    large repeat bucket (repeatTime up to 255, long counts)."""
+    p = as_profile(profile)
+    rng = np.random.default_rng(seed)
+    out = []
+    first = {}
+    for rot, (api, dt) in enumerate(shift_groups(p)):
+        first.setdefault(api, dt)
+        forms = shift_forms(p, api, dt)
+        if not all_forms:
+            forms = [forms[rot % len(forms)]]
+        for i in range(per_group):
+            form = forms[i % len(forms)]
+            big = all_forms and dt == first[api] and form == forms[0] and rng.random() < big_share
+            out.append(random_shift_case(rng, p, api, dt, form, big=big))
+    return out
+
+
+def shift_initial_ub(c):
+    """The case's UB: random / special / small values, and for tensor shifts the amount tensor."""
+    ub = make_ub(c)
+    if c.api.endswith("Tensor") and 0 <= c.src1 and c.src1 % 32 == 0:
+        d = _dt.as_dtype(c.dtype)
+        rng = np.random.default_rng(c.ub_seed + 1)
+        n = max(1, c.count)
+        amt = rng.integers(0, d.bits + 5, n)
+        edge = rng.random(n) < 0.3
+        amt[edge] = rng.choice([0, d.bits - 1, d.bits, d.bits + 1], int(edge.sum()))
+        if c.neg_amount:
+            amt[int(rng.integers(n))] = -int(rng.integers(1, 4))
+        raw = amt.astype(_dt.as_dtype(c.amount_dtype).np_dtype).view(np.uint8)
+        end = min(c.ub_bytes, c.src1 + raw.size)
+        if end > c.src1:
+            ub[c.src1 : end] = raw[: end - c.src1]
+    return ub
+
+
+def call_shift(mod, c, st, p, dyn=None, R=None, static=False):
+    """Call ``c.api`` of ``mod`` (the reference with NumPy-scalar "traced" amounts, or ascend_jax
+    with the ``dyn`` traced values; ``static``: every argument a Python value)."""
+    T = dyn or {}
+    d = _dt.as_dtype(c.dtype)
+
+    def g(name, default):
+        return T[name] if name in T else default
+
+    kw = {"profile": p}
+    if R is not None:
+        kw["max_repeats"] = R
+    n = 4096
+    dst = LocalTensor(d, g("dst", c.dst), n)
+    src = LocalTensor(d, g("src", c.src), n)
+    if c.api.endswith("Tensor"):
+        src1 = LocalTensor(c.amount_dtype, g("src1", c.src1), n)
+        return getattr(mod, c.api)(st, dst, src, src1, g("count", c.count), **kw)
+    amount = int(c.amount) if static else g("amount", d.np_dtype.type(c.amount))
+    if c.form == "count":
+        return getattr(mod, c.api)(st, dst, src, amount, g("count", c.count), isSetMask=c.is_set_mask, **kw)
+    if c.form == "continuous":
+        m = g("mask", c.mask)
+    elif c.form == "bitwise":
+        m = g("mask", list(c.mask))
+    else:
+        m = MASK_PLACEHOLDER
+    s = g("strides", c.strides)
+    params = UnaryRepeatParams(*s)
+    if c.api == "ShiftRight":
+        kw["roundEn"] = bool(c.round_en) if static else g("round_en", np.bool_(c.round_en))
+    return getattr(mod, c.api)(
+        st, dst, src, amount, m, g("repeat", c.repeat), params, isSetMask=c.form != "register", **kw
+    )
+
+
+def _shift_dyn(cs, p):
+    d = _dt.as_dtype(cs[0].dtype)
+    nw32 = p.vector_mask_bits // 32
+    dyn = {
+        "dst": np.array([c.dst for c in cs], np.int32),
+        "src": np.array([c.src for c in cs], np.int32),
+        "repeat": np.array([c.repeat for c in cs], np.int32),
+        "count": np.array([c.count for c in cs], np.int32),
+        "strides": tuple(np.array([c.strides[i] for c in cs], np.int32) for i in range(4)),
+    }
+    if cs[0].api.endswith("Tensor"):
+        dyn["src1"] = np.array([c.src1 for c in cs], np.int32)
+    else:
+        m = (1 << d.bits) - 1
+        amt = np.array([_wrap(c.amount, d) & m for c in cs], np.uint64).astype(d.bits_dtype).view(d.np_dtype)
+        # 64-bit T: a traced amount is its (low, high) uint32 pair (no x64 in the fast path)
+        dyn["amount"] = amt.view(np.uint32).reshape(-1, 2) if d.itemsize == 8 else amt
+        if cs[0].api == "ShiftRight" and cs[0].form != "count":
+            dyn["round_en"] = np.array([c.round_en for c in cs], bool)
+    if cs[0].form == "continuous":
+        dyn["mask"] = np.array([c.mask for c in cs], np.uint32)
+    elif cs[0].form == "bitwise":
+        dyn["mask"] = np.stack([mask_words32(c.mask, nw32) for c in cs])
+    return dyn
+
+
+# =============================================================================================
+# (the batched public-API call: Family.fast_fn over the adapters' ``call``)
+
+
+# =============================================================================================
+# GatherMask
+
+PATTERN_STYLES = ("zero", "ones", "single", "random", "sparse", "dense")
+
+
+@dataclasses.dataclass(frozen=True)
+class GatherCase:
+    dtype: str
+    counter: bool  # reduceMode
+    user: bool  # user pattern tensor (else a built-in pattern number)
+    dst: int = 0
+    src0: int = 0
+    pat: int = 0  # user pattern address
+    pattern: int = 1  # built-in pattern number (may be out of the list: traced BAD_PARAM)
+    style: str = "random"  # user pattern bits: see PATTERN_STYLES
+    mask: int = 0
+    params: tuple = (1, 1, 8, 8)  # src0BlockStride, repeatTimes, src0RepeatStride, src1RepeatStride
+    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
+    mask_mode: int = 0
+    rsvd_init: int = 0
+    ctrl: tuple = (0, 0)
+    ub_seed: int = 0
+    ub_bytes: int = UB_BYTES
+    data: str = "raw"
+    big: bool = False
+
+    def key(self):
+        return ("gather", self.dtype, self.counter, self.user, self.big)
+
+    @property
+    def pattern_dtype(self):
+        return f"uint{_dt.as_dtype(self.dtype).bits}"
+
+    def call_repr(self):
+        pat = f"{self.pattern_dtype}@{self.pat}[{self.style}]" if self.user else str(self.pattern)
+        return (
+            f"GatherMask<{self.dtype}>(dst@{self.dst}, src0@{self.src0}, {pat}, {self.counter}, "
+            f"{self.mask}, GatherMaskParams{self.params}) [mode={self.mask_mode} rsvd={self.rsvd_init} "
+            f"ub_seed={self.ub_seed} data={self.data}]"
+        )
+
+
+def gather_groups(profile):
+    """[(dtype, reduceMode, user pattern)]: the unit the case counts are per."""
+    p = as_profile(profile)
+    a = p.api("GatherMask")
+    if not a.supported:
+        return []
+    return [(dt, counter, user) for dt in a.dtypes for counter in (False, True) for user in (False, True)]
+
+
+def _gather_R(c):
+    return BIG_R if c.big else SMALL_R
+
+
+def _max_mask(p, c):
+    L = p.lanes(_dt.as_dtype(c.dtype))
+    if int(p.api("GatherMask").get("counter_config", 1)) == 2:
+        return _gather_R(c) * L
+    return 3 * L
+
+
+def random_gather_case(rng, p, dt, counter, user, big=False, ub_bytes=UB_BYTES, fault_rate=0.08):
+    d = _dt.as_dtype(dt)
+    a = p.api("GatherMask")
+    L = p.lanes(d)
+    E = 32 // d.itemsize
+    nblocks = ub_bytes // 32
+    config = int(a.get("counter_config", 1))
+    R = BIG_R if big else SMALL_R
+    patterns = [int(x) for x in a.get("patterns", (1, 2, 3, 4, 5, 6, 7))]
+    pattern = int(rng.choice(patterns))
+    if not user and rng.random() < 0.03:
+        pattern = int(rng.choice([0, 8, max(patterns) + 1]))  # traced, outside the list: BAD_PARAM
+    if big:
+        rep = int(rng.choice([255, 200, 64, 17]))
+    else:
+        rep = (
+            int(rng.choice([0, 1, 1, 1, 2, 2, 3, 4, 8, 16]))
+            if rng.random() < 0.9
+            else int(rng.integers(0, 17))
+        )
+    if counter:
+        mmax = R * L if config == 2 else 3 * L
+        mask = int(rng.choice([1, L - 1, L, L + 6, 70, 2 * L, int(rng.integers(1, mmax + 1))]))
+        mask = min(mask, mmax)
+        if rng.random() < 0.02:
+            mask = 0  # traced 0: BAD_MASK
+    else:
+        mask = int(rng.choice([0, 1, 70, L, int(rng.integers(0, 2**31))]))
+    if rng.random() < 0.5:
+        bs, rs0, rs1 = 1, 8, int(rng.choice([0, 1, 2, 8]))
+    else:
+        bs = int(rng.choice([0, 1, 1, 2, 3]))
+        rs0 = int(rng.choice([0, 1, 2, 4, 8, 9, 16]))
+        rs1 = int(rng.choice([0, 1, 2, 3, 8]))
+    if big:
+        rs0, rs1 = int(rng.choice([0, 1])), int(rng.choice([0, 1]))
+        bs = int(rng.choice([0, 1]))
+    if rng.random() < 0.02:
+        rep = int(rng.choice([256, 1000]))  # traced out of [0, max_repeat_times]: BAD_PARAM
+    # element counts / footprints
+    if counter and config == 2:
+        reps, n_e = math.ceil(mask / L) if mask else 0, L
+        total = mask
+    else:
+        reps, n_e = rep, (mask if counter else L)
+        total = rep * n_e
+    reps_c = min(max(reps, 1), R)
+    src_fp = (reps_c - 1) * rs0 + (math.ceil(max(n_e, 1) / E) - 1) * bs + 1
+    pat_fp = (reps_c - 1) * rs1 + math.ceil(max(n_e, 1) / 256) + 1
+    dst_fp = math.ceil(max(min(total, R * 3 * L), 1) / E)
+    dst = _addr(rng, nblocks, dst_fp, fault_rate)
+    src0 = _addr(rng, nblocks, src_fp, fault_rate)
+    pat = _addr(rng, nblocks, pat_fp, fault_rate)
+    u = rng.random()
+    if u < 0.12:
+        dst = src0  # in place (the page's built-in example)
+    elif u < 0.16:
+        dst = src0 + 32 * int(rng.choice([1, 2, 8]))
+    elif u < 0.19 and user:
+        pat = dst
+    regs = draw_registers(rng, p, L)
+    return GatherCase(
+        dtype=d.name,
+        counter=counter,
+        user=user,
+        dst=dst,
+        src0=src0,
+        pat=pat,
+        pattern=pattern,
+        style=str(rng.choice(PATTERN_STYLES)),
+        mask=mask,
+        params=(bs, rep, rs0, rs1),
+        vmask=regs.vmask,
+        mask_mode=regs.mask_mode,
+        rsvd_init=regs.rsvd_cnt,
+        ctrl=regs.ctrl,
+        ub_seed=int(rng.integers(0, 2**31)),
+        ub_bytes=ub_bytes,
+        data=str(rng.choice(["raw", "specials", "small"])),
+        big=big,
+    )
+
+
+def gather_cases(profile, per_group, seed=0, all_groups=True, big_share=0.02):
+    """``per_group`` cases per (dtype, reduceMode, pattern kind). ``all_groups=False`` (other
+    profiles): every dtype, with the (reduceMode, pattern kind) pair rotating over the dtypes."""
+    p = as_profile(profile)
+    rng = np.random.default_rng(seed)
+    out = []
+    groups = gather_groups(p)
+    if not all_groups:
+        dts = list(dict.fromkeys(g[0] for g in groups))
+        groups = [(dt, bool(i % 2), bool((i // 2) % 2)) for i, dt in enumerate(dts)]
+    first = groups[0] if groups else None
+    for g in groups:
+        dt, counter, user = g
+        for _ in range(per_group):
+            big = all_groups and g[0] == first[0] and rng.random() < big_share
+            out.append(random_gather_case(rng, p, dt, counter, user, big=big))
+    return out
+
+
+def gather_initial_ub(c):
+    """Random / special / small data, and for a user pattern its bit stream in the chosen style."""
+    ub = make_ub(c)
+    if not c.user or c.pat < 0:
+        return ub
+    rng = np.random.default_rng(c.ub_seed + 2)
+    rep = max(1, min(c.params[1], _gather_R(c)))
+    n = min(c.ub_bytes - c.pat, (rep - 1) * c.params[3] * 32 + 3 * 256 // 8 + 64)
+    if n <= 0:
+        return ub
+    if c.style == "zero":
+        bits = np.zeros(n, np.uint8)
+    elif c.style == "ones":
+        bits = np.full(n, 0xFF, np.uint8)
+    elif c.style == "single":
+        bits = np.zeros(n, np.uint8)
+        for _ in range(max(1, rep)):
+            k = int(rng.integers(0, n * 8))
+            bits[k // 8] |= np.uint8(1 << (k % 8))
+    elif c.style == "sparse":
+        bits = np.packbits(rng.random(n * 8) < 0.1, bitorder="little")
+    elif c.style == "dense":
+        bits = np.packbits(rng.random(n * 8) < 0.9, bitorder="little")
+    else:
+        bits = rng.integers(0, 256, n, dtype=np.uint8)
+    ub[c.pat : c.pat + n] = bits
+    return ub
+
+
+def call_gather(mod, c, st, p, dyn=None, R=None, static=False):
+    """GatherMask of ``mod``: the reference (NumPy-scalar "traced" parameters) or ascend_jax (the
+    ``dyn`` traced values, static buckets ``R`` / ``max_mask``)."""
+    T = dyn or {}
+    d = _dt.as_dtype(c.dtype)
+
+    def g(name, default):
+        return T[name] if name in T else default
+
+    n = 4096
+    kw = {"profile": p}
+    if R is not None:
+        kw["max_repeats"] = R
+        kw["max_mask"] = _max_mask(p, c)
+    dst = LocalTensor(d, g("dst", c.dst), n)
+    src0 = LocalTensor(d, g("src0", c.src0), n)
+    if c.user:
+        pattern = LocalTensor(c.pattern_dtype, g("pat", c.pat), n)
+    else:
+        pattern = int(c.pattern) if static else g("pattern", np.int32(c.pattern))
+    s = tuple(int(x) for x in c.params) if static else g("strides", tuple(np.int32(x) for x in c.params))
+    params = (s[0], s[1], s[2], s[3])
+    if static:
+        return mod.GatherMask(st, dst, src0, pattern, c.counter, int(c.mask), params, **kw)
+    if _is_reference(mod):
+        return mod.GatherMask(st, dst, src0, pattern, c.counter, np.int64(c.mask), params, **kw)
+    return mod.GatherMask(
+        st, dst, src0, pattern, c.counter, g("mask", c.mask), mod.GatherMaskParams(*params), **kw
+    )
+
+
+def _gather_dyn(cs, p):
+    return {
+        "dst": np.array([c.dst for c in cs], np.int32),
+        "src0": np.array([c.src0 for c in cs], np.int32),
+        "pat": np.array([c.pat for c in cs], np.int32),
+        "pattern": np.array([c.pattern for c in cs], np.int32),
+        "mask": np.array([c.mask for c in cs], np.int32),
+        "strides": tuple(np.array([c.params[i] for c in cs], np.int32) for i in range(4)),
+    }
+
+
+# -- the engine's adapter ----------------------------------------------------------------------
 
 _ALL_DTYPES = ("int8", "uint8", "int16", "uint16", "half", "int32", "uint32", "float32")
 
 
 class _Common(Family):
+    run_workers = 1
+
     def signature(self, case, p):
         return (self.name,) + case.key()
 
     def stack_dyn(self, cases, p):
-        return G.stack_shift_dyn(cases, p) if self.name == "shift" else G._gather_dyn(cases, p)
-
-    def fast_fn(self, case0, p):
-        return G.fast_fn(case0, p)
+        return _shift_dyn(cases, p) if self.name == "shift" else _gather_dyn(cases, p)
 
 
 class ShiftFamily(_Common):
     name = "shift"
-    apis = G.SHIFT_APIS
-    case_type = G.ShiftCase
+    apis = SHIFT_APIS
+    case_type = ShiftCase
 
     def units(self, p, api):
         out = []
         first = None
-        for a, dt in G.shift_groups(p):
+        for a, dt in shift_groups(p):
             if a != api:
                 continue
             first = first or dt
-            forms = G.shift_forms(p, a, dt)
+            forms = shift_forms(p, a, dt)
             out += [(a, dt, f, dt == first and f == forms[0]) for f in forms]
         return out
 
     def generate(self, rng, p, unit, fault_rate):
         api, dt, form, big_ok = unit
         big = bool(big_ok and rng.random() < 0.05)
-        return G.random_shift_case(rng, p, api, dt, form, big=big, fault_rate=fault_rate)
+        return random_shift_case(rng, p, api, dt, form, big=big, fault_rate=fault_rate)
 
     @staticmethod
     def _reps(c, L):
@@ -62,7 +664,7 @@ class ShiftFamily(_Common):
 
     def normalize(self, case, p):
         L = p.lanes(_dt.as_dtype(case.dtype))
-        return dataclasses.replace(case, big=self._reps(case, L) > G.SMALL_R)
+        return dataclasses.replace(case, big=self._reps(case, L) > SMALL_R)
 
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace
@@ -88,13 +690,14 @@ class ShiftFamily(_Common):
         return data_mutations(rng, p, case)
 
     def initial_ub(self, case):
-        return G.shift_initial_ub(case)
+        return shift_initial_ub(case)
 
-    def reference(self, case, p, mod, state):
-        return G.call_shift(mod, case, state, p), None
+    def call(self, mod, case, state, p, dyn=None):
+        R = None if dyn is None else (BIG_R if case.big else SMALL_R)
+        return call_shift(mod, case, state, p, dyn=dyn, R=R), None
 
     def call_static(self, mod, case, state, p):
-        return G.call_shift(mod, case, state, p, static=True), None
+        return call_shift(mod, case, state, p, static=True), None
 
     def labels(self, case, p):
         L = p.lanes(_dt.as_dtype(case.dtype))
@@ -127,7 +730,7 @@ class ShiftFamily(_Common):
 class GatherFamily(_Common):
     name = "gather_mask"
     apis = ("GatherMask",)
-    case_type = G.GatherCase
+    case_type = GatherCase
 
     def api_of(self, case):
         return "GatherMask"
@@ -136,16 +739,16 @@ class GatherFamily(_Common):
         return unit[0]
 
     def units(self, p, api):
-        groups = G.gather_groups(p)
+        groups = gather_groups(p)
         return [g + (g[0] == groups[0][0],) for g in groups]
 
     def generate(self, rng, p, unit, fault_rate):
         dt, counter, user, big_ok = unit
         big = bool(big_ok and rng.random() < 0.04)
-        return G.random_gather_case(rng, p, dt, counter, user, big=big, fault_rate=fault_rate)
+        return random_gather_case(rng, p, dt, counter, user, big=big, fault_rate=fault_rate)
 
     def normalize(self, case, p):
-        return dataclasses.replace(case, big=case.params[1] > G.SMALL_R or case.big and case.counter)
+        return dataclasses.replace(case, big=case.params[1] > SMALL_R or case.big and case.counter)
 
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace
@@ -163,14 +766,14 @@ class GatherFamily(_Common):
         return c, k
 
     def initial_ub(self, case):
-        return G.gather_initial_ub(case)
+        return gather_initial_ub(case)
 
-    def reference(self, case, p, mod, state):
-        st, cnt = G.call_gather(mod, case, state, p)
-        return st, cnt
+    def call(self, mod, case, state, p, dyn=None):
+        R = None if dyn is None else (BIG_R if case.big else SMALL_R)
+        return call_gather(mod, case, state, p, dyn=dyn, R=R)
 
     def call_static(self, mod, case, state, p):
-        return G.call_gather(mod, case, state, p, static=True)
+        return call_gather(mod, case, state, p, static=True)
 
     def labels(self, case, p):
         L = p.lanes(_dt.as_dtype(case.dtype))

@@ -7,8 +7,8 @@ import dataclasses
 
 import numpy as np
 
+from ... import MaskMode, SaturationMode
 from ... import dtypes as _dt
-from ...api.registers import MaskMode, SaturationMode
 from ...registry import REGISTRY
 from ..regs import draw as draw_registers
 from .family import Family

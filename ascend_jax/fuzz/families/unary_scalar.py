@@ -1,27 +1,349 @@
-"""Adapter of the scalar-arithmetic family: Adds, Muls, Maxs, Mins (``ascend_jax.testing.cases``)."""
+"""Random cases for the scalar-arithmetic family (Adds/Muls/Maxs/Mins), run through the fast path
+(batched, one compilation per signature) and through the NumPy reference, compared byte for byte.
+
+A ``Case`` is fully concrete (Python ints, bytes), so it can be replayed, printed, and run through
+either implementation. The fast runner groups cases by static signature and vmaps each group with
+every parameter traced.
+
+The family of Adds, Muls, Maxs, Mins: case type, generator, batched call, reference call
+and the engine's adapter (``UnaryScalarFamily``, at the end).
+"""
 
 import dataclasses
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
 
 from ... import dtypes as _dt
-from ...testing import cases as C
+from ...api import _args as A
+from ...api.unary_scalar import API_CODES, run_traced
+from ...params import UnaryRepeatParams
+from ...profile import as_profile
+from ...tensor import MASK_PLACEHOLDER, LocalTensor
+from ..regs import draw as draw_registers
 from .base import (
     Operand,
     data_mutations,
     generic_shrinks,
+    make_ub,
     mask_label,
+    mask_words32,
     repeat_regime,
+    specials,
     stride_regime,
     strided_operand,
 )
 from .family import Family
+
+UNARY_SCALAR = {"Adds": "add", "Muls": "mul", "Maxs": "max", "Mins": "min"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    api: str
+    dtype: str
+    form: str  # "count" | "continuous" | "bitwise" | "register"
+    is_set_mask: bool
+    dst: int
+    src: int
+    scalar: object
+    count: int = 0
+    mask: object = None  # int or tuple of uint64 words
+    repeat: int = 0
+    strides: tuple = (1, 1, 8, 8)
+    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
+    mask_mode: int = 0
+    ctrl: tuple = (0, 0)
+    ub_seed: int = 0
+    ub_bytes: int = 8192
+    data: str = "raw"  # "raw" | "specials" | "small"
+
+    def signature(self):
+        """The static part: everything else is traced data (one compilation per signature and
+        repeat bucket)."""
+        return (self.dtype,)
+
+    def call_repr(self):
+        p = f"UnaryRepeatParams{self.strides}"
+        t = f"<{_dt.as_dtype(self.dtype).cpp}{', false' if not self.is_set_mask else ''}>"
+        head = f"{self.api}{t}(dst@{self.dst}, src@{self.src}, {self.scalar!r}"
+        if self.form == "count":
+            return f"{head}, {self.count})"
+        m = (
+            "MASK_PLACEHOLDER"
+            if self.form == "register"
+            else ([hex(w) for w in self.mask] if self.form == "bitwise" else self.mask)
+        )
+        return f"{head}, {m}, {self.repeat}, {p})  [mode={'counter' if self.mask_mode else 'normal'}]"
+
+
+def scalar_value(case):
+    """The scalar as the Python value passed to the APIs (floats as float, ints as int)."""
+    return case.scalar
+
+
+def _rand_bits(rng, bits):
+    """Uniform random ``bits``-bit pattern as a Python int (any width up to 64)."""
+    v = int(rng.integers(0, 2**32, dtype=np.uint64))
+    if bits > 32:
+        v |= int(rng.integers(0, 2 ** (bits - 32), dtype=np.uint64)) << 32
+    return v & ((1 << bits) - 1)
+
+
+def _random_scalar(rng, d):
+    """The scalar argument: a special value, a small number, or random bits of T."""
+    if d.kind == "complex":
+        part = _dt.half if d.name == "complex32" else _dt.float32
+
+        def comp():
+            b = (
+                specials(part)[rng.integers(len(specials(part)))]
+                if rng.random() < 0.4
+                else _rand_bits(rng, part.bits)
+            )
+            v = float(np.array(b, part.bits_dtype).view(part.np_dtype))
+            return 0.0 if v != v else v  # a NaN complex scalar's payload/sign is not modelled
+
+        return complex(comp(), comp())
+    sp = specials(d)
+    if d.is_float:
+        if rng.random() < 0.4:
+            bits = sp[rng.integers(len(sp))]
+            return float(np.array(bits, d.bits_dtype).view(d.np_dtype))
+        if rng.random() < 0.5:
+            return float(rng.integers(-8, 9)) / 2
+        return float(np.array(_rand_bits(rng, d.bits), d.bits_dtype).view(d.np_dtype))
+    v = sp[rng.integers(len(sp))] if rng.random() < 0.4 else _rand_bits(rng, d.bits)
+    return int(np.array(v, dtype=np.uint64).astype(d.bits_dtype).view(d.np_dtype))
+
+
+def random_case(rng, profile, api=None, dtype=None, ub_bytes=8192, fault_rate=0.1, form=None):
+    """One random, mostly valid case (``fault_rate``: share of cases with a deliberately bad
+    address/stride that must be flagged as a fault). Registers come from ``fuzz.regs.draw``."""
+    p = as_profile(profile)
+    apis = [a for a in UNARY_SCALAR if p.api(a).supported]
+    if api is None and not apis:
+        raise ValueError(f"profile {p.name} supports none of {', '.join(UNARY_SCALAR)}")
+    api = api or apis[rng.integers(len(apis))]
+    a = p.api(api)
+    dts = a.all_dtypes()
+    d = _dt.as_dtype(dtype or dts[rng.integers(len(dts))])
+    L = p.lanes(d)
+    E = p.block_bytes // d.itemsize
+    nblocks = ub_bytes // 32
+    forms = ["count", "continuous", "bitwise", "register"]
+    if form is None:
+        form = forms[rng.choice(4, p=[0.25, 0.3, 0.3, 0.15])]
+    if d.name in a.count_only_dtypes:
+        form = "count"  # SPEC: "仅支持tensor前n个数据计算接口" (Adds.md): the count prototype only
+    is_set_mask = form != "register"
+    if form == "count" and p.level2_is_set_mask == "honoured" and rng.random() < 0.1:
+        is_set_mask = False
+    data = ["raw", "specials", "small"][rng.integers(3)]
+    scalar = _random_scalar(rng, d)
+    regs = draw_registers(rng, p, L, counter_ok=form != "count")
+    mask_mode = regs.mask_mode
+    vmask_words = list(regs.vmask)
+    count_reg = None
+    rep_choices = [0, 1, 1, 2, 3, 4, 8, 17, 255]
+    repeat = (
+        int(rep_choices[rng.integers(len(rep_choices))]) if rng.random() < 0.8 else int(rng.integers(0, 256))
+    )
+    # strides
+    if rng.random() < 0.5:
+        strides = (1, 1, 8, 8)
+    else:
+        pick = [0, 1, 1, 2, 3, 4, 7, 8, 9, 16]
+        strides = tuple(int(pick[rng.integers(len(pick))]) for _ in range(4))
+        if strides[0] == 0 and rng.random() > fault_rate:
+            strides = (1,) + strides[1:]
+
+    # keep most cases in bounds: footprint of the larger repeat count
+    def footprint(blk, rep, reps):
+        return (max(reps, 1) - 1) * rep + 7 * blk + 1
+
+    if form == "count":
+        count = int(rng.integers(0, min(3 * L, nblocks * E // 2) + 1))
+        if rng.random() < 0.1:
+            count = 0
+        reps = math.ceil(count / L)
+        fp = footprint(1, 8, reps)
+    else:
+        count = 0
+        reps = repeat
+        fp = max(footprint(strides[0], strides[2], reps), footprint(strides[1], strides[3], reps))
+    if mask_mode == 1:
+        lo = 1 if (p.zero_mask == "error" and form in ("continuous", "bitwise")) else 0
+        count_reg = int(rng.integers(lo, min(4 * L, nblocks * E // 3) + 1))
+        reps = math.ceil(count_reg / L)
+        fp = max(footprint(strides[0], strides[2], reps), footprint(strides[1], strides[3], reps))
+    mask = None
+    if form == "continuous":
+        mask = int(rng.choice([0, 1, L // 2, L - 1, L, L + 5, int(rng.integers(0, L + 1))]))
+        if p.zero_mask == "error" and mask_mode == 0 and mask == 0:
+            mask = 1
+        if mask_mode == 1:
+            mask = count_reg
+    elif form == "bitwise":
+        w = vmask_words
+        nw = p.vector_mask_bits // 64
+        words = [w[2 * i] | (w[2 * i + 1] << 32) for i in range(nw)]
+        if mask_mode == 1:
+            words = [count_reg] + [0] * (nw - 1)
+        if p.zero_mask == "error" and mask_mode == 0 and not any(words):
+            words[0] = 1
+        mask = tuple(words)
+    if mask_mode == 1:
+        vmask_words = [count_reg & 0xFFFFFFFF, count_reg >> 32, 0, 0, 0, 0, 0, 0]
+
+    # addresses
+    def addr(fp_blocks):
+        hi = max(0, nblocks - min(fp_blocks, nblocks))
+        b = int(rng.integers(0, hi + 1))
+        if rng.random() < fault_rate / 2:
+            return b * 32 + int(rng.choice([2, 4, 16]))  # misaligned
+        if rng.random() < fault_rate / 2:
+            return int(rng.integers(nblocks - 2, nblocks + 4)) * 32  # likely out of the arena
+        return b * 32
+
+    dst = addr(fp)
+    src = dst if rng.random() < 0.15 else addr(fp)
+    return Case(
+        api=api,
+        dtype=d.name,
+        form=form,
+        is_set_mask=is_set_mask,
+        dst=dst,
+        src=src,
+        scalar=scalar,
+        count=count,
+        mask=mask,
+        repeat=repeat,
+        strides=strides,
+        vmask=tuple(int(x) for x in vmask_words),
+        mask_mode=mask_mode,
+        ctrl=regs.ctrl,
+        ub_seed=int(rng.integers(0, 2**31)),
+        ub_bytes=ub_bytes,
+        data=data,
+    )
+
+
+# -- running ------------------------------------------------------------------------------------
+
+
+def _args_for(case, traced_mask=False):
+    d = _dt.as_dtype(case.dtype)
+    dst = LocalTensor(d, case.dst, 1)
+    src = LocalTensor(d, case.src, 1)
+    if case.form == "count":
+        return dst, src, (case.count,)
+    params = UnaryRepeatParams(*case.strides)
+    if case.form == "register":
+        m = MASK_PLACEHOLDER
+    else:
+        m = case.mask if case.form == "continuous" else list(case.mask)
+    return dst, src, (m, case.repeat, params)
+
+
+def call(mod, case, state, profile):
+    """``case.api`` of ``mod`` (``ascend_jax.reference`` or ``ascend_jax``) with every argument a
+    static Python value. Returns the new state."""
+    dst, src, args = _args_for(case)
+    fn = getattr(mod, case.api)
+    return fn(state, dst, src, case.scalar, *args, profile=profile, isSetMask=case.is_set_mask)
+
+
+def _reps_needed(case, L):
+    if case.form == "count":
+        return math.ceil(case.count / L)
+    if case.mask_mode == 1:
+        c = case.mask if case.form == "continuous" else (case.mask[0] if case.form == "bitwise" else None)
+        if c is None:
+            c = case.vmask[0] | (case.vmask[1] << 32)
+        return math.ceil(c / L)
+    return case.repeat
+
+
+def coarse_bucket(n, buckets=(4, 16, 256)):
+    """Few static repeat buckets: fewer compilations at the price of some padding."""
+    for b in buckets:
+        if n <= b:
+            return b
+    return A.bucket(n)
+
+
+def _kind(c):
+    from ..._engine import pipeline as PL
+
+    if c.form == "count":
+        return PL.KIND_COUNT if c.is_set_mask else PL.KIND_COUNT_REGISTER
+    return {"continuous": PL.KIND_CONTINUOUS, "bitwise": PL.KIND_BITWISE, "register": PL.KIND_REGISTER}[
+        c.form
+    ]
+
+
+def stack_params(cs, p):
+    """The traced parameters of a batch of cases of one dtype, in the pipeline's ``dyn`` format."""
+    d = _dt.as_dtype(cs[0].dtype)
+    nw = p.vector_mask_bits // 64
+    n = len(cs)
+    words = np.zeros((n, 8), np.uint32)
+    cont = np.zeros((n, 2), np.uint32)
+    for i, c in enumerate(cs):
+        if c.form == "bitwise":
+            words[i] = mask_words32(c.mask[:nw], 8)
+        elif c.form == "continuous":
+            cont[i] = (c.mask & 0xFFFFFFFF, c.mask >> 32)
+    count_form = np.array([c.form == "count" for c in cs])
+    out = {
+        "kind": np.array([_kind(c) for c in cs], np.int32),
+        "op": np.array([API_CODES.index(c.api) for c in cs], np.int32),
+        "dst": np.array([c.dst for c in cs], np.int32),
+        "src": np.array([c.src for c in cs], np.int32),
+        # uint32 bits; 64-bit lanes: (low, high) pairs
+        "scalar": np.array([np.asarray(A.scalar_bits(c.api, c.scalar, d, p)) for c in cs], np.uint32),
+        "count": np.stack([np.array([c.count for c in cs], np.uint32), np.zeros(n, np.uint32)], 1),
+        "cont": cont,
+        "words": words,
+        "repeat": np.where(count_form, 1, np.array([c.repeat for c in cs])).astype(np.int32),
+        "strides": np.where(
+            count_form[:, None], np.array([1, 1, 8, 8]), np.array([c.strides for c in cs])
+        ).astype(np.int32),
+        "bad_param": np.zeros(n, bool),
+        "bad_mask": np.zeros(n, bool),
+    }
+    return {k: jnp.asarray(v) for k, v in out.items()}
+
+
+_FN_CACHE = {}
+
+
+def batched_fn(dtype, R, p):
+    """One compiled program per (dtype, repeat bucket, profile): the API is traced data too."""
+    key = (dtype, R, p)
+    if key not in _FN_CACHE:
+        d = _dt.as_dtype(dtype)
+
+        def one(state, dyn):
+            return run_traced("*", state, dyn, d, p, R)
+
+        _FN_CACHE[key] = jax.jit(jax.vmap(one))
+    return _FN_CACHE[key]
+
+
+# -- the engine's adapter ----------------------------------------------------------------------
 
 _ALL_DTYPES = ("int8", "uint8", "int16", "uint16", "half", "bfloat16", "int32", "uint32", "float32")
 
 
 class UnaryScalarFamily(Family):
     name = "unary_scalar"
-    apis = tuple(C.UNARY_SCALAR)
-    case_type = C.Case
+    apis = tuple(UNARY_SCALAR)
+    case_type = Case
+    run_batch = 128
 
     def __init__(self, buckets=(4, 16, 256)):
         self.buckets = tuple(buckets)
@@ -32,7 +354,7 @@ class UnaryScalarFamily(Family):
 
     def generate(self, rng, p, unit, fault_rate):
         api, dt = unit
-        return C.random_case(rng, p, api, dt, fault_rate=fault_rate)
+        return random_case(rng, p, api, dt, fault_rate=fault_rate)
 
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace
@@ -61,28 +383,28 @@ class UnaryScalarFamily(Family):
 
     def signature(self, case, p):
         L = p.lanes(_dt.as_dtype(case.dtype))
-        return ("unary_scalar", case.dtype, C.coarse_bucket(C._reps_needed(case, L), self.buckets))
+        return ("unary_scalar", case.dtype, coarse_bucket(_reps_needed(case, L), self.buckets))
 
     def initial_ub(self, case):
-        return C.make_ub(case)
+        return make_ub(case)
 
     def stack_dyn(self, cases, p):
-        return C.stack_params(cases, p)
+        return stack_params(cases, p)
 
     def fast_fn(self, case0, p):
         _, dtype, R = self.signature(case0, p)
-        fn = C.batched_fn(dtype, R, p)
+        fn = batched_fn(dtype, R, p)
         return lambda st, dyn: (fn(st, dyn), None)
 
     def reference(self, case, p, mod, state):
-        return C.call(mod, case, state, p), None
+        return call(mod, case, state, p), None
 
     def call_static(self, mod, case, state, p):
-        return C.call(mod, case, state, p), None
+        return call(mod, case, state, p), None
 
     def labels(self, case, p):
         L = p.lanes(_dt.as_dtype(case.dtype))
-        reps = C._reps_needed(case, L)
+        reps = _reps_needed(case, L)
         if case.form == "count":
             strides = "default"
         else:
@@ -116,7 +438,7 @@ class UnaryScalarFamily(Family):
     def operands(self, case, p):
         d = _dt.as_dtype(case.dtype)
         L = p.lanes(d)
-        reps = C._reps_needed(case, L)
+        reps = _reps_needed(case, L)
         nblk = L * d.itemsize // 32
         if case.form == "count":
             s = (1, 1, 8, 8)
