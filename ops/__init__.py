@@ -24,7 +24,11 @@ from . import (
     relu,
     select_sample,
     shift_right_sample,
+    vendor_add_tpipe_tque,
     vendor_compare,
+    vendor_create_vec_index,
+    vendor_duplicate,
+    vendor_element_wise_arithmetic,
     vendor_element_wise_logic,
     vendor_gather,
     vendor_select,
@@ -49,6 +53,10 @@ VENDOR_OPS = {
     "vendor_compare": vendor_compare,
     "vendor_gather": vendor_gather,
     "vendor_element_wise_logic": vendor_element_wise_logic,
+    "vendor_duplicate": vendor_duplicate,
+    "vendor_element_wise_arithmetic": vendor_element_wise_arithmetic,
+    "vendor_create_vec_index": vendor_create_vec_index,
+    "vendor_add_tpipe_tque": vendor_add_tpipe_tque,
 }
 
 

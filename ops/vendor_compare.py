@@ -10,7 +10,7 @@ Scenarios (``SCENARIO_NUM``, the sample's README):
 | n | call | x / y | status |
 |---|---|---|---|
 | 1 | ``Compare(dst, src0, src1, LT, 256)`` | [256] / [256] | ported (910B) |
-| 2 | ``Duplicate`` dst, ``Compare(src0, src1, LT, 64, repeatParams)`` to CMPMASK, ``GetCmpMask(dst)`` | [64] / [64] | pending: Duplicate |
+| 2 | ``Duplicate`` dst, ``Compare(src0, src1, LT, 64, repeatParams)`` to CMPMASK, ``GetCmpMask(dst)`` | [64] / [64] | pending: GetCmpMask's 32-byte dst |
 | 3 | ``Compares(dst, src0, src1Local.GetValue(0), LT, 256)`` | [256] / [16] | ported (910B) |
 | 4 | ``Compares(dst, src0, src1Local[0], LT, 256)`` (flexible scalar position) | [256] / [16] | pending: Compares with a LocalTensor-element scalar (950) |
 
@@ -34,7 +34,7 @@ PROFILES = {1: "ascend910b", 2: "ascend910b", 3: "ascend910b", 4: "ascend950"}
 # the products the sample's README lists (A2, A3, 950); a scenario for one product runs only there
 PRODUCTS = ("ascend910b", "ascend910_93", "ascend950")
 PENDING = {
-    2: "Duplicate (elementwise family)",
+    2: "GetCmpMask into a 32-byte dst (the documented minimum is 128 bytes; the model rejects it)",
     4: "Compares with a LocalTensor-element scalar (Compares（灵活标量位置）)",
 }
 OUTPUT_SIZE = 32

@@ -9,7 +9,7 @@ Scenarios (``SCENARIO_NUM``; the vendor gen_data.py takes ``-scenarioNum``):
 
 | n | call | status |
 |---|---|---|
-| 1 | ``And(dst, src0, src1, 512)`` | pending: And |
+| 1 | ``And(dst, src0, src1, 512)`` | ported (910B) |
 | 2 | ``Ors<..., config{0}>(dst, src0Local[0], src1, 512)`` (950 only) | pending: Ors |
 | 3 | ``ShiftLeft(dst, src0, src1.ReinterpretCast<int16_t>(), 512)`` (950 only) | ported (ascend950) |
 | 4 | ``ShiftRight(dst, src0, 2, 512)`` | ported (910B) |
@@ -24,11 +24,11 @@ SCENARIOS = {
     3: "ShiftLeft by a shift tensor; Ascend 950 only",
     4: "ShiftRight by a scalar (2)",
 }
-DEFAULT_SCENARIO = 1  # the vendor's default (pending: And)
+DEFAULT_SCENARIO = 1  # the vendor's default
 PROFILES = {1: "ascend910b", 2: "ascend950", 3: "ascend950", 4: "ascend910b"}
 # the products the sample's README lists (A2, A3, 950); a scenario for one product runs only there
 PRODUCTS = ("ascend910b", "ascend910_93", "ascend950")
-PENDING = {1: "And (elementwise logic family)", 2: "Ors (elementwise logic family)"}
+PENDING = {2: "Ors (flexible-scalar logic: no fast path yet)"}
 COUNT = 512
 SHIFT_BITS = 2
 
@@ -44,7 +44,9 @@ def logic_custom(k, src0, src1, dst, *, scenario):
     k.DataCopy(src0Local, src0Global, COUNT)
     k.DataCopy(src1Local, src1Global, COUNT)
 
-    if scenario == 3:
+    if scenario == 1:
+        k.And(dstLocal, src0Local, src1Local, COUNT)
+    elif scenario == 3:
         src1S16 = src1Local.ReinterpretCast(aj.int16)
         k.ShiftLeft(dstLocal, src0Local, src1S16, COUNT)
     elif scenario == 4:

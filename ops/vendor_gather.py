@@ -9,7 +9,7 @@ Scenarios (``SCENARIO_NUM``, the sample's README):
 | n | call | T | status |
 |---|---|---|---|
 | 1 | ``GatherMask(src0, src0, 2, false, 0, {1, 4, 8, 0}, rsvdCnt)`` in place: built-in pattern 2 (odd elements), 4 repeats | uint32 | ported (910B) |
-| 2 | ``Duplicate`` dst, then GatherMask with a user pattern in Counter mode (mask 70) | uint32 | pending: Duplicate |
+| 2 | ``Duplicate`` dst, then GatherMask with a user pattern in Counter mode (mask 70) | uint32 | ported (910B) |
 | 3 | ``Gather`` (element offsets) | uint16 | pending: Gather |
 | 4 | ``Gatherb`` (DataBlock offsets) | uint16 | pending: Gatherb |
 
@@ -32,7 +32,8 @@ DEFAULT_SCENARIO = 1
 PROFILES = {1: "ascend910b", 2: "ascend910b", 3: "ascend910b", 4: "ascend910b"}
 # the products the sample's README lists (A2, A3, 950); a scenario for one product runs only there
 PRODUCTS = ("ascend910b", "ascend910_93", "ascend950")
-PENDING = {2: "Duplicate (elementwise family)", 3: "Gather", 4: "Gatherb"}
+PENDING = {3: "Gather", 4: "Gatherb"}
+INPUT_Y_SIZE = 32  # scenario 2
 INPUT_SIZE = 256
 OUTPUT_SIZE = 256
 
@@ -52,12 +53,44 @@ def gather_custom(k, x, z):
     return rsvdCnt
 
 
+def gather_custom_user(k, x, y, z):
+    """Scenario 2: a user pattern (src1 from GM) in Counter mode, dst zeroed first."""
+    T = aj.uint32
+    src0Global, dstGlobal, src1Global = x, z, y
+    ubAllocator = aj.LocalMemAllocator(k)
+    src0Local = ubAllocator.Alloc(T, INPUT_SIZE)
+    k.DataCopy(src0Local, src0Global, INPUT_SIZE)
+    src1Local = ubAllocator.Alloc(aj.uint32, INPUT_Y_SIZE)
+    dstLocal = ubAllocator.Alloc(T, OUTPUT_SIZE)
+    k.DataCopy(src1Local, src1Global, INPUT_Y_SIZE)
+    # zero dst first: Counter mode leaves the unwritten positions as they were
+    k.Duplicate(dstLocal, 0, OUTPUT_SIZE)
+    mask = 70
+    # reduceMode true (Counter mode), src0BlockStride 1, repeatTimes 2, src0RepeatStride 4,
+    # src1RepeatStride 0
+    rsvdCnt = k.GatherMask(
+        dstLocal, src0Local, src1Local.ReinterpretCast(T), True, mask, aj.GatherMaskParams(1, 2, 4, 0)
+    )
+    k.DataCopy(dstGlobal, dstLocal, OUTPUT_SIZE)
+    return rsvdCnt
+
+
 def scenario(n=DEFAULT_SCENARIO):
     """The kernel of scenario ``n`` with its GM arguments declared (``ascend-jax run vendor_gather``)."""
     if n not in SCENARIOS:
         raise ValueError(f"vendor_gather: scenario {n}; allowed: {sorted(SCENARIOS)}")
     if n in PENDING:
         raise aj.NotModelledError(f"vendor_gather scenario {n} ({SCENARIOS[n]}) needs {PENDING[n]}")
+    if n == 2:
+        return aj.byok.declare(
+            gather_custom_user,
+            (
+                aj.GmArg("x", aj.uint32, INPUT_SIZE, "in", file="input_x.bin"),
+                aj.GmArg("y", aj.uint32, INPUT_Y_SIZE, "in", file="input_y.bin"),
+                aj.GmArg("z", aj.uint32, OUTPUT_SIZE, "out", file="output.bin"),
+            ),
+            profile=PROFILES[n],
+        )
     return aj.byok.declare(
         gather_custom,
         (

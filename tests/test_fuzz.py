@@ -25,7 +25,11 @@ from ascend_jax.profile import load_profile
 P = load_profile("ascend910b")
 
 # Registered APIs the engine does not fuzz, on purpose (each with its reason in NOT_FUZZED):
-EXPECTED_NOT_FUZZED = set()  # DataCopy / DataCopyPad: fuzz.families.data_copy
+# the element-wise family (issue 15): no adapter yet
+EXPECTED_NOT_FUZZED = set(
+    "Add Sub Mul Div Max Min And Or Abs Relu Neg Not Exp Ln Sqrt Rsqrt Reciprocal LeakyRelu Duplicate "
+    "CreateVecIndex Subs Divs Ands Ors AddsFlexible MulsFlexible MaxsFlexible MinsFlexible".split()
+)
 
 
 def test_every_registered_api_is_fuzzed_or_listed():

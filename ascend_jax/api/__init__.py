@@ -1,5 +1,7 @@
 """Pure functional API: ``new_state = X(state, ...)``, one module per API family."""
 
+from .binary import Add, And, Div, Max, Min, Mul, Or, Sub
+from .binary_scalar import AddsFlexible, Ands, Divs, MaxsFlexible, MinsFlexible, MulsFlexible, Ors, Subs
 from .compare import (
     CMPMODE,
     Compare,
@@ -10,6 +12,7 @@ from .compare import (
     SetCmpMask,
 )
 from .data_copy import DataCopy, DataCopyPad
+from .fill import CreateVecIndex, Duplicate
 from .gather_mask import GatherMask, GatherMaskParams, GetGatherMaskRemainCount
 from .registers import (
     GetCtrlSpr,
@@ -24,4 +27,5 @@ from .registers import (
 )
 from .select import DEFAULT_BINARY_CONFIG, SELMODE, BinaryConfig, Select, SelectFlexible
 from .shift import ShiftLeft, ShiftLeftTensor, ShiftRight, ShiftRightTensor
+from .unary import Abs, Exp, LeakyRelu, Ln, Neg, Not, Reciprocal, Relu, Rsqrt, Sqrt
 from .unary_scalar import Adds, Maxs, Mins, Muls

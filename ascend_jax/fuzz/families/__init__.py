@@ -22,7 +22,43 @@ FAMILIES = (
 )
 
 # Registered APIs without an adapter (the test suite asserts this is exactly the set left over).
-NOT_FUZZED = {}
+_EW_REASON = (
+    "element-wise family (issue 15): no fuzz adapter yet; covered by tests/test_elementwise_differential.py "
+    "(fast path vs reference on random cases of every call form, vmapped)"
+)
+NOT_FUZZED = {
+    api: _EW_REASON
+    for api in (
+        "Add",
+        "Sub",
+        "Mul",
+        "Div",
+        "Max",
+        "Min",
+        "And",
+        "Or",
+        "Abs",
+        "Relu",
+        "Neg",
+        "Not",
+        "Exp",
+        "Ln",
+        "Sqrt",
+        "Rsqrt",
+        "Reciprocal",
+        "LeakyRelu",
+        "Duplicate",
+        "CreateVecIndex",
+        "Subs",
+        "Divs",
+        "Ands",
+        "Ors",
+        "AddsFlexible",
+        "MulsFlexible",
+        "MaxsFlexible",
+        "MinsFlexible",
+    )
+}
 
 
 def family_of(case_or_name):
