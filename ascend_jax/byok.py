@@ -361,7 +361,7 @@ def _case_folders(cases_dir, output):
 def cmd_run(args):
     """``ascend-jax run``: exit 0 ok, 1 a case faulted or --diff found differences, 2 bad input
     (unknown kernel, missing / wrong-size .bin, a usage error in the kernel), 3 internal error."""
-    from .cli import enable_compilation_cache
+    from ._cache import enable_compilation_cache
     from .errors import UsageError
 
     prog = "ascend-jax run"

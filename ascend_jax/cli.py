@@ -34,6 +34,7 @@ import sys
 import textwrap
 import traceback
 
+from ._cache import enable_compilation_cache  # noqa: F401  (the commands' cache; re-exported)
 from .errors import AscendCError
 from .profile import DEFAULT_PROFILE, available_profiles, load_profile
 from .registry import REGISTRY
@@ -204,34 +205,6 @@ def cmd_profiles(args):
     emit(_table(rows, ["profile", "arch", "SoC", "UB usable", "mask bits", "counter", "product"]))
     emit("* default profile")
     return 0
-
-
-def enable_compilation_cache(override=True):
-    """Point JAX's persistent compilation cache at ``$ASCEND_JAX_XLA_CACHE`` (default
-    ``~/.cache/ascend_jax/xla``); returns the directory, or None when disabled ("off").
-    ``override=False`` (``aj.fuzz.run``): keep a cache directory the program already configured."""
-    env = os.environ.get("ASCEND_JAX_XLA_CACHE")
-    if env is not None and env.strip().lower() in ("", "0", "off", "none", "false"):
-        return None
-    if not override:
-        import jax
-
-        if jax.config.jax_compilation_cache_dir:
-            return jax.config.jax_compilation_cache_dir
-    if env:
-        path = pathlib.Path(env).expanduser()
-    else:
-        base = os.environ.get("XDG_CACHE_HOME") or str(pathlib.Path.home() / ".cache")
-        path = pathlib.Path(base) / "ascend_jax" / "xla"
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return None
-    import jax
-
-    jax.config.update("jax_compilation_cache_dir", str(path))
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.1)
-    return path
 
 
 def _run_campaign(args, cases):

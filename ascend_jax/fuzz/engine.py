@@ -299,7 +299,7 @@ def run(
     p = as_profile(profile)
     if dtypes is not None:
         _check_dtypes(dtypes)
-    from ..cli import enable_compilation_cache
+    from .._cache import enable_compilation_cache
 
     enable_compilation_cache(override=False)  # the CLI's persistent XLA cache, from Python too
     plan = make_plan(p, apis, dtypes)
