@@ -227,7 +227,7 @@ def DataCopy(state, gm, dst, src, countOrParams, *, profile=None, max_blocks=Non
             ub_limit=ub_limit,
             gm_align=dt.itemsize,
             ub_align=p.operand_alignment_bytes,
-            zero_policy=a.get("zero_block", "nop"),
+            zero_policy=a.zero_block,
         )
         ub, new_dst = state.ub, dst_buf
         if fault == 0 and sv["bc"] and sv["bl"]:
@@ -385,7 +385,7 @@ def DataCopyPad(
                 gm_len=buf.shape[-1],
                 ub_limit=ub_limit,
                 ub_align=p.operand_alignment_bytes,
-                zero_policy=a.get("zero_block", "nop"),
+                zero_policy=a.zero_block,
             )
             ub = state.ub
             if fault == 0 and sv["bc"] and sv["bl"]:
@@ -455,7 +455,7 @@ def DataCopyPad(
             gm_len=buf.shape[-1],
             ub_limit=min(state.ub.shape[-1], p.ub_usable_bytes),
             ub_align=p.operand_alignment_bytes,
-            zero_policy=a.get("zero_block", "nop"),
+            zero_policy=a.zero_block,
         )
         new = buf
         if fault == 0 and sv["bc"] and sv["bl"]:

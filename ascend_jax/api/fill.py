@@ -92,7 +92,7 @@ def plan(api, state, dst, value, args, profile, isSetMask, max_repeats):
     A.check_tensor(api, "dst", dst, p)
     dt = dst.dtype
     if isinstance(value, LocalTensor):
-        if api == "Duplicate" and p.api(api).get("tensor_source", False) and len(args) == 1:
+        if api == "Duplicate" and p.api(api).tensor_source and len(args) == 1:
             raise NotModelledError("Duplicate(dst, src: LocalTensor, count) is not in the fast path yet")
         raise UsageError(api, "src", value, "a scalar value on this product", p)
     p.require_api(api, dt, count_form=len(args) == 1)
