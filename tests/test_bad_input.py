@@ -505,3 +505,18 @@ def test_count_beyond_tensor_is_a_checker_warning_not_a_change():
     run(np.arange(64, dtype=np.int16).reshape(2, 32), scale=np.ones(2))
     (ws,) = run.warnings.values()
     assert [(w.api, w.argument) for w in ws] == [("Muls", "dst")]
+
+
+def test_wrong_length_bitwise_mask_names_the_exact_word_count():
+    """Defect 8: a 16-bit T needs exactly 2 mask words; the message says "2", not "2 to 2", on both sides."""
+    import ascend_jax.reference as R
+    from ascend_jax.reference.state import reset_state as ref_reset
+
+    src, dst = aj.LocalTensor(aj.int16, 0, 128), aj.LocalTensor(aj.int16, 256, 128)
+    bad = [1, 2, 3]
+    with pytest.raises(aj.UsageError) as fast:
+        aj.Adds(aj.reset_state(P), dst, src, 1, bad, 1, aj.UnaryRepeatParams(), profile=P)
+    with pytest.raises(aj.UsageError) as ref:
+        R.Adds(ref_reset(P), dst, src, 1, bad, 1, aj.UnaryRepeatParams(), profile=P)
+    for e in (fast.value, ref.value):
+        assert "a list of 2 uint64 words" in str(e) and "2 to 2" not in str(e), str(e)

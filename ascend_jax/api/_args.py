@@ -180,7 +180,11 @@ def _parse_bitwise(api, mask, dtype, profile, n_words64):
                 api,
                 "mask",
                 list(mask),
-                f"a list of {need} to {n_words64} uint64 words (low word first)",
+                (
+                    f"a list of {need} uint64 words (low word first)"
+                    if need == n_words64
+                    else f"a list of {need} to {n_words64} uint64 words (low word first)"
+                ),
                 profile,
             )
         for i, w in enumerate(mask):  # uint64_t words: no floats or bools (as the reference)

@@ -119,7 +119,11 @@ def parse_mask(api, mask, dtype, profile):
                 api,
                 "mask",
                 list(mask),
-                f"a list of {need} to {n_words} uint64 words (low word first)",
+                (
+                    f"a list of {need} uint64 words (low word first)"
+                    if need == n_words
+                    else f"a list of {need} to {n_words} uint64 words (low word first)"
+                ),
                 profile,
             )
         mask = list(mask) + [0] * (n_words - len(mask))
