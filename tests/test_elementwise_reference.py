@@ -334,7 +334,7 @@ def test_numerics_choice_is_a_profile_key():
         p = load_profile(name)
         for api in E.CHOSEN_NUMERICS:
             if p.api(api).supported:
-                assert p.api(api).get("numerics") == "correctly_rounded", (name, api)
+                assert p.api(api).numerics == "correctly_rounded", (name, api)
 
 
 # -- tensor-scalar APIs (flexible scalar position, LeakyRelu) -----------------------------------
@@ -397,7 +397,7 @@ def test_fill_doc_result_examples(ex):
         p
         for p in available_profiles()
         if d.name in load_profile(p).api(ex["api"]).all_dtypes()
-        and (not tensor_src or load_profile(p).api(ex["api"]).get("tensor_source", False))
+        and (not tensor_src or load_profile(p).api(ex["api"]).tensor_source)
     ]
     assert profiles
     for prof in profiles:

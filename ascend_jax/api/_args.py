@@ -276,7 +276,7 @@ def round_to_float_bits(value, dtype):
     return mag | ((1 << (dtype.bits - 1)) if neg else 0)
 
 
-def scalar_bits(api, value, dtype, profile):
+def scalar_bits(api, value, dtype, profile, argument="scalarValue"):
     """The scalar converted to T (C++ ``const T&``), as its bit pattern in a uint32 (64-bit types:
     a (low, high) uint32 pair; complex32: real half | imag half << 16; complex64: (real, imag))."""
     if dtype.kind == "complex" and isinstance(value, (jax.Array, jax.core.Tracer)):
@@ -286,7 +286,7 @@ def scalar_bits(api, value, dtype, profile):
         if v.dtype != jnp.uint32 or v.shape[v.ndim - len(want) :] != want:
             raise UsageError(
                 api,
-                "scalarValue",
+                argument,
                 f"traced {v.dtype}{list(v.shape)}",
                 "a Python number, or its bit pattern as uint32" + ("[2]" if want else ""),
                 profile,
@@ -296,7 +296,7 @@ def scalar_bits(api, value, dtype, profile):
         from .. import dtypes as _dt
 
         if not isinstance(value, (int, float, complex, np.number)) or isinstance(value, jax.core.Tracer):
-            raise UsageError(api, "scalarValue", type(value).__name__, "a Python number (complex)", profile)
+            raise UsageError(api, argument, type(value).__name__, "a Python number (complex)", profile)
         c = complex(value)
         comp = _dt.half if dtype.name == "complex32" else _dt.float32
         re, im = round_to_float_bits(c.real, comp), round_to_float_bits(c.imag, comp)
@@ -304,7 +304,7 @@ def scalar_bits(api, value, dtype, profile):
             return jnp.asarray(re | (im << 16), U32)
         return jnp.asarray([re, im], U32)
     if _scalar.is_host_scalar(value):
-        value = _scalar.check_scalar(api, value, dtype, profile)  # the one scalar rule (_scalar.py)
+        value = _scalar.check_scalar(api, value, dtype, profile, argument)  # the one scalar rule (_scalar.py)
         if dtype.is_float:
             b = round_to_float_bits(value, dtype)
         else:
@@ -313,16 +313,16 @@ def scalar_bits(api, value, dtype, profile):
             return jnp.asarray([b & 0xFFFFFFFF, b >> 32], U32)
         return jnp.asarray(b, U32)
     if not isinstance(value, (jax.Array, jax.core.Tracer, np.ndarray)):
-        _scalar.host_value(api, value, profile)  # a string, None, a list...: UsageError
+        _scalar.host_value(api, value, profile, argument)  # a string, None, a list...: UsageError
     v = jnp.asarray(value)
     if dtype.is_int and not (jnp.issubdtype(v.dtype, jnp.integer) or v.dtype == jnp.bool_):
         # a traced float for an integer T would be truncated silently: the rule wants an integer
-        raise UsageError(api, "scalarValue", f"traced {v.dtype}", f"a traced integer ({dtype.cpp})", profile)
+        raise UsageError(api, argument, f"traced {v.dtype}", f"a traced integer ({dtype.cpp})", profile)
     if dtype.itemsize == 8:
         if v.dtype != jnp.uint32 or v.shape[-1:] != (2,):
             raise UsageError(
                 api,
-                "scalarValue",
+                argument,
                 f"traced {v.dtype}{list(v.shape)}",
                 "a Python int, or uint32[2] (low, high)",
                 profile,

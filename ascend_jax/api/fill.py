@@ -99,7 +99,7 @@ def plan(api, state, dst, value, args, profile, isSetMask, max_repeats):
     A.check_modelled(api, dt, p, wide_lanes=(api == "Duplicate"))
     if api == "CreateVecIndex" and dt.itemsize == 8:
         raise NotModelledError(f"CreateVecIndex: {dt.name} has no fast-path element function yet")
-    bits = A.scalar_bits(api, value, dt, p)
+    bits = A.scalar_bits(api, value, dt, p, "firstValue" if api == "CreateVecIndex" else "scalarValue")
     if api == "CreateVecIndex":
         _first_value_check(api, value, dt, bits, p)
     if not isinstance(isSetMask, bool):

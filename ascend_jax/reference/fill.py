@@ -147,7 +147,7 @@ def CreateVecIndex(state, dst, firstValue, *args, profile, isSetMask=True):
         raise UsageError(api, "dst", dst, "a LocalTensor", profile)
     d = dst.dtype
     profile.require_api(api, d, count_form=len(args) == 1)
-    first_bits = _num.scalar_to_bits(api, firstValue, d, profile)
+    first_bits = _num.scalar_to_bits(api, firstValue, d, profile, "firstValue")
     if d.is_float:
         fmt = _num.float_format(d)
         first = _num.decode(first_bits, fmt)

@@ -334,7 +334,7 @@ def i_min(a, b):
 # The scalar argument
 
 
-def scalar_to_bits(api, scalar, dtype, profile) -> int:
+def scalar_to_bits(api, scalar, dtype, profile, argument="scalarValue") -> int:
     """Convert the Python scalar to T's bit pattern (MODEL.md: "The scalar is converted to T
     first (round-to-nearest-even for floats; integers wrap into T)")."""
     # SPEC: "scalarValue ... 数据类型需要与目的操作数中的元素类型保持一致" (基础算术/Muls.md):
@@ -344,14 +344,14 @@ def scalar_to_bits(api, scalar, dtype, profile) -> int:
         # 内置数据类型.md: Complex<half> / Complex<float>, real part at the lower address; each part
         # is converted separately (round-to-nearest-even).
         if isinstance(scalar, (bool, np.bool_)) or not isinstance(scalar, (int, float, complex, np.number)):
-            raise UsageError(api, "scalarValue", scalar, "a Python number (complex)", profile)
+            raise UsageError(api, argument, scalar, "a Python number (complex)", profile)
         part = _dt.half if d.name == "complex32" else _dt.float32
         fmt, w = float_format(part), 8 * part.itemsize
         c = complex(scalar)
         return round_to_bits(c.real, fmt) | (round_to_bits(c.imag, fmt) << w)
     # the one scalar rule (ascend_jax/_scalar.py): an integer T takes an integer in its range, a
     # floating T any value that does not overflow it; anything else is a UsageError
-    scalar = check_scalar(api, scalar, d, profile)
+    scalar = check_scalar(api, scalar, d, profile, argument)
     if d.is_float:
         fmt = float_format(d)
         return round_to_bits(scalar, fmt)
