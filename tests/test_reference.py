@@ -604,7 +604,14 @@ def test_int16_wrap(p):
 
 def test_int32_wrap_and_scalar_wrap(p):
     st = ub_write(reset_state(p), 0, "int32", [2**31 - 1, -(2**31), 7])
-    out = Adds(st, T("int32", 512), T("int32", 0), 2**32 + 1, 3, profile=p)  # scalar wraps to 1
+    # the one scalar rule (issue 18): an int outside T's range is a usage error; aj.cast_scalar gives
+    # the C++ conversion (2**32 + 1 -> 1)
+    with pytest.raises(UsageError, match="scalarValue"):
+        Adds(st, T("int32", 512), T("int32", 0), 2**32 + 1, 3, profile=p)
+    from ascend_jax import cast_scalar
+
+    assert cast_scalar(2**32 + 1, "int32") == 1
+    out = Adds(st, T("int32", 512), T("int32", 0), cast_scalar(2**32 + 1, "int32"), 3, profile=p)
     assert list(ub_read(out, 512, "int32", 3)) == [-(2**31), -(2**31) + 1, 8]
     out = Maxs(st, T("int32", 512), T("int32", 0), -1, 3, profile=p)
     assert list(ub_read(out, 512, "int32", 3)) == [2**31 - 1, -1, 7]
