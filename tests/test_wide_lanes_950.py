@@ -117,9 +117,13 @@ def test_select_wide_matches_where(dtype):
     assert np.array_equal(k.read(z).view(bits_dt), np.where(stream, a, sb))
 
 
+@pytest.mark.slow
 def test_wide_lanes_differential_sample():
     """Every 64-bit / complex (API, dtype) of the compare/select and shift families on 950 against
-    the reference: one mode and one form per (API, dtype) so the sample stays one compile each."""
+    the reference: one mode and one form per (API, dtype) so the sample stays one compile each.
+    Nightly only: the default run covers the same groups in the other-profile differentials of
+    test_compare_select_differential.py and test_gather_shift_differential.py (ascend950), whose
+    batch shape it would compile a second time."""
     p = aj.load_profile(P)
     rng = np.random.default_rng(950)
     wide = {"int64", "uint64", "float64", "complex32", "complex64"}
