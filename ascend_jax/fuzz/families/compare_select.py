@@ -359,8 +359,9 @@ def _frac_bits(d):
     return {"half": 10, "bfloat16": 7, "float32": 23, "float64": 52}[d.name]
 
 
-def random_cases(profile, per_group, seed=0, all_forms=True, big_share=0.03, dtypes_per_api=None):
-    """``per_group`` cases for every (API, dtype, mode) of the profile. ``all_forms``: every call form
+def random_cases(profile, per_group, seed=0, all_forms=True, big_share=0.03, dtypes_per_api=None, apis=None):
+    """``per_group`` cases for every (API, dtype, mode) of the profile (``apis``: of these APIs
+    only). ``all_forms``: every call form
     in every group (many signatures); else one form per (API, dtype[, selMode]), rotating, so that
     every form still appears on the profile (few compilations). A ``big_share`` of the cases of the
     first dtype of each API use the large repeat bucket (repeat 255 and long counts)."""
@@ -370,7 +371,7 @@ def random_cases(profile, per_group, seed=0, all_forms=True, big_share=0.03, dty
     rot = 0
     first_dtype = {}
     chosen = {}
-    todo = groups(p)
+    todo = [g for g in groups(p) if apis is None or g[0] in apis]
     if dtypes_per_api is not None:
         # a rotating subset of each API's dtypes (by seed): fewer compilations per run, every dtype
         # still covered across profiles/seeds (and all of them in the nightly setting)
