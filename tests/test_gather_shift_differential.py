@@ -47,9 +47,12 @@ def test_shift_differential_default_profile():
     _check(DEFAULT, C.shift_cases(DEFAULT, n, seed=404, all_forms=True), _shift_group, n)
 
 
-def test_gathermask_differential_default_profile():
+@pytest.mark.parametrize("counter", [False, True], ids=["normal", "counter"])
+def test_gathermask_differential_default_profile(counter):
+    # one test per reduceMode: the same volume, spread over the xdist workers
     n = 2000 * SCALE
-    _check(DEFAULT, C.gather_cases(DEFAULT, n, seed=405, all_groups=True), _gather_group, n)
+    cases = C.gather_cases(DEFAULT, n, seed=405 + counter, all_groups=True, counter=counter)
+    _check(DEFAULT, cases, _gather_group, n)
 
 
 def _others(api):

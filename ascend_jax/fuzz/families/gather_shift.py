@@ -528,13 +528,14 @@ def random_gather_case(rng, p, dt, counter, user, big=False, ub_bytes=UB_BYTES, 
     )
 
 
-def gather_cases(profile, per_group, seed=0, all_groups=True, big_share=0.02):
+def gather_cases(profile, per_group, seed=0, all_groups=True, big_share=0.02, counter=None):
     """``per_group`` cases per (dtype, reduceMode, pattern kind). ``all_groups=False`` (other
-    profiles): every dtype, with the (reduceMode, pattern kind) pair rotating over the dtypes."""
+    profiles): every dtype, with the (reduceMode, pattern kind) pair rotating over the dtypes.
+    ``counter`` (True/False): the groups of that reduceMode only."""
     p = as_profile(profile)
     rng = np.random.default_rng(seed)
     out = []
-    groups = gather_groups(p)
+    groups = [g for g in gather_groups(p) if counter is None or g[1] == counter]
     if not all_groups:
         dts = list(dict.fromkeys(g[0] for g in groups))
         groups = [(dt, bool(i % 2), bool((i // 2) % 2)) for i, dt in enumerate(dts)]
