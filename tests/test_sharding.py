@@ -140,6 +140,19 @@ def test_sharding_arguments_are_checked():
         fuzz.run(apis="GatherMask", cases=4, shard=(2, 2))
 
 
+def test_cli_scale_out_options_are_checked(capsys):
+    from ascend_jax.cli import main
+
+    assert main(["fuzz", "--apis", "GatherMask", "--distributed"]) == 2  # no --out
+    assert "--distributed needs --out" in capsys.readouterr().err
+    assert main(["fuzz", "--apis", "GatherMask", "--process-id", "1"]) == 2
+    assert "need --distributed" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        main(["fuzz", "--devices", "some"])
+    assert e.value.code == 2
+    assert "'all' or a device count" in capsys.readouterr().err
+
+
 def test_merge_refuses_an_incomplete_campaign(tmp_path):
     for k in (0, 1):
         d = tmp_path / f"p{k}"
