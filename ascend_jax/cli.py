@@ -208,12 +208,21 @@ def cmd_profiles(args):
 
 
 def _run_campaign(args, cases):
-    from .fuzz import run
+    from .fuzz import run, run_distributed
 
     enable_compilation_cache()
     # progress: a bar on a TTY, a line every few seconds otherwise; --quiet: none
     progress = False if getattr(args, "quiet", False) else True
-    res = run(
+    scale = {}
+    if getattr(args, "devices", None) is not None:
+        scale["devices"] = args.devices
+    campaign = run
+    if getattr(args, "distributed", False):  # one process of a multi-process campaign
+        campaign = run_distributed
+        scale.update(
+            coordinator=args.coordinator, num_processes=args.num_processes, process_id=args.process_id
+        )
+    res = campaign(
         apis=args.apis,
         profile=args.profile,
         cases=cases,
@@ -227,6 +236,7 @@ def _run_campaign(args, cases):
         shrink=not getattr(args, "no_shrink", False),
         dtypes=args.dtypes,
         force=getattr(args, "force", False),
+        **scale,
     )
     if getattr(args, "json", False):
         emit(res.to_json(indent=1))
@@ -247,6 +257,12 @@ def _run_campaign(args, cases):
 def cmd_fuzz(args):
     if args.resume and not args.out:
         raise InputError("--resume needs --out DIR")
+    if args.distributed and not args.out:
+        raise InputError("--distributed needs --out DIR (one shard folder per process, merged by process 0)")
+    if not args.distributed and (
+        args.coordinator or args.num_processes is not None or args.process_id is not None
+    ):
+        raise InputError("--coordinator/--num-processes/--process-id need --distributed")
     if args.out and pathlib.Path(args.out).exists() and not pathlib.Path(args.out).is_dir():
         raise InputError(f"--out {args.out}: is a file; expected a directory for the campaign")
     return _run_campaign(args, args.cases)
@@ -562,6 +578,18 @@ def _positive_int(v):
     return n
 
 
+def _devices(v):
+    if v == "all":
+        return v
+    try:
+        n = int(v)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{v!r} is not 'all' or a device count") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{v} must be 'all' or a device count >= 1")
+    return n
+
+
 def _share(v):
     try:
         x = float(v)
@@ -680,6 +708,25 @@ def main(argv=None):
     f.add_argument("--resume", action="store_true", help="continue the campaign in --out")
     f.add_argument("--force", action="store_true", help="replace a campaign already in --out")
     f.add_argument("--no-shrink", action="store_true", help="do not shrink mismatches into capsules")
+    f.add_argument(
+        "--devices",
+        type=_devices,
+        default=None,
+        help="split every batched fast-path run over local devices: 'all' or a count (default: one)",
+    )
+    f.add_argument(
+        "--distributed",
+        action="store_true",
+        help="join a multi-process campaign (jax.distributed): this process runs cases i with "
+        "i %% N == ID into OUT/pID/, process 0 merges OUT/summary.json",
+    )
+    f.add_argument(
+        "--coordinator", default=None, help="HOST:PORT of process 0 (default: $JAX_COORDINATOR_ADDRESS)"
+    )
+    f.add_argument(
+        "--num-processes", type=_positive_int, default=None, help="N (default: $JAX_NUM_PROCESSES)"
+    )
+    f.add_argument("--process-id", type=int, default=None, help="ID in 0..N-1 (default: $JAX_PROCESS_ID)")
     f.set_defaults(fn=cmd_fuzz)
     d = sub.add_parser("demo", help="the default campaign: 20,000 cases over every modelled API")
     _campaign_args(d, 20000)

@@ -534,7 +534,70 @@ def _check_kernel_args(api, fn, p, arrays, params, batched):
         )
 
 
-def jit_kernel(fn, profile=None, ub_bytes=None, batched=True, return_state=False):
+def case_sharding(sharding, api="jit_kernel", profile=None):
+    """The sharding of a batch's leading (case) axis, or None (one device). ``sharding``: None;
+    ``"all"`` (every local device); an int N (the first N local devices); a sequence of devices; a
+    ``jax.sharding.Mesh`` (the case axis split over all its axes); or a ``jax.sharding.Sharding``
+    (used as given). Anything else is a ``UsageError`` naming ``sharding``."""
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec, Sharding
+
+    if sharding is None or isinstance(sharding, Sharding):
+        return sharding
+    if isinstance(sharding, Mesh):
+        return NamedSharding(sharding, PartitionSpec(sharding.axis_names))
+    local = jax.local_devices()
+    devs = None
+    if isinstance(sharding, str) and sharding == "all":
+        devs = local
+    elif isinstance(sharding, (int, np.integer)) and not isinstance(sharding, (bool, np.bool_)):
+        devs = local[: int(sharding)] if 1 <= int(sharding) <= len(local) else None
+    elif (
+        isinstance(sharding, (list, tuple)) and sharding and all(isinstance(d, jax.Device) for d in sharding)
+    ):
+        devs = list(sharding)
+    if devs is None:
+        raise UsageError(
+            api,
+            "sharding",
+            sharding,
+            f'None, "all", a device count 1..{len(local)}, a list of devices, a jax.sharding.Mesh or Sharding',
+            as_profile(profile),
+        )
+    return NamedSharding(Mesh(np.array(devs), ("cases",)), PartitionSpec("cases"))
+
+
+def padded_cases(n, sharding):
+    """``n`` cases rounded up to a multiple of the sharding's device count (the case axis splits
+    evenly; the padding cases are dropped from the results)."""
+    d = 1 if sharding is None else len(sharding.device_set)
+    return -(-n // d) * d
+
+
+def place_cases(tree, sharding, n):
+    """Every array leaf of ``tree`` with a leading axis of ``n`` cases placed split over that axis
+    (other leaves unchanged); ``tree`` itself when ``sharding`` is None. Each case still runs whole
+    on one device, so the bits are those of an unsharded run."""
+    if sharding is None:
+        return tree
+
+    def put(x):
+        if isinstance(x, (np.ndarray, jax.Array)) and x.ndim >= 1 and x.shape[0] == n:
+            return jax.device_put(x, sharding)
+        return x
+
+    return jax.tree_util.tree_map(put, tree)
+
+
+def _pad_rows(x, total):
+    """``x`` (leading case axis) padded to ``total`` rows with copies of case 0."""
+    n = x.shape[0]
+    if n == total:
+        return x
+    xp = np if isinstance(x, np.ndarray) else jnp
+    return xp.concatenate([x, xp.repeat(x[:1], total - n, axis=0)], axis=0)
+
+
+def jit_kernel(fn, profile=None, ub_bytes=None, batched=True, return_state=False, sharding=None):
     """Trace ``fn(k, *gm, **params)`` (a kernel written against ``Kernel``) into one compiled function.
 
     ``run(*arrays, **params)``: every positional argument is a GM array (NumPy or jax; with
@@ -552,8 +615,16 @@ def jit_kernel(fn, profile=None, ub_bytes=None, batched=True, return_state=False
     case of a batch touches UB beyond its arena (an ``OUT_OF_UB`` fault in the arena program) the
     batch is run again with the whole UB and that run's results are returned (docs/MODEL.md "The
     UB arena"). With ``return_state`` the state's ``ub`` is then the arena (or the whole UB).
+
+    ``sharding`` (batched only): split the batch over several devices (``case_sharding``: ``"all"``
+    local devices, a count, a Mesh or a Sharding). The batch is padded to a multiple of the device
+    count with copies of case 0 (dropped from the results); every case runs whole on one device, so
+    the GM bits are those of an unsharded run.
     """
     p = as_profile(profile)
+    if sharding is not None and not batched:
+        raise UsageError("jit_kernel", "sharding", sharding, "None when batched=False (no case axis)", p)
+    shard = case_sharding(sharding, "jit_kernel", p)
     compiled = {}
     warned = {}  # GM signature -> [CheckerWarning]
     if ub_bytes is not None and ub_bytes != "full" and not isinstance(ub_bytes, (int, np.integer)):
@@ -596,13 +667,25 @@ def jit_kernel(fn, profile=None, ub_bytes=None, batched=True, return_state=False
         if specs not in compiled:
             compiled[specs] = build(specs, arena)
 
+        lead = list(arrays) + list(params.values())
+        n_cases = np.shape(lead[0])[0] if batched and lead else None
+        total = None if shard is None or n_cases is None else padded_cases(n_cases, shard)
+
         def args():
-            return [
-                jax.device_put(_host_bytes(a, batched)) if s[0] else a
+            if total is None:
+                return [
+                    jax.device_put(_host_bytes(a, batched)) if s[0] else a
+                    for a, s in zip(arrays, specs, strict=True)
+                ]
+            raws = [
+                _pad_rows(_host_bytes(a, batched) if s[0] else a, total)
                 for a, s in zip(arrays, specs, strict=True)
             ]
+            return place_cases(raws, shard, total)
 
         kw = {n: jnp.asarray(v) for n, v in params.items()}
+        if total is not None:
+            kw = place_cases({k: _pad_rows(v, total) for k, v in kw.items()}, shard, total)
         res, fault = compiled[specs](*args(), **kw)
         if arena and np.any(np.asarray(fault) & np.uint32(Fault.OUT_OF_UB)):
             # SPEC (model): a case touched UB past its arena (or outside the UB): the whole-UB
@@ -610,6 +693,8 @@ def jit_kernel(fn, profile=None, ub_bytes=None, batched=True, return_state=False
             if ("full", specs) not in compiled:
                 compiled["full", specs] = build(specs, False)
             res, fault = compiled["full", specs](*args(), **kw)
+        if total is not None and total != n_cases:  # drop the padding cases
+            res = jax.tree_util.tree_map(lambda x: x[:n_cases], res)
         gm = []
         for raw, (host, npd, shape) in zip(res.gm, specs, strict=True):
             if host:

@@ -18,6 +18,8 @@ _LAZY = {
     "diff_dir": ("export", "diff_dir"),
     "compare": ("compare", "compare"),
     "FAMILIES": ("families", "FAMILIES"),
+    "run_distributed": ("shard", "run_distributed"),
+    "merge_shards": ("shard", "merge"),
     "NOT_FUZZED": ("families", "NOT_FUZZED"),
 }
 

@@ -144,10 +144,11 @@ def timing_summary(timing):
     return fast_cps, compile_s, (on / ot if ot else None)
 
 
-def _run_dynamic(fcs, p, batch, workers, oracle, emit, timing=None):
+def _run_dynamic(fcs, p, batch, workers, oracle, emit, timing=None, sharding=None):
     """Bucket ``fcs`` by (family, signature), run the fast chunks in worker threads, the reference
     on the main thread, compare, emit the records chunk by chunk. ``timing`` (a dict) collects the
-    fast chunks' durations per signature and the oracle's time."""
+    fast chunks' durations per signature and the oracle's time; ``sharding`` splits each fast chunk
+    over devices (``runner.run_fast_chunk``)."""
     timing = {} if timing is None else timing
     groups = {}
     for k, fc in enumerate(fcs):
@@ -169,6 +170,8 @@ def _run_dynamic(fcs, p, batch, workers, oracle, emit, timing=None):
                 [fcs[k].case for k in ch],
                 p,
                 batch,
+                None,
+                sharding,
             )
             for key, ch in zip(keys, chunks, strict=True)
         ]
@@ -235,6 +238,35 @@ def _check_dtypes(dtypes):
         )
 
 
+def _check_shard(shard):
+    """``shard``: None, or (process id, number of processes) with 0 <= id < number."""
+    if shard is None:
+        return None
+    ok = isinstance(shard, (tuple, list)) and len(shard) == 2
+    if ok:
+        pid = _int_arg("shard[0] (process id)", shard[0], 0)
+        n = _int_arg("shard[1] (number of processes)", shard[1], 1)
+        ok = pid < n
+    if not ok:
+        raise ValueError(
+            f"fuzz.run: shard={shard!r} must be (process id, number of processes), 0 <= id < number"
+        )
+    return (pid, n)
+
+
+def _check_devices(devices):
+    """``devices``: None or 1 (one device), "all", a device count, or a list of devices -> the
+    sharding of the fast path's case axis (None: unsharded)."""
+    from ..kernel import case_sharding
+
+    if devices is None or (isinstance(devices, int) and not isinstance(devices, bool) and devices == 1):
+        return None
+    try:
+        return case_sharding(devices, "fuzz.run")
+    except UsageError as e:
+        raise ValueError(f"fuzz.run: devices={devices!r} must be {e.allowed}") from None
+
+
 def _check_run_args(cases, seed, batch, invalid_rate, oracle_sample, workers, max_capsules):
     """Validate ``run``'s numeric arguments: a campaign with nothing to run or nothing to check is
     refused here (it would otherwise report 0 mismatches having checked nothing)."""
@@ -276,6 +308,8 @@ def run(
     max_capsules=20,
     dtypes=None,
     force=False,
+    devices=None,
+    shard=None,
 ):
     """Run a differential campaign and return a ``FuzzResult``.
 
@@ -288,7 +322,11 @@ def run(
     cases (half static misuse, half data-dependent faults); ``resume``: continue the campaign in
     ``out``; ``oracle``: a stand-in for the reference (``Oracle``); ``shrink``: shrink mismatches
     and write capsules (at most ``max_capsules``); ``dtypes``: only these element types;
-    ``force``: start afresh in an ``out`` that already holds a campaign (else ValueError).
+    ``force``: start afresh in an ``out`` that already holds a campaign (else ValueError);
+    ``devices``: split every batched fast-path run over local devices (``"all"``, a count, or a
+    list of devices; None: one device); ``shard``: ``(process id, number of processes)``: run only
+    the cases ``i`` with ``i % number == id`` (one process of a ``--distributed`` campaign, see
+    ``fuzz.shard``). Neither changes a record: case ``i`` comes from ``(seed, i)`` alone.
 
     Bad arguments raise ``ValueError`` naming the argument before anything runs (a campaign
     that would check nothing is refused, see ``_check_run_args``)."""
@@ -296,6 +334,8 @@ def run(
     cases, seed, batch, invalid_rate, oracle_sample, workers, max_capsules = _check_run_args(
         cases, seed, batch, invalid_rate, oracle_sample, workers, max_capsules
     )
+    shard = _check_shard(shard)
+    sharding = _check_devices(devices)
     p = as_profile(profile)
     if dtypes is not None:
         _check_dtypes(dtypes)
@@ -319,10 +359,13 @@ def run(
         "cases": int(cases),
         "batch": int(batch),
     }
+    if shard is not None:
+        meta["shard"] = list(shard)
     journal = Journal(out, meta, resume, force) if out is not None else None
     records = dict(journal.done) if journal else {}
     resumed = len(records)
-    todo = [i for i in range(int(cases)) if i not in records]
+    mine = range(int(cases)) if shard is None else range(shard[0], int(cases), shard[1])
+    todo = [i for i in mine if i not in records]
     enabled = progress if progress is not None else sys.stderr.isatty()
     bar = Progress(len(todo), enabled=bool(enabled))
 
@@ -339,7 +382,14 @@ def run(
             fcs = [generate_case(plan, seed, i, invalid_rate, frac) for i in todo[r0 : r0 + ROUND]]
             emit([check_static(fc, p, oracle) for fc in fcs if fc.kind == "invalid-static"])
             _run_dynamic(
-                [fc for fc in fcs if fc.kind != "invalid-static"], p, batch, workers, oracle, emit, timing
+                [fc for fc in fcs if fc.kind != "invalid-static"],
+                p,
+                batch,
+                workers,
+                oracle,
+                emit,
+                timing,
+                sharding,
             )
     finally:
         bar.close()

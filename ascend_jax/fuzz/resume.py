@@ -10,7 +10,8 @@ import json
 import os
 import pathlib
 
-IDENTITY = ("seed", "profile", "apis", "dtypes", "invalid_rate", "oracle_frac")
+# "shard": [process id, number of processes] of one process's journal in a --distributed campaign
+IDENTITY = ("seed", "profile", "apis", "dtypes", "invalid_rate", "oracle_frac", "shard")
 _RECORD_KEYS = ("i", "api", "status", "kind")
 
 

@@ -3,7 +3,9 @@
 Fast path: cases are grouped by their family's static signature; each group runs in chunks of
 ``batch`` cases, padded with copies of the chunk's first case (the batch size is a static shape, so
 one compilation serves every chunk of a signature), through one vmapped call with every other
-parameter traced. Reference: the literal NumPy oracle, one case at a time. ``run_all`` overlaps the
+parameter traced. With a ``sharding`` (``ascend_jax.kernel.case_sharding``: ``--devices``) the padded
+batch is a multiple of the device count and is placed split over its case axis, so each device
+runs its share of the chunk; every case still runs whole on one device (the same bits). Reference: the literal NumPy oracle, one case at a time. ``run_all`` overlaps the
 two: the fast chunks run in worker threads (XLA releases the GIL while it compiles and runs) while
 the main thread computes the reference.
 
@@ -18,6 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import reference as _ref
+from ..kernel import padded_cases, place_cases
 from ..profile import as_profile
 from ..state import CoreState
 
@@ -66,8 +69,9 @@ def _split(res, n):
     return [jax.tree_util.tree_map(lambda x, j=j: x[j], res) for j in range(n)]
 
 
-def run_fast_chunk(adapter, cases, p, batch, fields=None):
-    """At most ``batch`` cases of one signature -> [(state, ret)] (NumPy leaves)."""
+def run_fast_chunk(adapter, cases, p, batch, fields=None, sharding=None):
+    """At most ``batch`` cases of one signature -> [(state, ret)] (NumPy leaves). ``sharding``:
+    split the padded batch over devices (see the module docstring)."""
     n = len(cases)
     if not adapter.batched:
         out = []
@@ -76,11 +80,12 @@ def run_fast_chunk(adapter, cases, p, batch, fields=None):
             st, ret = adapter.fast_one(c, core_state(f), p)
             out.append((jax.tree_util.tree_map(np.asarray, st), None if ret is None else np.asarray(ret)))
         return out
-    padded = list(cases) + [cases[0]] * (batch - n)
+    total = padded_cases(batch, sharding)
+    padded = list(cases) + [cases[0]] * (total - n)
     fl = [fields_of(adapter, c, p, None if fields is None else fields[k]) for k, c in enumerate(cases)]
-    fl += [fl[0]] * (batch - n)
-    state = core_state(fl)
-    dyn = adapter.stack_dyn(padded, p)
+    fl += [fl[0]] * (total - n)
+    state = place_cases(core_state(fl), sharding, total)
+    dyn = place_cases(adapter.stack_dyn(padded, p), sharding, total)
     st, ret = adapter.fast_fn(padded[0], p)(state, dyn)
     sts = _split(st, n)
     rets = [None] * n if ret is None else [np.asarray(r) for r in _split(ret, n)]
@@ -100,13 +105,14 @@ def chunks(adapter, cases, p, batch):
     return out
 
 
-def run_fast(adapter, cases, p, batch=256, fields=None):
+def run_fast(adapter, cases, p, batch=256, fields=None, sharding=None):
     """[(state, ret)] for every case through the fast path (batched by signature)."""
     p = as_profile(p)
     out = [None] * len(cases)
     for _, idx in chunks(adapter, cases, p, batch):
         fl = None if fields is None else [fields[i] for i in idx]
-        for i, r in zip(idx, run_fast_chunk(adapter, [cases[i] for i in idx], p, batch, fl), strict=True):
+        res = run_fast_chunk(adapter, [cases[i] for i in idx], p, batch, fl, sharding)
+        for i, r in zip(idx, res, strict=True):
             out[i] = r
     return out
 
@@ -119,14 +125,14 @@ def run_reference(adapter, case, p, oracle=None, fields=None):
     return adapter.reference(case, p, oracle or _ref, st)
 
 
-def run_all(adapter, cases, p, batch=256, workers=2, oracle=None):
+def run_all(adapter, cases, p, batch=256, workers=2, oracle=None, sharding=None):
     """(fast results, reference results) for every case: the fast chunks run in ``workers``
     threads while the main thread computes the reference."""
     p = as_profile(p)
     fast = [None] * len(cases)
     with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as ex:
         futs = {
-            ex.submit(run_fast_chunk, adapter, [cases[i] for i in idx], p, batch): idx
+            ex.submit(run_fast_chunk, adapter, [cases[i] for i in idx], p, batch, None, sharding): idx
             for _, idx in chunks(adapter, cases, p, batch)
         }
         refs = [run_reference(adapter, c, p, oracle) for c in cases]
