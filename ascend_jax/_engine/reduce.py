@@ -55,10 +55,18 @@ def _add(a, b, st, ctrl):
 
 
 def tree_sum(x, st, ctrl):
-    """Binary tree of adjacent pairs along the last axis (a power-of-two length)."""
-    while x.shape[-1] > 1:
-        x = _add(x[..., 0::2], x[..., 1::2], st, ctrl)
-    return x[..., 0]
+    """Binary tree of adjacent pairs along the last axis (a power-of-two length n): level k adds
+    pairs (2i, 2i+1) of level k-1. One add in a loop of log2(n) steps (a smaller program)."""
+    n = x.shape[-1]
+    if n == 1:
+        return x[..., 0]
+    half = n // 2
+
+    def level(_, y):
+        s = _add(y[..., 0::2], y[..., 1::2], st, ctrl)
+        return jnp.concatenate([s, jnp.zeros_like(s)], axis=-1)
+
+    return lax.fori_loop(0, int(np.log2(n)), level, x)[..., 0] if half else x[..., 0]
 
 
 def _key(x, dt, fmt):
