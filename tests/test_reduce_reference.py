@@ -117,7 +117,7 @@ def test_fast_path_reproduces_example(ex):
 
 
 def test_printed_index_is_the_index_bits():
-    """ "6.8e-06使用reinterpret_cast方法转换后为索引值114": the half printed for an index is the index's
+    """The pages: "6.8e-06使用reinterpret_cast方法转换后为索引值114" -- the half printed for an index is the index's
     bit pattern (every index the pages print)."""
     for ex in EXAMPLES:
         for want in ex["expect"].values():

@@ -66,7 +66,14 @@ NOT_FUZZED.update(
             "reduction family (issue 16): no fuzz adapter yet; covered by tests/test_reduce_differential.py "
             "(fast path vs reference on random cases of every call form, vmapped)"
         )
-        for api in ("ReduceRepeat", "ReduceDataBlock", "ReducePairElem", "ReduceSum", "ReduceMax", "ReduceMin")
+        for api in (
+            "ReduceRepeat",
+            "ReduceDataBlock",
+            "ReducePairElem",
+            "ReduceSum",
+            "ReduceMax",
+            "ReduceMin",
+        )
     }
 )
 
