@@ -31,6 +31,8 @@ from . import (
     vendor_element_wise_arithmetic,
     vendor_element_wise_logic,
     vendor_gather,
+    vendor_reduce_data_block,
+    vendor_reduce_pair_elem,
     vendor_select,
 )
 
@@ -57,6 +59,8 @@ VENDOR_OPS = {
     "vendor_element_wise_arithmetic": vendor_element_wise_arithmetic,
     "vendor_create_vec_index": vendor_create_vec_index,
     "vendor_add_tpipe_tque": vendor_add_tpipe_tque,
+    "vendor_reduce_pair_elem": vendor_reduce_pair_elem,
+    "vendor_reduce_data_block": vendor_reduce_data_block,
 }
 
 

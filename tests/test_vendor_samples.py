@@ -43,6 +43,10 @@ PORTED = [
     ("vendor_element_wise_arithmetic", 1, "-scenarioNum", np.float16, slice(None)),
     ("vendor_create_vec_index", 1, "-scenarioNum", np.int16, slice(None)),
     ("vendor_add_tpipe_tque", 1, "-scenarioNum", np.float32, slice(None)),
+    ("vendor_reduce_pair_elem", 1, "-scenarioNum", np.float16, slice(None)),  # gen_data.py takes no flag
+    ("vendor_reduce_data_block", 1, "-scenarioNum", np.float16, slice(None)),
+    ("vendor_reduce_data_block", 2, "-scenarioNum", np.float16, slice(None)),
+    ("vendor_reduce_data_block", 3, "-scenarioNum", np.float32, slice(None)),
 ]
 
 # samples / scenarios waiting for an unmodelled API (op, scenario, API named in the error)
