@@ -33,6 +33,7 @@ from . import (
     vendor_gather,
     vendor_reduce_data_block,
     vendor_reduce_pair_elem,
+    vendor_reduce_repeat,
     vendor_select,
 )
 
@@ -61,6 +62,7 @@ VENDOR_OPS = {
     "vendor_add_tpipe_tque": vendor_add_tpipe_tque,
     "vendor_reduce_pair_elem": vendor_reduce_pair_elem,
     "vendor_reduce_data_block": vendor_reduce_data_block,
+    "vendor_reduce_repeat": vendor_reduce_repeat,
 }
 
 

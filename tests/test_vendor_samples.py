@@ -47,6 +47,8 @@ PORTED = [
     ("vendor_reduce_data_block", 1, "-scenarioNum", np.float16, slice(None)),
     ("vendor_reduce_data_block", 2, "-scenarioNum", np.float16, slice(None)),
     ("vendor_reduce_data_block", 3, "-scenarioNum", np.float32, slice(None)),
+    ("vendor_reduce_repeat", 1, "-scenarioNum", np.float16, slice(None)),
+    ("vendor_reduce_repeat", 2, "-scenarioNum", np.float16, slice(None)),
 ]
 
 # samples / scenarios waiting for an unmodelled API (op, scenario, API named in the error)
@@ -110,6 +112,28 @@ def test_vendor_golden(shared_dir, tmp_path, capsys, op, n, flag, dtype, part):
         inputs.append(np.fromfile(ins[0], np.uint8) if ins else None)
     if op in ("vendor_select", "vendor_compare"):  # random inputs: the seeds gave distinct cases
         assert len({x.tobytes() for x in inputs}) == len(SEEDS)
+
+
+# Ported scenarios whose golden is not bit-exact: the vendor gen_data.py sums with np.sum (NumPy's
+# 8-accumulator pairwise order), the pages' ReduceRepeat<SUM> adds adjacent pairs in a tree; the
+# vendor tolerance holds, the bits differ in a few elements (docs/MODEL.md "Reductions").
+TOLERANCE_ONLY = [
+    ("vendor_reduce_repeat", 3, "-scenarioNum", np.float32, slice(None)),
+    ("vendor_reduce_repeat", 4, "-scenarioNum", np.float32, slice(None)),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "op,n,flag,dtype,part", TOLERANCE_ONLY, ids=[f"{p[0]}-s{p[1]}" for p in TOLERANCE_ONLY]
+)
+def test_vendor_golden_tolerance_only(shared_dir, tmp_path, capsys, op, n, flag, dtype, part):
+    dirs = gen_cases(_sample_of(op), flag, n, tmp_path)
+    assert cli.main(["run", op, "--scenario", str(n), "--cases", str(tmp_path)]) == 0, capsys.readouterr().err
+    for d in dirs:
+        out = np.fromfile(d / "output" / "output.bin", dtype)
+        gold = np.fromfile(d / "output" / "golden.bin", dtype)
+        assert verify(out[part], gold[part]), f"{op} scenario {n} {d.name}: fails the vendor tolerance"
 
 
 def _other_products():
