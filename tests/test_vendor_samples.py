@@ -49,6 +49,9 @@ PORTED = [
     ("vendor_reduce_data_block", 3, "-scenarioNum", np.float32, slice(None)),
     ("vendor_reduce_repeat", 1, "-scenarioNum", np.float16, slice(None)),
     ("vendor_reduce_repeat", 2, "-scenarioNum", np.float16, slice(None)),
+    ("vendor_reduce_computation", 1, "-scenarioNum", np.float16, slice(None)),
+    ("vendor_reduce_computation", 4, "-scenarioNum", np.float16, slice(None)),
+    ("vendor_reduce_computation", 6, "-scenarioNum", np.float16, slice(None)),
 ]
 
 # samples / scenarios waiting for an unmodelled API (op, scenario, API named in the error)
@@ -58,6 +61,7 @@ PENDING = [
     ("vendor_gather", 3, "Gather"),
     ("vendor_gather", 4, "Gatherb"),
     ("vendor_element_wise_logic", 2, "Ors"),
+    ("vendor_reduce_computation", 5, "GetReduceRepeatSumSpr"),
 ]
 
 
