@@ -31,6 +31,7 @@ from . import (
     vendor_element_wise_arithmetic,
     vendor_element_wise_logic,
     vendor_gather,
+    vendor_reduce,
     vendor_reduce_computation,
     vendor_reduce_data_block,
     vendor_reduce_pair_elem,
@@ -65,6 +66,7 @@ VENDOR_OPS = {
     "vendor_reduce_data_block": vendor_reduce_data_block,
     "vendor_reduce_repeat": vendor_reduce_repeat,
     "vendor_reduce_computation": vendor_reduce_computation,
+    "vendor_reduce": vendor_reduce,
 }
 
 

@@ -140,6 +140,20 @@ def test_vendor_golden_tolerance_only(shared_dir, tmp_path, capsys, op, n, flag,
         assert verify(out[part], gold[part]), f"{op} scenario {n} {d.name}: fails the vendor tolerance"
 
 
+def test_reduce_sample_host_reads_4096_floats(shared_dir, tmp_path, capsys):
+    """vendor ``reduce``: gen_data.py writes 2048 ones and golden[0] = 2048, the host reads 4096 floats
+    (tiling {4096, 32}) into a buffer the file fills half of; with the other half zero the port's two
+    Counter-mode ReduceRepeat<SUM> passes give the golden bit for bit."""
+    (d,) = gen_cases("reduce", "-scenarioNum", 1, tmp_path, seeds=(0,))
+    x = np.zeros(4096, np.float32)
+    x[:2048] = np.fromfile(d / "input" / "input_x.bin", np.float32)
+    x.tofile(d / "input" / "input_x.bin")
+    assert cli.main(["run", "vendor_reduce", "--cases", str(tmp_path)]) == 0, capsys.readouterr().err
+    out = np.fromfile(d / "output" / "output.bin", np.float32)
+    gold = np.fromfile(d / "output" / "golden.bin", np.float32)
+    np.testing.assert_array_equal(out.view(np.uint32), gold.view(np.uint32))
+
+
 def _other_products():
     """(op, scenario, ..., profile) for every product the sample's README lists besides the
     scenario's default one; 950-only scenarios (default profile ascend950) run only there."""

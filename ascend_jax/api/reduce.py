@@ -58,6 +58,21 @@ def _strides(api, p, dyn, **strides):
     dyn["strides"] = jnp.stack(out)
 
 
+def _counter_bucket(state, kind, mask, L, p):
+    """The repeats a high-dim call may need in Counter mode when the mode is not known at trace time
+    (a traced state, e.g. inside jit_kernel): the mask argument's count, or -- the register form
+    (SetMaskCount; SetVectorMask(0, n); X<..., false>(..., MASK_PLACEHOLDER, ...)) -- every repeat the
+    usable UB holds. 1 when the state is concrete (highdim_form already sized the bucket)."""
+    if state_concrete(state):
+        return 1
+    if kind == "register":
+        return default_big_bucket(p)
+    m0 = mask[0] if isinstance(mask, (list, tuple)) else mask
+    if A.is_static(m0):
+        return min(A.bucket(math.ceil(int(m0) / L)), default_big_bucket(p))
+    return default_big_bucket(p)
+
+
 # -- ReduceRepeat / ReduceDataBlock / ReducePairElem ---------------------------------------------
 
 
@@ -85,6 +100,8 @@ def plan_per_repeat(api, state, dst, src, args, reduce_type, order, profile, isS
     dyn = empty_dyn("dst", "src")
     dyn["dst"], dyn["src"] = A.addr_of(dst), A.addr_of(src)
     kind, R = highdim_form(api, mask, repeat, dt, p, isSetMask, state, max_repeats, dyn)
+    if max_repeats is None:
+        R = max(R, _counter_bucket(state, kind, mask, p.lanes(dt), p))
     _strides(api, p, dyn, dstRepStride=dst_rep, srcBlkStride=src_blk, srcRepStride=src_rep)
     dyn["kind"] = jnp.asarray(LN.KINDS[kind], I32)
     return ReduceStatic(api=api, dtype=dt, R=R, profile=p, reduce_type=rt, order=order), dyn
@@ -249,6 +266,7 @@ def plan_whole(api, state, dst, src, tmp, args, profile, isSetMask, cal_index, m
                 R = A.bucket(math.ceil(int(m0) / L))
         else:
             R = A.bucket(repeat) if A.is_static(repeat) else default_big_bucket(p)
+            R = max(R, _counter_bucket(state, kind, mask, L, p))
         first = repeat
         vadd = False
     R = min(R, default_big_bucket(p))
