@@ -315,3 +315,28 @@ def test_differential_campaign(name):
     p = load_profile(name)
     for i, g in enumerate(groups(p)):
         check(_cases(p, g, 2000 if name == "ascend910b" else 300, 1000 + i), p)
+
+
+def test_public_api_under_vmap_with_traced_counts_and_addresses():
+    """``jax.vmap`` over the public ReduceMax with traced count and src address (the traced
+    sharedTmpBuffer formula, one program) == the reference per case."""
+    p = DEFAULT
+    h = as_dtype("half")
+    rng = np.random.default_rng(3)
+    ub = (rng.integers(-64, 64, UB // 2) / 4).astype(np.float16).view(np.uint8)
+    dst, tmp = LocalTensor(h, 6144, 16), LocalTensor(h, 7168, 256)
+
+    def fast(count, src):
+        st = reset_state(p, ub_bytes=UB).replace(ub=jnp.asarray(ub))
+        out = aj.ReduceMax(
+            st, dst, LocalTensor(h, src, 1024), tmp, count, True, profile=p, max_repeats=RB * 2
+        )
+        return out.ub, out.fault
+
+    counts, srcs = [1, 100, 300, 1000, 0], [0, 32, 64, 0, 0]
+    u, f = jax.jit(jax.vmap(fast))(jnp.asarray(counts), jnp.asarray(srcs))
+    for i, (c, s) in enumerate(zip(counts, srcs, strict=True)):
+        st = RS.reset_state(p, ub_bytes=UB)
+        st.ub = ub.copy()
+        r = REF.ReduceMax(st, dst, LocalTensor(h, s, 1024), tmp, c, True, profile=p)
+        assert np.array_equal(r.ub, np.asarray(u[i])) and r.fault == int(f[i]), c
