@@ -87,6 +87,13 @@ KNOWN_APIS = (
     # type conversion (issue 15)
     "Cast",
     "Truncate",
+    # reduction family 归约计算 (issue 16, helper "reduce")
+    "ReduceRepeat",
+    "ReduceDataBlock",
+    "ReducePairElem",
+    "ReduceSum",
+    "ReduceMax",
+    "ReduceMin",
 )
 
 # Allowed keys: name -> (type or tuple of allowed values, True) for a required key, or
@@ -227,6 +234,18 @@ for _n in ("Div", "Exp", "Ln", "Sqrt", "Rsqrt", "Reciprocal"):
 _API_EXTRA["Duplicate"] = {"tensor_source": (_BOOL, False, False)}
 # Cast: the product's (src, dst, roundMode) table, one "src->dst: MODE MODE ... [count]" string a pair
 _API_EXTRA["Cast"] = {"pairs": (_LIST, False, ())}  # () where Cast is unsupported
+# reduction family (issue 16; docs/MODEL.md "Reductions")
+_REDUCE_ORDERS = ("ORDER_VALUE_INDEX", "ORDER_INDEX_VALUE", "ORDER_ONLY_VALUE", "ORDER_ONLY_INDEX")
+_API_EXTRA["ReduceRepeat"] = {"orders": (_LIST, False, _REDUCE_ORDERS)}  # the ReduceOrder values
+# a DataBlock with no active lane: dst kept (A2/A3), or the reduceType's default written -- 0 / -inf / +inf
+# ("fill_inf", 950), half MAX/MIN -65504 / +65504 ("fill_half_max", 310B)
+_API_EXTRA["ReduceDataBlock"] = {"empty_block": (("keep", "fill_inf", "fill_half_max"), False, "keep")}
+# a pair with both mask bits 0: dst element kept (A2/A3/310P) or set to 0 (950/310B)
+_API_EXTRA["ReducePairElem"] = {"empty_pair": (("keep", "zero"), False, "keep")}
+# ReduceSum's order of additions across repeats (ReduceSum.md 关键特性说明): "sequential_repeats"
+# (方式一), "tree_repeats" (方式二), "vector_add_small" (950: 方式三 for 256..1024 bytes, else 方式二)
+_REDUCE_SUM_ORDER = (("sequential_repeats", "tree_repeats", "vector_add_small"), False, "tree_repeats")
+_API_EXTRA["ReduceSum"] = {"order_count": _REDUCE_SUM_ORDER, "order_highdim": _REDUCE_SUM_ORDER}
 
 
 def _freeze(v):

@@ -31,6 +31,11 @@ from . import (
     vendor_element_wise_arithmetic,
     vendor_element_wise_logic,
     vendor_gather,
+    vendor_reduce,
+    vendor_reduce_computation,
+    vendor_reduce_data_block,
+    vendor_reduce_pair_elem,
+    vendor_reduce_repeat,
     vendor_select,
 )
 
@@ -57,6 +62,11 @@ VENDOR_OPS = {
     "vendor_element_wise_arithmetic": vendor_element_wise_arithmetic,
     "vendor_create_vec_index": vendor_create_vec_index,
     "vendor_add_tpipe_tque": vendor_add_tpipe_tque,
+    "vendor_reduce_pair_elem": vendor_reduce_pair_elem,
+    "vendor_reduce_data_block": vendor_reduce_data_block,
+    "vendor_reduce_repeat": vendor_reduce_repeat,
+    "vendor_reduce_computation": vendor_reduce_computation,
+    "vendor_reduce": vendor_reduce,
 }
 
 

@@ -316,6 +316,44 @@ CASES = [
         "config.scalarTensorIndex",
     ),
     ("cvi-firstValue", "CreateVecIndex", "ascend910b", (SH, 40000, 128), {}, "firstValue"),
+    # -- reduction family (issue 16)
+    (
+        "rr-order",
+        "ReduceRepeat",
+        "ascend910",
+        (H, HS, 128, 1, 1, 1, 8, "ORDER_INDEX_VALUE"),
+        {"reduceType": "MAX"},
+        "order",
+    ),
+    (
+        "rr-srcRepStride",
+        "ReduceRepeat",
+        "ascend910b",
+        (H, HS, 128, 1, 1, 1, 65536),
+        {"reduceType": "SUM"},
+        "srcRepStride",
+    ),
+    (
+        "rdb-reduceType",
+        "ReduceDataBlock",
+        "ascend910b",
+        (H, HS, 128, 1, 1, 1, 8),
+        {"reduceType": "AVG"},
+        "reduceType",
+    ),
+    ("rpe-mask", "ReducePairElem", "ascend910b", (H, HS, -1, 1, 1, 1, 8), {}, "mask"),
+    ("rsum-count", "ReduceSum", "ascend910b", (H, HS, t(F16, 8192), 98305), {}, "count"),
+    ("rsum-dst-dtype", "ReduceSum", "ascend910b", (D, HS, t(F16, 8192), 128), {}, "dst.dtype"),
+    (
+        "rmax-tmp",
+        "ReduceMax",
+        "ascend910b",
+        (H, HS, t(F16, 8192, 175), 128, 65, 8, True),
+        {},
+        "sharedTmpBuffer",
+    ),
+    ("rmax-calIndex", "ReduceMax", "ascend910b", (H, HS, t(F16, 8192), 128, 1, 8, 1), {}, "calIndex"),
+    ("rmin-repeatTime", "ReduceMin", "ascend910b", (H, HS, t(F16, 8192), 128, -1, 8), {}, "repeatTime"),
 ]
 
 

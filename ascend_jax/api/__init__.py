@@ -14,6 +14,16 @@ from .compare import (
 from .data_copy import DataCopy, DataCopyPad
 from .fill import CreateVecIndex, Duplicate
 from .gather_mask import GatherMask, GatherMaskParams, GetGatherMaskRemainCount
+from .reduce import (
+    ReduceDataBlock,
+    ReduceMax,
+    ReduceMin,
+    ReduceOrder,
+    ReducePairElem,
+    ReduceRepeat,
+    ReduceSum,
+    ReduceType,
+)
 from .registers import (
     GetCtrlSpr,
     GetSaturationFlag,

@@ -122,3 +122,7 @@ __all__ += ["Duplicate", "CreateVecIndex"]
 from .cast import Cast, RoundMode, Truncate  # noqa: E402
 
 __all__ += ["Cast", "RoundMode", "Truncate"]
+
+from .reduce import ReduceDataBlock, ReduceMax, ReduceMin, ReducePairElem, ReduceRepeat, ReduceSum  # noqa: E402
+
+__all__ += ["ReduceRepeat", "ReduceDataBlock", "ReducePairElem", "ReduceSum", "ReduceMax", "ReduceMin"]
