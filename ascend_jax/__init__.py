@@ -18,6 +18,7 @@ from .api import (
     And,
     Ands,
     BinaryConfig,
+    Cast,
     Compare,
     CompareCmpMask,
     Compares,
@@ -54,6 +55,7 @@ from .api import (
     Relu,
     ResetCtrlSpr,
     ResetMask,
+    RoundMode,
     Rsqrt,
     Select,
     SelectFlexible,
@@ -70,6 +72,7 @@ from .api import (
     Sqrt,
     Sub,
     Subs,
+    Truncate,
 )
 from .api.registers import MaskMode, SaturationMode
 from .byok import GmArg, gm_kernel
