@@ -23,6 +23,7 @@ import functools
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from ..errors import Fault
 from . import lanes as LN
@@ -117,16 +118,34 @@ def strided_dst_faults(d_addr, sources, blk_act, any_act, db):
     return fault
 
 
-def cross_width_dst_faults(d_addr, sources, dst_act, src_act, any_act, db):
-    """``strided_dst_faults`` for operands of different element widths (Cast): within one repeat any
-    active src block meeting an active dst block is a partial overlap. SPEC: "对于长度较小的数据类型
-    转换为长度较大的数据类型时，地址重叠可能会导致结果错误" (Cast.md 约束说明)."""
+def conversion_dst_faults(d_addr, s_addr, dst_act, src_act, any_act, db, s_rep, same_width, bb=32):
+    """``strided_dst_faults`` for a conversion (Cast, Truncate: the source element type may have
+    another width), on byte ranges: within one repeat an active src block meeting an active dst
+    block is a partial overlap unless both widths are equal and it is the same block index at the
+    same address; an active dst block of repeat r meeting an active src block of a later repeat is
+    a repeat dependency. SPEC: "对于长度较小的数据类型转换为长度较大的数据类型时，地址重叠可能会导致
+    结果错误" (Cast.md 约束说明)."""
     fault = jnp.where(any_act & (db == 0), U32(Fault.DST_BLK_STRIDE_ZERO), U32(0))
-    for s_addr, s_rep in sources:
-        eq = (s_addr[:, :, None] == d_addr[:, None, :]) & src_act[:, :, None] & dst_act[:, None, :]
-        fault |= any_fault(eq, Fault.PARTIAL_OVERLAP)
-        fault |= MEM.repeat_dependency_fault(d_addr, s_addr, dst_act, src_act, s_rep)
-    return fault
+    meet = jnp.abs(s_addr[:, :, None] - d_addr[:, None, :]) < bb  # [R, b (src), b' (dst)]
+    if same_width:
+        meet = meet & ~((s_addr[:, :, None] == d_addr[:, None, :]) & np.eye(meet.shape[1], dtype=bool)[None])
+    fault |= any_fault(meet & src_act[:, :, None] & dst_act[:, None, :], Fault.PARTIAL_OVERLAP)
+    # repeat dependency: src block (r', b') = s_addr[0, b'] + r' * sr; active repeats are a prefix
+    R = d_addr.shape[0]
+    sr = jnp.asarray(s_rep, I32) * bb
+    diff = d_addr[:, :, None] - s_addr[0][None, None, :]  # [R, b (dst), b' (src)]
+    r = np.arange(R, dtype=np.int32)[:, None, None]
+    n_active = jnp.sum(src_act.astype(I32), axis=0)[None, None, :]
+    safe = jnp.where(sr == 0, 1, sr)
+    q = jnp.floor_divide(diff, safe)
+    hit = jnp.zeros(diff.shape, bool)
+    for c in (q, q + 1):  # the only repeats whose block can meet: |diff - c * sr| < bb
+        hit = hit | ((jnp.abs(diff - c * safe) < bb) & (c > r) & (c < n_active))
+    later_any = jnp.flip(jnp.cumsum(jnp.flip(src_act, 0), 0), 0) > 0
+    later = jnp.concatenate([later_any[1:], jnp.zeros((1, later_any.shape[1]), bool)], 0)
+    hit_z = (jnp.abs(diff) < bb) & later[:, None, :]
+    hit = jnp.where(sr == 0, hit_z, hit) & dst_act[:, :, None]
+    return fault | any_fault(hit, Fault.REPEAT_DEPENDENCY)
 
 
 def read_lanes(ub, baddr, dtype, literal=False):
@@ -195,10 +214,11 @@ def run_strided(st: StridedStatic, state, dyn):
     fault = footprint_faults(footprint, limit, regions_used(p, st.api, dyn, st.api_codes))
     starts = (dyn["dst"],) + tuple(dyn[k] for k in st.srcs)
     fault |= MEM.misaligned_fault(starts, any_act, p.operand_alignment_bytes)
-    if ns == nd:
+    if st.src_dtype is None:
         fault |= strided_dst_faults(d_addr, srcs, blk_act, any_act, s[0])
     else:
-        fault |= cross_width_dst_faults(d_addr, srcs, blk_act, src_act, any_act, s[0])
+        ((s_addr, s_rep),) = srcs
+        fault |= conversion_dst_faults(d_addr, s_addr, blk_act, src_act, any_act, s[0], s_rep, ns == nd)
     xs = [read_lanes(state.ub, a, sdt, k in st.literal) for (a, _), k in zip(srcs, st.srcs, strict=True)]
     out = st.elem(*xs, dyn.get("scalar"), dt, p, state.ctrl, dyn)
     bad_param = dyn["bad_param"]
