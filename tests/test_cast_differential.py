@@ -150,36 +150,81 @@ def _ctrl_words(ctrl):
 # -- element level: every (pair, roundMode, CTRL saturation) in one program ---------------------------
 
 
+def _example_rows(p, s, t):
+    """precision_conversion.md rows of pair (s, t) that profile ``p`` lists (the pair, and the row's
+    round mode or a lossless row), as (mode, input bits, row)."""
+    out = []
+    modes = CAST.cast_pairs(p)[(s, t)][0]
+    for row in EXAMPLES["rows"]:
+        if (row["src"], row["dst"]) != (s, t) or not (row["mode"] in modes or row["mode"] == "NONE"):
+            continue
+        mode = row["mode"] if row["mode"] in modes else sorted(modes)[0]  # lossless: every mode agrees
+        out.append((mode, _bits(row["input"], s), row))
+    return out
+
+
+def _example_ok(got, row):
+    T = as_dtype(row["dst"])
+    check = row.get("check", "exact")
+    if check == "exact":
+        return got == _bits(row["output"], T)
+    if check == "digits":  # the page prints the result with fewer digits
+        v = float(np.array([got], T.bits_dtype).view(T.np_dtype)[0])
+        k = len(row["output"].split("e")[0].replace("-", "").replace(".", "").lstrip("0"))
+        return float(f"{v:.{k}g}") == float(row["output"])
+    return got != _bits(row["output"], T)  # a documented doc error: not the printed value
+
+
 def _element_check(p, n, seed, pairs=None):
-    """Each pair: one program over every (roundMode, CTRL saturation) row of ``n`` patterns."""
+    """Each pair: one program over every (roundMode, CTRL saturation) row of ``n`` random patterns
+    followed by the pair's precision_conversion.md examples (checked against the printed values)."""
     rng = np.random.default_rng(seed)
     pairs = modelled_pairs(p) if pairs is None else pairs
-    total = 0
+    total = examples = 0
     bad = []
     for s, t, modes in pairs:
         S, T = as_dtype(s), as_dtype(t)
         rows = [(m, c) for m in modes for c in (0, SAT_OFF)]
+        ex = _example_rows(p, s, t)
+        rows += [(m, 0) for m, _, _ in ex]
         bits = patterns(S, n, rng)
+        x = np.stack([_lanes(bits, S)] * len(rows))
+        for k, (_, b, _) in enumerate(ex):
+            x[len(rows) - len(ex) + k, 0] = _lanes(np.array([b], np.uint64), S)[0]
         f = jax.jit(lambda x, m, c, S=S, T=T: CV.convert(x, S, T, m, p, c))
         got = f(
-            jnp.asarray(np.stack([_lanes(bits, S)] * len(rows))),
+            jnp.asarray(x),
             jnp.asarray([[CV.MODES[m]] for m, _ in rows], jnp.int32),
             jnp.stack([_ctrl_words(c)[None] for _, c in rows]),
         )
         got = _from_lanes(got, T)
-        for k, (mode, ctrl) in enumerate(rows):
+        for k, (mode, ctrl) in enumerate(rows[: len(rows) - len(ex)]):
             lf = RC.lane_function(s, t, mode, p, ctrl)
             want = np.array([lf(int(v)) for v in bits], np.uint64)
             for i in np.nonzero(got[k] != want)[0][:3]:
                 bad.append((s, t, mode, hex(ctrl), hex(int(bits[i])), hex(int(got[k][i])), hex(int(want[i]))))
             total += n
+        for k, (mode, _, row) in enumerate(ex):
+            if not _example_ok(int(got[len(rows) - len(ex) + k, 0]), row):
+                bad.append(("example", row, mode))
+            examples += 1
     assert not bad, bad
-    return total
+    return total, examples
+
+
+def test_every_example_row_has_a_profile_that_checks_it():
+    """Each precision_conversion.md row runs in the element check of some profile (the default one
+    in the default run, the others in the slow tier)."""
+    for row in EXAMPLES["rows"]:
+        p = _profile_with(row["src"], row["dst"], row["mode"])
+        assert p is not None and any((s, t) == (row["src"], row["dst"]) for s, t, _ in modelled_pairs(p)), row
 
 
 def test_every_pair_and_round_mode_of_the_default_profile():
-    n = _element_check(DEFAULT, 150, 1)
-    assert n >= 150 * 2 * 60
+    """Every (pair, roundMode, CTRL saturation) of ascend910b vs the reference, and every example
+    of precision_conversion.md whose pair the default profile lists (the others: slow tier)."""
+    n, examples = _element_check(DEFAULT, 128, 1)
+    assert n >= 128 * 2 * 60 and examples >= 20
 
 
 # -- call level --------------------------------------------------------------------------------------
@@ -339,6 +384,7 @@ def _check(cases, p):
         if not _same(f, r):
             bad.append((c, int(f.fault), int(r.fault)))
     assert not bad, f"{len(bad)} mismatches, first: {bad[:2]}"
+    return fast
 
 
 def _pair_cases(p, s, t, modes, n, seed, forms=FORMS):
@@ -346,8 +392,9 @@ def _pair_cases(p, s, t, modes, n, seed, forms=FORMS):
     return [random_case(rng, p, s, t, modes, forms[i % len(forms)]) for i in range(n)]
 
 
-# one pair of each layout: widening, narrowing, same width, 64-bit dst, 64-bit src
-DEFAULT_PAIRS = (
+# one pair of each layout: widening (default run), narrowing, same width, 64-bit dst, 64-bit src (slow
+# tier, with every other pair of every profile)
+LAYOUT_PAIRS = (
     ("half", "float32"),
     ("float32", "half"),
     ("int32", "float32"),
@@ -356,23 +403,30 @@ DEFAULT_PAIRS = (
 )
 
 
-@pytest.mark.parametrize("pair", DEFAULT_PAIRS, ids=lambda x: f"{x[0]}-{x[1]}")
-def test_call_forms_match_the_reference(pair):
-    modes = dict(((s, t), m) for s, t, m in modelled_pairs(DEFAULT))[pair]
-    _check(_pair_cases(DEFAULT, *pair, modes, 60, hash(pair) % 1000), DEFAULT)
+def _modes_of(p, pair):
+    return dict(((s, t), m) for s, t, m in modelled_pairs(p))[pair]
 
 
-def test_static_equals_traced_sample():
-    """The public API with Python ints (eager, static) gives the bits of the traced batch."""
-    p = DEFAULT
-    cases = _pair_cases(p, "half", "int32", ("RINT", "FLOOR", "CEIL", "ROUND", "TRUNC"), 10, 7)
-    fast = run_fast_batch(cases, p)
-    for c, f in zip(cases, fast, strict=True):
-        dst, src = _tensors(c)
-        args, is_set = _args(c)
-        g = aj.Cast(fast_state(c, p), dst, src, getattr(aj.RoundMode, "CAST_" + c.mode), *args, profile=p,
-                    isSetMask=is_set)  # fmt: skip
-        assert np.array_equal(np.asarray(g.ub), np.asarray(f.ub)) and int(g.fault) == int(f.fault), c
+def test_call_forms_match_the_reference_and_static_equals_traced():
+    """half -> float32 (a widening layout: the src spans 4 blocks a repeat, the dst 8), every call
+    form, vs the reference; one case again through the public API with Python ints (static ==
+    traced)."""
+    p, pair = DEFAULT, LAYOUT_PAIRS[0]
+    cases = _pair_cases(p, *pair, _modes_of(p, pair), 40, 21)
+    fast = _check(cases, p)
+    c = next(c for c in cases if c.form == "bitwise" and not c.counter)
+    dst, src = _tensors(c)
+    args, is_set = _args(c)
+    g = aj.Cast(fast_state(c, p), dst, src, getattr(aj.RoundMode, "CAST_" + c.mode), *args, profile=p,
+                isSetMask=is_set, max_repeats=RB)  # fmt: skip
+    f = fast[cases.index(c)]
+    assert np.array_equal(np.asarray(g.ub), np.asarray(f.ub)) and int(g.fault) == int(f.fault), c
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("pair", LAYOUT_PAIRS[1:], ids=lambda x: f"{x[0]}-{x[1]}")
+def test_call_forms_match_the_reference_slow(pair):
+    _check(_pair_cases(DEFAULT, *pair, _modes_of(DEFAULT, pair), 300, 17 + len(pair[0])), DEFAULT)
 
 
 # -- the pages' examples through the public API ------------------------------------------------------
@@ -406,46 +460,32 @@ def _read(state, addr, d, n):
     return np.asarray(state.ub)[addr : addr + n * d.itemsize].view(d.bits_dtype)
 
 
-def test_precision_conversion_examples():
-    """Every row of precision_conversion.md (one call per row, the count form, eagerly)."""
-    done = 0
-    for row in EXAMPLES["rows"]:
-        p = _profile_with(row["src"], row["dst"], row["mode"])
-        S, T = as_dtype(row["src"]), as_dtype(row["dst"])
-        modes = CAST.cast_pairs(p)[(row["src"], row["dst"])][0]
-        mode = row["mode"] if row["mode"] in modes else sorted(modes)[0]
-        if not (CV.modelled(S) and CV.modelled(T)):
-            continue
-        x = np.array([_bits(row["input"], S)], np.uint64).astype(S.bits_dtype)
-        st = _fast_with(p, [(0, x)])
-        out = aj.Cast(st, LocalTensor(T, 4096, 1), LocalTensor(S, 0, 1), "CAST_" + mode, 1, profile=p)
-        assert int(out.fault) == 0, row
-        got = int(_read(out, 4096, T, 1)[0])
-        check = row.get("check", "exact")
-        if check == "exact":
-            assert got == _bits(row["output"], T), (row, p.name, mode)
-        elif check == "digits":
-            v = float(np.array([got], T.bits_dtype).view(T.np_dtype)[0])
-            k = len(row["output"].split("e")[0].replace("-", "").replace(".", "").lstrip("0"))
-            assert float(f"{v:.{k}g}") == float(row["output"]), (v, row)
-        else:  # a documented doc error: the model must not give the printed value
-            assert got != _bits(row["output"], T), row
-        done += 1
-    assert done >= 30
-
-
-def test_cast_page_example_every_form():
+def _page_example(forms):
     ex = EXAMPLES["page_example"]
     x = np.array([float(v) for v in ex["input"]] * 86, np.float16)[:512]
     p = DEFAULT
     st = _fast_with(p, [(0, x)])
+    dst, src = LocalTensor(aj.int32, 4096, 512), LocalTensor(aj.half, 0, 512)
     for mode, want in ex["outputs"].items():
-        for args in ((512,), (64, 8, UnaryRepeatParams(1, 1, 8, 4))):
-            out = aj.Cast(st, LocalTensor(aj.int32, 4096, 512), LocalTensor(aj.half, 0, 512), "CAST_" + mode, *args,
-                          profile=p)  # fmt: skip
+        for args in forms:
+            out = aj.Cast(st, dst, src, "CAST_" + mode, *args, profile=p)
             assert int(out.fault) == 0
             got = _read(out, 4096, aj.int32, 512).view(np.int32)
             assert list(got[:6]) == want and got[511] == want[511 % 6], (mode, args)
+    # RoundMode members, ints and names are the same argument
+    outs = [aj.Cast(st, dst, src, m, *forms[0], profile=p) for m in (aj.RoundMode.CAST_CEIL, 3, "ceil")]
+    for o in outs[1:]:
+        assert np.array_equal(np.asarray(o.ub), np.asarray(outs[0].ub))
+
+
+def test_cast_page_example():
+    """Cast.md's example (half -> int32, every printed round mode) in the page's high-dim form."""
+    _page_example(((64, 8, UnaryRepeatParams(1, 1, 8, 4)),))
+
+
+@pytest.mark.slow
+def test_cast_page_example_count_form_slow():
+    _page_example(((512,),))
 
 
 def test_truncate_page_example():
@@ -460,23 +500,32 @@ def test_truncate_page_example():
     assert list(got) == [float(v) for v in ex["output"]]
 
 
-def test_truncate_matches_the_reference():
+def _truncate_check(dtypes, n):
     p = load_profile("ascend950")
     rng = np.random.default_rng(5)
-    for dt in ("half", "bfloat16", "float32"):
+    for dt in dtypes:
         d = as_dtype(dt)
-        bits = patterns(d, 96, rng).astype(d.bits_dtype)
+        bits = patterns(d, n, rng).astype(d.bits_dtype)
         for mode in ("RINT", "ROUND", "FLOOR", "CEIL", "TRUNC"):
             st = _fast_with(p, [(0, bits)])
-            out = aj.Truncate(st, LocalTensor(d, 4096, 96), LocalTensor(d, 0, 96), 90, roundMode="CAST_" + mode,
-                              profile=p, max_repeats=2)  # fmt: skip
-            r = REF.Truncate(REF.ub_write(REF.reset_state(p), 0, d, bits.view(d.np_dtype)), LocalTensor(d, 4096, 96),
-                             LocalTensor(d, 0, 96), 90, roundMode="CAST_" + mode, profile=p)  # fmt: skip
+            out = aj.Truncate(st, LocalTensor(d, 4096, n), LocalTensor(d, 0, n), n, roundMode="CAST_" + mode,
+                              profile=p)  # fmt: skip
+            r = REF.Truncate(REF.ub_write(REF.reset_state(p), 0, d, bits.view(d.np_dtype)), LocalTensor(d, 4096, n),
+                             LocalTensor(d, 0, n), n, roundMode="CAST_" + mode, profile=p)  # fmt: skip
             assert int(out.fault) == int(r.fault) == 0
-            assert np.array_equal(_read(out, 4096, d, 96), REF.ub_read(r, 4096, d, 96).view(d.bits_dtype)), (
+            assert np.array_equal(_read(out, 4096, d, n), REF.ub_read(r, 4096, d, n).view(d.bits_dtype)), (
                 dt,
                 mode,
             )
+
+
+def test_truncate_matches_the_reference():
+    _truncate_check(("float32",), 64)
+
+
+@pytest.mark.slow
+def test_truncate_matches_the_reference_slow():
+    _truncate_check(("half", "bfloat16", "float32"), 2000)
 
 
 # -- misuse: the same error, naming the same argument, in both implementations ------------------------
@@ -501,7 +550,8 @@ def test_error_names():
         ((LocalTensor(aj.half, 4096, 64), LocalTensor(aj.int32, 0, 64), "CAST_NONE", 64), NotModelledError,
          "SetDeqScale"),
         ((dst, np.zeros(4), "CAST_RINT", 64), UsageError, "src"),
-        ((dst, src, "CAST_RINT", 64, 1, UnaryRepeatParams(1, 1, 8, 4)), UsageError, r"repeatTime|mask"),
+        # 64 lanes by the wider type (int32): the upper mask word must be 0
+        ((dst, src, "CAST_RINT", [0, 2**64 - 1], 1, UnaryRepeatParams(1, 1, 8, 4)), UsageError, r"mask\[1\]"),
     ):  # fmt: skip
         _both(
             lambda a=impl_args: aj.Cast(fs, *a, profile=p),
@@ -534,15 +584,6 @@ def test_error_names():
     )
 
 
-def test_round_mode_spellings_agree():
-    p = DEFAULT
-    st = _fast_with(p, [(0, np.arange(64, dtype=np.float16) / 3)])
-    dst, src = LocalTensor(aj.int32, 4096, 64), LocalTensor(aj.half, 0, 64)
-    outs = [aj.Cast(st, dst, src, m, 64, profile=p) for m in (aj.RoundMode.CAST_CEIL, 3, "CAST_CEIL", "ceil")]
-    for o in outs[1:]:
-        assert np.array_equal(np.asarray(o.ub), np.asarray(outs[0].ub))
-
-
 # -- nightly campaigns -------------------------------------------------------------------------------
 
 
@@ -552,7 +593,7 @@ def test_round_mode_spellings_agree():
 )
 def test_every_pair_every_profile_slow(profile):
     p = load_profile(profile)
-    _element_check(p, 400, 11)
+    _element_check(p, 2000, 11)
     for i, (s, t, modes) in enumerate(modelled_pairs(p)):
         count_only = CAST.cast_pairs(p)[(s, t)][1]
         _check(_pair_cases(p, s, t, modes, 2000, 100 + i, ("count",) if count_only else FORMS), p)
