@@ -25,6 +25,7 @@ from . import (
     select_sample,
     shift_right_sample,
     vendor_add_tpipe_tque,
+    vendor_cast,
     vendor_compare,
     vendor_create_vec_index,
     vendor_duplicate,
@@ -57,6 +58,7 @@ VENDOR_OPS = {
     "vendor_element_wise_arithmetic": vendor_element_wise_arithmetic,
     "vendor_create_vec_index": vendor_create_vec_index,
     "vendor_add_tpipe_tque": vendor_add_tpipe_tque,
+    "vendor_cast": vendor_cast,
 }
 
 

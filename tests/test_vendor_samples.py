@@ -43,6 +43,7 @@ PORTED = [
     ("vendor_element_wise_arithmetic", 1, "-scenarioNum", np.float16, slice(None)),
     ("vendor_create_vec_index", 1, "-scenarioNum", np.int16, slice(None)),
     ("vendor_add_tpipe_tque", 1, "-scenarioNum", np.float32, slice(None)),
+    ("vendor_cast", 1, "-scenarioNum", np.int32, slice(None)),
 ]
 
 # samples / scenarios waiting for an unmodelled API (op, scenario, API named in the error)
@@ -52,6 +53,7 @@ PENDING = [
     ("vendor_gather", 3, "Gather"),
     ("vendor_gather", 4, "Gatherb"),
     ("vendor_element_wise_logic", 2, "Ors"),
+    ("vendor_cast", 0, "int4b_t"),
 ]
 
 
