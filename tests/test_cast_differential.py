@@ -508,12 +508,12 @@ def _truncate_check(dtypes, n):
         bits = patterns(d, n, rng).astype(d.bits_dtype)
         for mode in ("RINT", "ROUND", "FLOOR", "CEIL", "TRUNC"):
             st = _fast_with(p, [(0, bits)])
-            out = aj.Truncate(st, LocalTensor(d, 4096, n), LocalTensor(d, 0, n), n, roundMode="CAST_" + mode,
+            out = aj.Truncate(st, LocalTensor(d, 16384, n), LocalTensor(d, 0, n), n, roundMode="CAST_" + mode,
                               profile=p)  # fmt: skip
-            r = REF.Truncate(REF.ub_write(REF.reset_state(p), 0, d, bits.view(d.np_dtype)), LocalTensor(d, 4096, n),
+            r = REF.Truncate(REF.ub_write(REF.reset_state(p), 0, d, bits.view(d.np_dtype)), LocalTensor(d, 16384, n),
                              LocalTensor(d, 0, n), n, roundMode="CAST_" + mode, profile=p)  # fmt: skip
             assert int(out.fault) == int(r.fault) == 0
-            assert np.array_equal(_read(out, 4096, d, n), REF.ub_read(r, 4096, d, n).view(d.bits_dtype)), (
+            assert np.array_equal(_read(out, 16384, d, n), REF.ub_read(r, 16384, d, n).view(d.bits_dtype)), (
                 dt,
                 mode,
             )
