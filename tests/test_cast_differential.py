@@ -192,11 +192,8 @@ def _element_check(p, n, seed, pairs=None):
         for k, (_, b, _) in enumerate(ex):
             x[len(rows) - len(ex) + k, 0] = _lanes(np.array([b], np.uint64), S)[0]
         f = jax.jit(lambda x, m, c, S=S, T=T: CV.convert(x, S, T, m, p, c))
-        got = f(
-            jnp.asarray(x),
-            jnp.asarray([[CV.MODES[m]] for m, _ in rows], jnp.int32),
-            jnp.stack([_ctrl_words(c)[None] for _, c in rows]),
-        )
+        ctrls = np.array([[[c & 0xFFFFFFFF, c >> 32]] for _, c in rows], np.uint32)
+        got = f(x, np.array([[CV.MODES[m]] for m, _ in rows], np.int32), ctrls)
         got = _from_lanes(got, T)
         for k, (mode, ctrl) in enumerate(rows[: len(rows) - len(ex)]):
             lf = RC.lane_function(s, t, mode, p, ctrl)
