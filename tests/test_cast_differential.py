@@ -280,16 +280,18 @@ def random_case(rng, p, s, t, modes, form):
     d_addr = addr(T)
     s_addr = addr(S) if rng.random() < 0.9 else d_addr
     mask = None
+    low = 1 if p.zero_mask == "error" else 0  # a static zero mask is a UsageError there
     if form == "continuous":
-        mask = int(rng.integers(0, (RB * L if counter else L) + 1))
+        mask = int(rng.integers(low, (RB * L if counter else L) + 1))
     elif form == "bitwise":
         n64 = max(1, min(L, p.vector_mask_bits) // 64)
         if counter:
-            mask = [int(rng.integers(0, RB * L + 1))] + [0] * (n64 - 1)
+            mask = [int(rng.integers(low, RB * L + 1))] + [0] * (n64 - 1)
         else:
             mask = [int(rng.integers(0, 2**63)) * 2 + int(rng.integers(0, 2)) for _ in range(n64)]
             if min(L, p.vector_mask_bits) < 64:
                 mask = [mask[0] & ((1 << L) - 1)]
+            mask[0] |= low
     return Case(
         s, t, str(rng.choice(modes)), form, counter, int(rng.choice([0, SAT_OFF])),
         tuple(int(x) for x in vm), int(rng.integers(0, 2**31)), d_addr, s_addr, blk, rep,
