@@ -18,6 +18,7 @@ from .api import (
     And,
     Ands,
     BinaryConfig,
+    Cast,
     Compare,
     CompareCmpMask,
     Compares,
@@ -62,6 +63,7 @@ from .api import (
     Relu,
     ResetCtrlSpr,
     ResetMask,
+    RoundMode,
     Rsqrt,
     Select,
     SelectFlexible,
@@ -78,6 +80,7 @@ from .api import (
     Sqrt,
     Sub,
     Subs,
+    Truncate,
 )
 from .api.registers import MaskMode, SaturationMode
 from .byok import GmArg, gm_kernel

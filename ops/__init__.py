@@ -25,6 +25,7 @@ from . import (
     select_sample,
     shift_right_sample,
     vendor_add_tpipe_tque,
+    vendor_cast,
     vendor_compare,
     vendor_create_vec_index,
     vendor_duplicate,
@@ -67,6 +68,7 @@ VENDOR_OPS = {
     "vendor_reduce_repeat": vendor_reduce_repeat,
     "vendor_reduce_computation": vendor_reduce_computation,
     "vendor_reduce": vendor_reduce,
+    "vendor_cast": vendor_cast,
 }
 
 

@@ -23,10 +23,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 NO_REFERENCE: dict = {}
 NO_MODEL_SECTION: dict = {}
 # Profile APIs (KNOWN_APIS) whose fast path is not registered yet: API name -> reason.
-NOT_REGISTERED = {
-    "Cast": "issue 15: reference, profiles and element functions exist; the fast-path API module is pending",
-    "Truncate": "issue 15: reference and profiles exist; the fast-path API module is pending",
-}
+NOT_REGISTERED = {}
 
 NAMES = sorted(REGISTRY)
 

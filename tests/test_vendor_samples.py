@@ -52,6 +52,7 @@ PORTED = [
     ("vendor_reduce_computation", 1, "-scenarioNum", np.float16, slice(None)),
     ("vendor_reduce_computation", 4, "-scenarioNum", np.float16, slice(None)),
     ("vendor_reduce_computation", 6, "-scenarioNum", np.float16, slice(None)),
+    ("vendor_cast", 1, "-scenarioNum", np.int32, slice(None)),
 ]
 
 # samples / scenarios waiting for an unmodelled API (op, scenario, API named in the error)
@@ -62,6 +63,7 @@ PENDING = [
     ("vendor_gather", 4, "Gatherb"),
     ("vendor_element_wise_logic", 2, "Ors"),
     ("vendor_reduce_computation", 5, "GetReduceRepeatSumSpr"),
+    ("vendor_cast", 0, "int4b_t"),
 ]
 
 

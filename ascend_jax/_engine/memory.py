@@ -104,10 +104,10 @@ def lanes_to_words(lanes, itemsize):
     R = lanes.shape[0]
     x = lanes.astype(U32)
     if itemsize >= 4:
-        return x.reshape(R, 8, 8)
+        return x.reshape(R, -1, 8)
     bits = 8 * itemsize
     k = 4 // itemsize
-    x = (x & np.uint32((1 << bits) - 1)).reshape(R, 8, 8, k)
+    x = (x & np.uint32((1 << bits) - 1)).reshape(R, -1, 8, k)
     sh = (np.arange(k, dtype=np.uint32) * np.uint32(bits))[None, None, None, :]
     return _or_reduce(x << sh)
 
@@ -205,7 +205,7 @@ def repeat_dependency_fault(dst_idx, src_idx, dst_active, src_active, src_rep_st
     hit_nz = exact & (rp < n_active[None, None, :])
     # sr == 0: src block independent of r'; need diff == 0 and some active src (r' > r, b')
     later_any = jnp.flip(jnp.cumsum(jnp.flip(src_active, 0), 0), 0) > 0  # [R, b']: any r'' >= r
-    later_strict = jnp.concatenate([later_any[1:], jnp.zeros((1, 8), bool)], 0)  # r'' > r
+    later_strict = jnp.concatenate([later_any[1:], jnp.zeros((1, later_any.shape[1]), bool)], 0)  # r'' > r
     hit_z = (diff == 0) & later_strict[:, None, :]
     hit = jnp.where(sr == 0, hit_z, hit_nz) & dst_active[:, :, None]
     return jnp.where(jnp.any(hit), U32(Fault.REPEAT_DEPENDENCY), U32(0))

@@ -23,6 +23,7 @@ import functools
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from ..errors import Fault
 from . import lanes as LN
@@ -46,6 +47,8 @@ class StridedStatic:
     kind: the call form, a lanes.KIND_* (static) or None (traced ``dyn["kind"]``).
     ordered: dst blocks of two repeats may coincide: write repeat by repeat in program order.
     api: the API (scratch regions it uses), or "*" with ``api_codes``: ``dyn["op"]`` selects it.
+    src_dtype: the sources' element type when it differs from ``dtype`` (the dst's; Cast): the
+      lanes are counted by the wider type, each operand spans L * sizeof / 32 blocks a repeat.
     """
 
     api: str
@@ -58,6 +61,7 @@ class StridedStatic:
     literal: tuple = ()
     kind: object = None
     api_codes: tuple = ()
+    src_dtype: object = None
 
 
 # -- the shared pieces (also used by binary.py and compact.py) -----------------------------------
@@ -114,6 +118,36 @@ def strided_dst_faults(d_addr, sources, blk_act, any_act, db):
     return fault
 
 
+def conversion_dst_faults(d_addr, s_addr, dst_act, src_act, any_act, db, s_rep, same_width, bb=32):
+    """``strided_dst_faults`` for a conversion (Cast, Truncate: the source element type may have
+    another width), on byte ranges: within one repeat an active src block meeting an active dst
+    block is a partial overlap unless both widths are equal and it is the same block index at the
+    same address; an active dst block of repeat r meeting an active src block of a later repeat is
+    a repeat dependency. SPEC: "对于长度较小的数据类型转换为长度较大的数据类型时，地址重叠可能会导致
+    结果错误" (Cast.md 约束说明)."""
+    fault = jnp.where(any_act & (db == 0), U32(Fault.DST_BLK_STRIDE_ZERO), U32(0))
+    meet = jnp.abs(s_addr[:, :, None] - d_addr[:, None, :]) < bb  # [R, b (src), b' (dst)]
+    if same_width:
+        meet = meet & ~((s_addr[:, :, None] == d_addr[:, None, :]) & np.eye(meet.shape[1], dtype=bool)[None])
+    fault |= any_fault(meet & src_act[:, :, None] & dst_act[:, None, :], Fault.PARTIAL_OVERLAP)
+    # repeat dependency: src block (r', b') = s_addr[0, b'] + r' * sr; active repeats are a prefix
+    R = d_addr.shape[0]
+    sr = jnp.asarray(s_rep, I32) * bb
+    diff = d_addr[:, :, None] - s_addr[0][None, None, :]  # [R, b (dst), b' (src)]
+    r = np.arange(R, dtype=np.int32)[:, None, None]
+    n_active = jnp.sum(src_act.astype(I32), axis=0)[None, None, :]
+    safe = jnp.where(sr == 0, 1, sr)
+    q = jnp.floor_divide(diff, safe)
+    hit = jnp.zeros(diff.shape, bool)
+    for c in (q, q + 1):  # the only repeats whose block can meet: |diff - c * sr| < bb
+        hit = hit | ((jnp.abs(diff - c * safe) < bb) & (c > r) & (c < n_active))
+    later_any = jnp.flip(jnp.cumsum(jnp.flip(src_act, 0), 0), 0) > 0
+    later = jnp.concatenate([later_any[1:], jnp.zeros((1, later_any.shape[1]), bool)], 0)
+    hit_z = (jnp.abs(diff) < bb) & later[:, None, :]
+    hit = jnp.where(sr == 0, hit_z, hit) & dst_act[:, :, None]
+    return fault | any_fault(hit, Fault.REPEAT_DEPENDENCY)
+
+
 def read_lanes(ub, baddr, dtype, literal=False):
     """The lanes of a strided operand (block byte addresses [R, 8]) as uint32 bits: [R, L], or
     [R, L, 2] (low, high) word pairs for 64-bit T (no jax_enable_x64 needed)."""
@@ -154,22 +188,38 @@ def finish(state, plan, fault, ub, **extra):
 @functools.partial(jax.jit, static_argnums=0)
 def run_strided(st: StridedStatic, state, dyn):
     p, dt, R = st.profile, st.dtype, st.R
+    sdt = dt if st.src_dtype is None else st.src_dtype
+    # SPEC (Cast): "数据类型转换的mask会按照输入和输出类型中sizeof(dtype)较大的来筛选"
+    wide = sdt if sdt.itemsize > dt.itemsize else dt
     N = len(st.srcs)
-    E = p.block_bytes // dt.itemsize
-    plan = LN.plan(p, dt, R, state, dyn, kind=st.kind)
+    L = p.lanes(wide)
+    plan = LN.plan(p, wide, R, state, dyn, kind=st.kind)
     act = plan.act
-    blk_act = jnp.any(act.reshape(R, 8, E), axis=-1)
+
+    def blocks(t):  # (blocks a repeat, active blocks) of an operand of element type t
+        nb = L * t.itemsize // p.block_bytes
+        return nb, jnp.any(act.reshape(R, nb, L // nb), axis=-1)
+
+    nd, blk_act = blocks(dt)
+    ns, src_act = (nd, blk_act) if sdt.itemsize == dt.itemsize else blocks(sdt)
     any_act = jnp.any(blk_act)
     s = [dyn["strides"][i] for i in range(2 + 2 * N)]
-    d_addr = MEM.block_addr(dyn["dst"], s[0], s[N + 1], R)
-    srcs = [(MEM.block_addr(dyn[k], s[1 + i], s[N + 2 + i], R), s[N + 2 + i]) for i, k in enumerate(st.srcs)]
+    d_addr = MEM.block_addr(dyn["dst"], s[0], s[N + 1], R, n_blocks=nd)
+    srcs = [
+        (MEM.block_addr(dyn[k], s[1 + i], s[N + 2 + i], R, n_blocks=ns), s[N + 2 + i])
+        for i, k in enumerate(st.srcs)
+    ]
     limit = min(state.ub.shape[-1], p.ub_usable_bytes)
-    footprint = [(a, p.block_bytes, blk_act) for a in [d_addr] + [a for a, _ in srcs]]
+    footprint = [(d_addr, p.block_bytes, blk_act)] + [(a, p.block_bytes, src_act) for a, _ in srcs]
     fault = footprint_faults(footprint, limit, regions_used(p, st.api, dyn, st.api_codes))
     starts = (dyn["dst"],) + tuple(dyn[k] for k in st.srcs)
     fault |= MEM.misaligned_fault(starts, any_act, p.operand_alignment_bytes)
-    fault |= strided_dst_faults(d_addr, srcs, blk_act, any_act, s[0])
-    xs = [read_lanes(state.ub, a, dt, k in st.literal) for (a, _), k in zip(srcs, st.srcs, strict=True)]
+    if st.src_dtype is None:
+        fault |= strided_dst_faults(d_addr, srcs, blk_act, any_act, s[0])
+    else:
+        ((s_addr, s_rep),) = srcs
+        fault |= conversion_dst_faults(d_addr, s_addr, blk_act, src_act, any_act, s[0], s_rep, ns == nd)
+    xs = [read_lanes(state.ub, a, sdt, k in st.literal) for (a, _), k in zip(srcs, st.srcs, strict=True)]
     out = st.elem(*xs, dyn.get("scalar"), dt, p, state.ctrl, dyn)
     bad_param = dyn["bad_param"]
     if isinstance(out, tuple):

@@ -2,6 +2,7 @@
 
 from .binary import Add, And, Div, Max, Min, Mul, Or, Sub
 from .binary_scalar import AddsFlexible, Ands, Divs, MaxsFlexible, MinsFlexible, MulsFlexible, Ors, Subs
+from .cast import Cast, RoundMode, Truncate
 from .compare import (
     CMPMODE,
     Compare,

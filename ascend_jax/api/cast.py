@@ -1,0 +1,195 @@
+"""Cast (类型转换/Cast.md) and Truncate(ISASI) (类型转换/Truncate(ISASI).md) on the strided core.
+
+Prototypes (C++ argument order; ``isSetMask`` is the template argument):
+  Cast(dst, src, roundMode, count)
+  Cast(dst, src, roundMode, mask[] | mask, repeatTime, repeatParams)   -- UnaryRepeatParams
+  Cast<T, U, isSetMask=false>(dst, src, roundMode, MASK_PLACEHOLDER, repeatTime, repeatParams)
+  Truncate<T, roundMode>(dst, src, count)
+The (src, dst, roundMode) triples are the product's table (``apis.Cast.pairs``); lanes are counted
+by the wider of the two types and each operand spans ``L * sizeof / 32`` blocks of a repeat at its
+own strides. Element rules: ``_engine/convert.py``; docs/MODEL.md "Cast".
+
+One program per (src dtype, dst dtype, repeat bucket) serves every call form, address, stride,
+mask and round mode (the round mode is traced data, ``dyn["rmode"]``).
+"""
+
+import dataclasses
+import enum
+
+import jax.numpy as jnp
+
+from .._engine import convert as CV
+from .._engine.pipeline import StridedStatic, run_strided
+from ..errors import NotModelledError, UnsupportedError, UsageError
+from ..profile import as_profile
+from ..registry import ApiSpec, register
+from . import _args as A
+from ._forms import empty_dyn, plan_forms, plan_unary_call
+
+I32 = jnp.int32
+
+
+class RoundMode(enum.IntEnum):
+    """``AscendC::RoundMode`` (values as the C++ enum)."""
+
+    CAST_NONE = 0
+    CAST_RINT = 1
+    CAST_FLOOR = 2
+    CAST_CEIL = 3
+    CAST_ROUND = 4
+    CAST_TRUNC = 5
+    CAST_ODD = 6
+    CAST_HYBRID = 7
+
+
+_ALL_MODE_NAMES = tuple(RoundMode.__members__)
+
+
+def cast_pairs(profile):
+    """{(src name, dst name): (frozenset of mode names without CAST_, count_only)} of the product."""
+    out = {}
+    for entry in profile.api("Cast").pairs:
+        head, modes = entry.split(":")
+        src, dst = (x.strip() for x in head.split("->"))
+        words = modes.split()
+        out[(src, dst)] = (frozenset(w for w in words if w != "[count]"), "[count]" in words)
+    return out
+
+
+def mode_name(api, mode, profile):
+    """``roundMode`` (an ``AscendC::RoundMode`` member, its name or value) -> the name without CAST_."""
+    if isinstance(mode, str):
+        name = mode.upper()
+    elif hasattr(mode, "name") and not isinstance(mode, int):
+        name = str(mode.name)
+    elif isinstance(mode, int) and not isinstance(mode, bool) and 0 <= mode < len(_ALL_MODE_NAMES):
+        name = _ALL_MODE_NAMES[mode]
+    else:
+        name = None
+    if name is not None and not name.startswith("CAST_"):
+        name = "CAST_" + name
+    if name not in _ALL_MODE_NAMES:
+        raise UsageError(api, "roundMode", mode, ", ".join(_ALL_MODE_NAMES), profile)
+    return name[5:]
+
+
+@dataclasses.dataclass(frozen=True)
+class _ConvertElem:
+    """The strided core's element function for one (src, dst) pair; the round mode is traced."""
+
+    src: object
+
+    def __call__(self, x, scalar, dtype, profile, ctrl, dyn):
+        return CV.convert(x, self.src, dtype, dyn["rmode"], profile, ctrl)
+
+
+_CAST_PROTOS = (
+    "Cast(dst, src, roundMode, count)",
+    "Cast(dst, src, roundMode, mask[], repeatTime, repeatParams)",
+    "Cast(dst, src, roundMode, mask, repeatTime, repeatParams)",
+    "Cast<T, U, isSetMask=false>(dst, src, roundMode, MASK_PLACEHOLDER, repeatTime, repeatParams)",
+)
+
+
+def plan_cast(state, dst, src, roundMode, args, profile, isSetMask, max_repeats):
+    """(StridedStatic, dyn) of one Cast call."""
+    api = "Cast"
+    p = as_profile(profile)
+    A.check_tensor(api, "dst", dst, p)
+    A.check_tensor(api, "src", src, p)
+    if not isinstance(isSetMask, bool):
+        raise UsageError(api, "isSetMask", isSetMask, "True or False", p)
+    if len(args) not in (1, 3):
+        raise TypeError(
+            "Cast() takes (dst, src, roundMode, count) or (dst, src, roundMode, mask, repeatTime, "
+            f"repeatParams); got {3 + len(args)} arguments"
+        )
+    count_form = len(args) == 1
+    p.require_api(api)
+    s, t = src.dtype, dst.dtype
+    pairs = cast_pairs(p)
+    mode = mode_name(api, roundMode, p)
+    if (s.name, t.name) not in pairs:
+        listed = ", ".join(f"{a}->{b}" for a, b in pairs)
+        raise UnsupportedError(api, "src.dtype/dst.dtype", f"{s.name}->{t.name}", listed, p)
+    modes, count_only = pairs[(s.name, t.name)]
+    if count_only and not count_form:
+        raise UnsupportedError(
+            api, "src.dtype/dst.dtype", f"{s.name}->{t.name}", "the count prototype only", p
+        )
+    if "DEQSCALE" in modes:
+        raise NotModelledError("Cast: int32 -> half with SetDeqScale is not modelled yet")
+    if mode not in modes:
+        allowed = ", ".join("CAST_" + m for m in sorted(modes))
+        raise UsageError(api, "roundMode", "CAST_" + mode, allowed, p, f"{s.name} -> {t.name}")
+    if not (CV.modelled(s) and CV.modelled(t)):
+        raise NotModelledError(f"Cast: {s.name} -> {t.name} has no fast-path element function")
+    wide = s if s.itemsize > t.itemsize else t
+    dyn = empty_dyn("dst", "src")
+    dyn["dst"], dyn["src"] = A.addr_of(dst), A.addr_of(src)
+    form, R, ordered = plan_forms(api, state, wide, args, p, isSetMask, max_repeats, dyn)
+    if form == "count":
+        # SPEC: "针对源操作数的连续n个数据进行计算并连续写入目的操作数" (连续计算.md): each operand is
+        # contiguous, a repeat of L lanes spans L * sizeof / 32 blocks of that operand
+        L = p.lanes(wide)
+        nd, ns = L * t.itemsize // p.block_bytes, L * s.itemsize // p.block_bytes
+        dyn["strides"] = jnp.asarray([1, 1, nd, ns], I32)
+    dyn["rmode"] = jnp.asarray(CV.MODES[mode], I32)
+    st = StridedStatic(api=api, dtype=t, R=R, ordered=ordered, profile=p, elem=_ConvertElem(s), src_dtype=s)
+    return st, dyn
+
+
+@register(ApiSpec("Cast", "cast", _CAST_PROTOS, "memory-vector/类型转换/Cast.md"))
+def Cast(state, dst, src, roundMode, *args, profile=None, isSetMask=True, max_repeats=None):
+    """``dst_i = convert(src_i)`` by ``roundMode`` over the active lanes (Ascend C ``AscendC::Cast``).
+
+    Call forms (C++ order): ``Cast(state, dst, src, roundMode, count)`` or
+    ``Cast(state, dst, src, roundMode, mask, repeatTime, repeatParams)`` with ``mask`` an int
+    (continuous), a list of uint64 words low first (bitwise), a traced uint32 word array, or
+    ``MASK_PLACEHOLDER`` with ``isSetMask=False``; ``repeatParams`` a ``UnaryRepeatParams`` (block
+    strides in each operand's own 32-byte blocks). ``roundMode``: ``RoundMode.CAST_*`` (or its name);
+    the (src, dst, roundMode) triples are the product's table. Lanes are counted by the wider type.
+    ``profile``: product (default ascend910b). ``max_repeats``: static repeat bucket for traced
+    counts/repeats. Returns the new CoreState.
+
+    **Spec:** memory-vector/类型转换/Cast.md, precision_conversion.md. Profile keys: ``apis.Cast.pairs``,
+    ``registers.cast_saturation_ctrl_bit`` (CTRL: 0 = saturating).
+    """
+    st, dyn = plan_cast(state, dst, src, roundMode, args, profile, isSetMask, max_repeats)
+    return run_strided(st, state, dyn)
+
+
+_TRUNCATE_MODES = ("RINT", "ROUND", "FLOOR", "CEIL", "TRUNC")
+
+
+@register(
+    ApiSpec(
+        "Truncate",
+        "cast",
+        ("Truncate<T, roundMode>(dst, src, count)",),
+        "memory-vector/类型转换/Truncate(ISASI).md",
+    )
+)
+def Truncate(state, dst, src, count, *, roundMode, profile=None, max_repeats=None):
+    """Each float rounded to an integral value by ``roundMode`` (a template argument in C++), T
+    unchanged, over the first ``count`` elements (Ascend C ``AscendC::Truncate``, ISASI).
+
+    **Spec:** memory-vector/类型转换/Truncate(ISASI).md. Profile keys: ``apis.Truncate``.
+    """
+    api = "Truncate"
+    p = as_profile(profile)
+    # SPEC: "roundMode ... CAST_RINT / CAST_ROUND / CAST_FLOOR / CAST_CEIL / CAST_TRUNC"
+    mode = mode_name(api, roundMode, p)
+    if mode not in _TRUNCATE_MODES:
+        allowed = ", ".join("CAST_" + m for m in _TRUNCATE_MODES)
+        raise UsageError(api, "roundMode", "CAST_" + mode, allowed, p)
+    _, R, ordered, dyn = plan_unary_call(api, state, dst, src, (count,), p, True, max_repeats)
+    dt = dst.dtype
+    if not CV.modelled(dt) or not dt.is_float:
+        raise NotModelledError(f"Truncate: {dt.name} has no fast-path element function")
+    dyn["rmode"] = jnp.asarray(CV.MODES[mode], I32)
+    st = StridedStatic(api=api, dtype=dt, R=R, ordered=ordered, profile=p, elem=_ConvertElem(dt))
+    return run_strided(st, state, dyn)
+
+
+__all__ = ["Cast", "RoundMode", "Truncate"]

@@ -1,0 +1,49 @@
+"""vendor_cast: the vendor sample ``cast`` (``cast_custom``), ported line by line.
+
+C++ shape (vendor-samples/cast/cast.asc): GlobalTensors x (half, 512) and y; a LocalMemAllocator for
+xLocal, yLocal; DataCopy GM -> UB; ``Cast`` with ``RoundMode::CAST_CEIL``; DataCopy UB -> GM. Sync
+calls are no-ops here (program order). SCENARIO_NUM 1: half -> int32_t, count form
+``Cast(yLocal, xLocal, CAST_CEIL, tileLength)``. SCENARIO_NUM 0: half -> int4b_t (high-dim form,
+mask 128, repeatTime 4, {1, 1, 2, 8}) needs int4b_t, not a modelled dtype.
+"""
+
+import ascend_jax as aj
+
+SAMPLE = "cast"
+SCENARIOS = {
+    0: "Cast<int4b_t, half>(y, x, CAST_CEIL, 128, 4, {1, 1, 2, 8}), high-dim form",
+    1: "Cast(y, x, CAST_CEIL, 512): half -> int32_t, count form",
+}
+DEFAULT_SCENARIO = 1
+PROFILES = {0: "ascend910b", 1: "ascend910b"}
+PRODUCTS = ("ascend910b", "ascend910_93", "ascend950")  # the sample's README: A2, A3, 950
+PENDING = {0: "int4b_t (a 4-bit dtype the model does not have)"}
+TOTAL_LENGTH = 512
+BLOCK_LENGTH = TOTAL_LENGTH
+TILE_LENGTH = BLOCK_LENGTH
+
+
+def cast_custom(k, x, y):
+    xGm, yGm = x, y
+    ubAllocator = aj.LocalMemAllocator(k)
+    xLocal = ubAllocator.Alloc(aj.half, TILE_LENGTH)
+    yLocal = ubAllocator.Alloc(aj.int32, TILE_LENGTH)
+    k.DataCopy(xLocal, xGm, TILE_LENGTH)
+    k.Cast(yLocal, xLocal, aj.RoundMode.CAST_CEIL, TILE_LENGTH)
+    k.DataCopy(yGm, yLocal, TILE_LENGTH)
+
+
+def scenario(n=DEFAULT_SCENARIO):
+    """The kernel of scenario ``n`` with its GM arguments declared (``ascend-jax run vendor_cast``)."""
+    if n not in SCENARIOS:
+        raise ValueError(f"vendor_cast: scenario {n}; allowed: {sorted(SCENARIOS)}")
+    if n in PENDING:
+        raise aj.NotModelledError(f"vendor_cast scenario {n} ({SCENARIOS[n]}) needs {PENDING[n]}")
+    return aj.byok.declare(
+        cast_custom,
+        (
+            aj.GmArg("x", aj.half, TOTAL_LENGTH, "in", file="input_x.bin"),
+            aj.GmArg("y", aj.int32, TOTAL_LENGTH, "out", file="output.bin"),
+        ),
+        profile=PROFILES[n],
+    )
