@@ -31,6 +31,8 @@ EXPECTED_NOT_FUZZED = set(
     "CreateVecIndex Subs Divs Ands Ors AddsFlexible MulsFlexible MaxsFlexible MinsFlexible".split()
     # reduction family (issue 16)
     + "ReduceRepeat ReduceDataBlock ReducePairElem ReduceSum ReduceMax ReduceMin".split()
+    # type conversion (issue 15)
+    + ["Cast", "Truncate"]
 )
 
 
