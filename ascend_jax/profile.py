@@ -87,6 +87,15 @@ KNOWN_APIS = (
     # type conversion (issue 15)
     "Cast",
     "Truncate",
+    # composite ops 复合计算 (issue 16)
+    "AddRelu",
+    "SubRelu",
+    "FusedMulAdd",
+    "MulAddRelu",
+    "MulAddDst",
+    "Axpy",
+    "AbsSub",
+    "ExpSub",
 )
 
 # Allowed keys: name -> (type or tuple of allowed values, True) for a required key, or

@@ -26,6 +26,7 @@ NO_MODEL_SECTION: dict = {}
 NOT_REGISTERED = {
     "Cast": "issue 15: reference, profiles and element functions exist; the fast-path API module is pending",
     "Truncate": "issue 15: reference and profiles exist; the fast-path API module is pending",
+    "ExpSub": "issue 16: reference and profiles exist; the fast path needs float32 e^x (not modelled yet)",
 }
 
 NAMES = sorted(REGISTRY)

@@ -45,6 +45,8 @@ class StridedStatic:
       data decide a fault (a misaligned call is suppressed anyway).
     kind: the call form, a lanes.KIND_* (static) or None (traced ``dyn["kind"]``).
     ordered: dst blocks of two repeats may coincide: write repeat by repeat in program order.
+    read_dst: dst is also an operand (FusedMulAdd, MulAddDst, Axpy...): its lanes, read before any
+      write, follow the sources' lanes as the element function's last operand.
     api: the API (scratch regions it uses), or "*" with ``api_codes``: ``dyn["op"]`` selects it.
     """
 
@@ -58,6 +60,7 @@ class StridedStatic:
     literal: tuple = ()
     kind: object = None
     api_codes: tuple = ()
+    read_dst: bool = False
 
 
 # -- the shared pieces (also used by binary.py and compact.py) -----------------------------------
@@ -170,6 +173,8 @@ def run_strided(st: StridedStatic, state, dyn):
     fault |= MEM.misaligned_fault(starts, any_act, p.operand_alignment_bytes)
     fault |= strided_dst_faults(d_addr, srcs, blk_act, any_act, s[0])
     xs = [read_lanes(state.ub, a, dt, k in st.literal) for (a, _), k in zip(srcs, st.srcs, strict=True)]
+    if st.read_dst:
+        xs.append(read_lanes(state.ub, d_addr, dt))
     out = st.elem(*xs, dyn.get("scalar"), dt, p, state.ctrl, dyn)
     bad_param = dyn["bad_param"]
     if isinstance(out, tuple):
