@@ -96,6 +96,7 @@ KNOWN_APIS = (
     "Axpy",
     "AbsSub",
     "ExpSub",
+    "Prelu",
 )
 
 # Allowed keys: name -> (type or tuple of allowed values, True) for a required key, or

@@ -10,6 +10,7 @@ not need an operand ignore it.
 
 import jax.numpy as jnp
 
+from ..errors import NotModelledError
 from . import elem_math as EM
 
 U32 = jnp.uint32
@@ -50,6 +51,14 @@ def axpy(x, d, s, dtype, p, c):
     return EM.add(EM.mul(x, jnp.broadcast_to(jnp.asarray(s, U32), x.shape), dtype, p, c), d, dtype, p, c)
 
 
+def prelu(x, y, d, s, dtype, p, c):
+    """``Prelu`` (基础算术/Prelu(ISASI).md): x if x >= 0 (-0 included) else x * y rounded once --
+    LeakyRelu's element function with a per-lane slope."""
+    if not dtype.is_float:
+        raise NotModelledError(f"Prelu: {dtype.name} has no element function")
+    return EM.leaky_relu(x, y, dtype, p, c)
+
+
 BINARY = {
     "AddRelu": add_relu,
     "SubRelu": sub_relu,
@@ -57,4 +66,5 @@ BINARY = {
     "FusedMulAdd": fused_mul_add,
     "MulAddRelu": mul_add_relu,
     "MulAddDst": mul_add_dst,
+    "Prelu": prelu,
 }

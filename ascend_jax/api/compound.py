@@ -1,5 +1,5 @@
 """The composite ops (复合计算/): AddRelu, SubRelu, MulAddRelu, FusedMulAdd, MulAddDst, AbsSub(ISASI)
-on two strided tensor sources (``BinaryRepeatParams``), and Axpy (``dst = scalar * src + dst``,
+and Prelu(ISASI) (基础算术/) on two strided tensor sources (``BinaryRepeatParams``), and Axpy (``dst = scalar * src + dst``,
 ``UnaryRepeatParams``). FusedMulAdd, MulAddRelu, MulAddDst and Axpy read dst as an operand.
 
 Prototypes (C++ argument order; ``isSetMask`` is the template argument):
@@ -32,8 +32,16 @@ from ._forms import empty_dyn, plan_forms, plan_unary_call
 I32 = jnp.int32
 U32 = jnp.uint32
 
-API_CODES = ("AddRelu", "SubRelu", "AbsSub", "FusedMulAdd", "MulAddRelu", "MulAddDst")  # op i <-> name
-COUNT_ONLY = ("AbsSub",)
+API_CODES = (
+    "AddRelu",
+    "SubRelu",
+    "AbsSub",
+    "FusedMulAdd",
+    "MulAddRelu",
+    "MulAddDst",
+    "Prelu",
+)  # op i <-> name
+COUNT_ONLY = ("AbsSub", "Prelu")
 
 _PROTOS = (
     "{name}(dst, src0, src1, count)",
@@ -101,7 +109,7 @@ def plan(api, state, dst, src0, src1, args, profile, isSetMask, max_repeats):
             f"got {3 + len(args)} arguments"
         )
     if api in COUNT_ONLY and len(args) == 3:
-        # SPEC: AbsSub(ISASI).md lists one prototype, AbsSub(dst, src0, src1, count)
+        # SPEC: AbsSub(ISASI).md and Prelu(ISASI).md list one prototype, X(dst, src0, src1, count)
         raise UsageError(api, "mask", args[0], "no high-dim prototype: call (count,)", p)
     if api == "MulAddDst":
         _mixed(api, dst, src0, p)
@@ -150,7 +158,9 @@ def plan_axpy(state, dst, src, scalarValue, args, profile, isSetMask, max_repeat
             "Axpy() takes (dst, src, scalarValue, count) or "
             f"(dst, src, scalarValue, mask, repeatTime, repeatParams); got {3 + len(args)} arguments"
         )
-    _, R, ordered, dyn = plan_unary_call(api, state, dst, src, args, p, isSetMask, max_repeats, int64_lanes=True)
+    _, R, ordered, dyn = plan_unary_call(
+        api, state, dst, src, args, p, isSetMask, max_repeats, int64_lanes=True
+    )
     dt = dst.dtype
     if not modelled(api, dt, p):
         raise NotModelledError(f"Axpy: {dt.name} has no fast-path element function yet")
@@ -201,6 +211,19 @@ def AbsSub(state, dst, src0, src1, *args, profile=None, max_repeats=None):
     **Spec:** memory-vector/复合计算/AbsSub(ISASI).md. Profile keys: ``apis.AbsSub``.
     """
     return compound_call("AbsSub", state, dst, src0, src1, args, profile, True, max_repeats)
+
+
+@register(
+    ApiSpec("Prelu", "compound", ("Prelu(dst, src0, src1, count)",), "memory-vector/基础算术/Prelu(ISASI).md")
+)
+def Prelu(state, dst, src0, src1, *args, profile=None, max_repeats=None):
+    """``dst_i = src0_i if src0_i >= 0 else src0_i * src1_i`` over the first ``count`` elements
+    (Ascend C ``AscendC::Prelu``, ISASI; the count prototype only). -0 passes unchanged; NaN goes
+    through the product (canonical NaN), as LeakyRelu.
+
+    **Spec:** memory-vector/基础算术/Prelu(ISASI).md. Profile keys: ``apis.Prelu``.
+    """
+    return compound_call("Prelu", state, dst, src0, src1, args, profile, True, max_repeats)
 
 
 _AXPY_PROTOS = (

@@ -124,6 +124,16 @@ from .cast import Cast, RoundMode, Truncate  # noqa: E402
 __all__ += ["Cast", "RoundMode", "Truncate"]
 
 # composite ops 复合计算 (issue 16)
-from .compound import AbsSub, AddRelu, Axpy, ExpSub, FusedMulAdd, MulAddDst, MulAddRelu, SubRelu  # noqa: E402
+from .compound import AbsSub, AddRelu, Axpy, ExpSub, FusedMulAdd, MulAddDst, MulAddRelu, Prelu, SubRelu  # noqa: E402
 
-__all__ += ["AddRelu", "SubRelu", "FusedMulAdd", "MulAddRelu", "MulAddDst", "Axpy", "AbsSub", "ExpSub"]
+__all__ += [
+    "AddRelu",
+    "SubRelu",
+    "FusedMulAdd",
+    "MulAddRelu",
+    "MulAddDst",
+    "Axpy",
+    "AbsSub",
+    "ExpSub",
+    "Prelu",
+]

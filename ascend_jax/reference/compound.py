@@ -1,5 +1,5 @@
 """复合计算 (composite ops): AddRelu, SubRelu, MulAddRelu, FusedMulAdd, MulAddDst, Axpy, AbsSub(ISASI),
-ExpSub(ISASI) -- literally, each step of the formula rounded as the API of that step does it.
+ExpSub(ISASI), and Prelu(ISASI) (基础算术/) -- literally, each step of the formula rounded as the API of that step does it.
 
 SPEC/CHOICE (docs/MODEL.md "Composite ops"): a composite is the chain of its element steps, each
 one rounded to T, then subnormal flush / CTRL saturation / canonical NaN, exactly as the
@@ -111,7 +111,7 @@ def Axpy(state, dst, src, scalarValue, *args, profile, isSetMask=True):
     return _ew.run(api, state, dst, (src,), ("src",), args, profile, isSetMask, factory, read_dst=True)
 
 
-def AbsSub(state, dst, src0, src1, count, *, profile):
+def AbsSub(state, dst, src0, src1, *args, profile):
     """``dst_i = |src0_i - src1_i|`` (复合计算/AbsSub(ISASI).md): the count prototype only."""
 
     # SPEC: "AbsSub(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,
@@ -121,7 +121,29 @@ def AbsSub(state, dst, src0, src1, count, *, profile):
         return lambda a, b: ab(sub(a, b))
 
     return _ew.run(
-        "AbsSub", state, dst, (src0, src1), _SRC_NAMES, (count,), profile, True, factory, count_only=True
+        "AbsSub", state, dst, (src0, src1), _SRC_NAMES, args, profile, True, factory, count_only=True
+    )
+
+
+def Prelu(state, dst, src0, src1, *args, profile):
+    """``dst_i = src0_i >= 0 ? src0_i : src0_i × src1_i`` (基础算术/Prelu(ISASI).md): the count
+    prototype only."""
+
+    def factory(d, p, ctrl):
+        fmt = _num.float_format(d)
+        saturate = _num.float_saturating(p, d, ctrl)
+
+        def f(x_bits, y_bits):
+            x = _num.read_float_input(x_bits, fmt, p)
+            # SPEC: "dst_i = (src0_i >= 0) ? src0_i : src0_i * src1_i" -- -0 >= 0 passes unchanged,
+            #       NaN is not >= 0: it goes through the product (canonical NaN)
+            v = x if x >= 0 else _num.f_mul(x, _num.read_float_input(y_bits, fmt, p))
+            return _num.finish_float(v, fmt, p, saturate)
+
+        return f
+
+    return _ew.run(
+        "Prelu", state, dst, (src0, src1), _SRC_NAMES, args, profile, True, factory, count_only=True
     )
 
 
@@ -147,12 +169,14 @@ def exp_sub_lane(d, p, ctrl):
     return f
 
 
-def ExpSub(state, dst, src0, src1, count, *, profile):
+def ExpSub(state, dst, src0, src1, *args, profile):
     """``dst_i = e^(src0_i - src1_i)`` (复合计算/ExpSub(ISASI).md): the count prototype only; T = U
     (the T != U combinations are not modelled)."""
     for t in (src0, src1):
         if isinstance(dst, LocalTensor) and isinstance(t, LocalTensor) and t.dtype != dst.dtype:
-            raise NotModelledError(f"ExpSub: U = {t.dtype.name} with T = {dst.dtype.name} is not modelled yet")
+            raise NotModelledError(
+                f"ExpSub: U = {t.dtype.name} with T = {dst.dtype.name} is not modelled yet"
+            )
     return _ew.run(
-        "ExpSub", state, dst, (src0, src1), _SRC_NAMES, (count,), profile, True, exp_sub_lane, count_only=True
+        "ExpSub", state, dst, (src0, src1), _SRC_NAMES, args, profile, True, exp_sub_lane, count_only=True
     )
