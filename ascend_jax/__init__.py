@@ -72,6 +72,7 @@ from .api import (
     Subs,
 )
 from .api.compound import AbsSub, AddRelu, Axpy, FusedMulAdd, MulAddDst, MulAddRelu, Prelu, SubRelu
+from .api.fill import Brcb
 from .api.registers import MaskMode, SaturationMode
 from .byok import GmArg, gm_kernel
 from .dtypes import (
@@ -107,6 +108,7 @@ from .gm import GlobalTensor
 from .kernel import Kernel, KernelResult, jit_kernel, run_kernel
 from .params import (
     BinaryRepeatParams,
+    BrcbRepeatParams,
     DataCopyExtParams,
     DataCopyPadExtParams,
     DataCopyPadParams,

@@ -97,6 +97,8 @@ KNOWN_APIS = (
     "AbsSub",
     "ExpSub",
     "Prelu",
+    # data fill (issue 15, part)
+    "Brcb",
 )
 
 # Allowed keys: name -> (type or tuple of allowed values, True) for a required key, or

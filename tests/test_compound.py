@@ -435,3 +435,102 @@ def test_unsupported_dtype_and_product():
             mod.AbsSub(
                 mk("ascend910b"), T(h, 0, 128), T(h, 256, 128), T(h, 512, 128), 128, profile="ascend910b"
             )
+
+
+# ---------------------------------------------------------------------------------------------
+# Brcb (数据填充/Brcb.md)
+
+
+def _brcb_run(prof, d, ub, dst, src, rep, params, max_repeats=None):
+    rs = RS.reset_state(prof, ub_bytes=8192)
+    rs.ub = ub.copy()
+    ref = REF.Brcb(rs, T(d, dst, 64), T(d, src, 64), rep, params, profile=prof)
+    st = reset_state(prof, ub_bytes=8192).replace(ub=jnp.asarray(ub))
+    fast = aj.Brcb(st, T(d, dst, 64), T(d, src, 64), rep, params, profile=prof, max_repeats=max_repeats)
+    return fast, ref
+
+
+def test_brcb_doc_example():
+    """src [1 2 3 ... 16] (half), repeatTime 2, {1, 8}: block j of the 16 holds 16 copies of src[j]."""
+    ex = DATA["brcb_examples"][0]
+    d = as_dtype(ex["dtype"])
+    ub = np.zeros(8192, np.uint8)
+    src = np.zeros(16, np.float16)
+    src[ex["src_index"]] = _vals(d, ex["src"])
+    src[3:15] = np.arange(4, 16)  # the '...' of the page: the dst it prints shows 1..16 in order
+    _write(ub, 0, src)
+    fast, ref = _brcb_run(
+        "ascend910b", d, ub, 4096, 0, ex["repeatTime"], aj.BrcbRepeatParams(*ex["repeatParams"])
+    )
+    assert ref.fault == 0 and message(fast, ref) is None
+    got = ref.ub[4096 : 4096 + ex["n_dst"] * 2].view(np.float16)
+    for i, printed in ex["printed"].items():
+        assert got[int(i)].tobytes() == _vals(d, [printed])[0].tobytes(), i
+
+
+def test_brcb_differential():
+    """Random addresses (aligned, misaligned, overlapping, outside UB), strides (0 included) and
+    repeat counts (0 included), vmapped in one program (traced everything) == the reference."""
+    from ascend_jax.api import fill as FILL
+    from ascend_jax.api._args import bucket
+
+    for prof, dt, n in (("ascend910b", "half", 40 * SCALE), ("ascend950", "int8", 10 * SCALE)):
+        d = as_dtype(dt)
+        rng = np.random.default_rng(17)
+        cases = []
+        for _ in range(n):
+            ub = rng.integers(0, 256, 8192, dtype=np.uint8)
+            dst = int(rng.integers(0, 256)) * 32 + (
+                int(rng.choice([0, 0, 0, d.itemsize])) if d.itemsize < 32 else 0
+            )
+            src = dst if rng.random() < 0.05 else int(rng.integers(0, 256)) * 32
+            params = aj.BrcbRepeatParams(int(rng.choice([0, 1, 1, 2, 3])), int(rng.integers(0, 20)))
+            cases.append((ub, dst, src, int(rng.integers(0, RB + 1)), params))
+        states, dyns = [], []
+        for ub, dst, src, rep, params in cases:
+            st = reset_state(prof, ub_bytes=8192).replace(ub=jnp.asarray(ub))
+            key, dyn = FILL.plan_brcb(st, T(d, dst, 64), T(d, src, 64), jnp.asarray(rep), params, prof, RB)
+            states.append(st)
+            dyns.append(dyn)
+        assert key.R == bucket(RB)
+        stack = lambda xs: jax.tree_util.tree_map(lambda *x: jnp.stack(x), *xs)  # noqa: E731
+        from ascend_jax._engine.brcb import run_brcb
+
+        res = jax.jit(jax.vmap(lambda s, dy, k=key: run_brcb(k, s, dy)))(stack(states), stack(dyns))
+        for j, (ub, dst, src, rep, params) in enumerate(cases):
+            f = jax.tree_util.tree_map(lambda x, j=j: x[j], res)
+            rs = RS.reset_state(prof, ub_bytes=8192)
+            rs.ub = ub.copy()
+            r = REF.Brcb(rs, T(d, dst, 64), T(d, src, 64), rep, params, profile=prof)
+            assert message(f, r) is None, (prof, dt, dst, src, rep, params)
+
+
+@pytest.mark.parametrize(
+    "arg,call",
+    [
+        (
+            "src.dtype",
+            lambda m, s: m.Brcb(
+                s, T(aj.dtypes.half, 0, 64), T(aj.dtypes.float32, 256, 64), 1, (1, 8), profile="ascend910b"
+            ),
+        ),  # noqa: E501
+        (
+            "repeatTime",
+            lambda m, s: m.Brcb(
+                s, T(aj.dtypes.half, 0, 64), T(aj.dtypes.half, 256, 64), 256, (1, 8), profile="ascend910b"
+            ),
+        ),  # noqa: E501
+        (
+            "repeatParams.dstBlkStride",
+            lambda m, s: m.Brcb(
+                s, T(aj.dtypes.half, 0, 64), T(aj.dtypes.half, 256, 64), 1, (-1, 8), profile="ascend910b"
+            ),
+        ),  # noqa: E501
+    ],
+    ids=lambda x: x if isinstance(x, str) else "",
+)
+def test_brcb_misuse_names_the_same_argument(arg, call):
+    for mod, st in ((aj, reset_state("ascend910b")), (REF, RS.reset_state("ascend910b"))):
+        with pytest.raises(UsageError) as e:
+            call(mod, st)
+        assert e.value.argument == arg, (mod.__name__, e.value)

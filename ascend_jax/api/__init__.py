@@ -13,7 +13,7 @@ from .compare import (
 )
 from .compound import AbsSub, AddRelu, Axpy, FusedMulAdd, MulAddDst, MulAddRelu, Prelu, SubRelu
 from .data_copy import DataCopy, DataCopyPad
-from .fill import CreateVecIndex, Duplicate
+from .fill import Brcb, CreateVecIndex, Duplicate
 from .gather_mask import GatherMask, GatherMaskParams, GetGatherMaskRemainCount
 from .registers import (
     GetCtrlSpr,

@@ -116,9 +116,9 @@ __all__ += [
     "MaxsFlexible",
     "MinsFlexible",
 ]
-from .fill import CreateVecIndex, Duplicate  # noqa: E402
+from .fill import Brcb, CreateVecIndex, Duplicate  # noqa: E402
 
-__all__ += ["Duplicate", "CreateVecIndex"]
+__all__ += ["Duplicate", "CreateVecIndex", "Brcb"]
 from .cast import Cast, RoundMode, Truncate  # noqa: E402
 
 __all__ += ["Cast", "RoundMode", "Truncate"]

@@ -63,7 +63,17 @@ NOT_FUZZED.update(
     {
         api: "composite ops 复合计算 (issue 16): no fuzz adapter yet; covered by tests/test_compound.py "
         "(fast path vs reference on random cases of every call form, vmapped)"
-        for api in ("AddRelu", "SubRelu", "FusedMulAdd", "MulAddRelu", "MulAddDst", "Axpy", "AbsSub", "Prelu")
+        for api in (
+            "AddRelu",
+            "SubRelu",
+            "FusedMulAdd",
+            "MulAddRelu",
+            "MulAddDst",
+            "Axpy",
+            "AbsSub",
+            "Prelu",
+            "Brcb",
+        )
     }
 )
 
