@@ -25,10 +25,12 @@ from . import (
     select_sample,
     shift_right_sample,
     vendor_add_tpipe_tque,
+    vendor_brcb,
     vendor_compare,
     vendor_create_vec_index,
     vendor_duplicate,
     vendor_element_wise_arithmetic,
+    vendor_element_wise_compound_compute,
     vendor_element_wise_logic,
     vendor_gather,
     vendor_select,
@@ -57,6 +59,8 @@ VENDOR_OPS = {
     "vendor_element_wise_arithmetic": vendor_element_wise_arithmetic,
     "vendor_create_vec_index": vendor_create_vec_index,
     "vendor_add_tpipe_tque": vendor_add_tpipe_tque,
+    "vendor_brcb": vendor_brcb,
+    "vendor_element_wise_compound_compute": vendor_element_wise_compound_compute,
 }
 
 

@@ -43,6 +43,9 @@ PORTED = [
     ("vendor_element_wise_arithmetic", 1, "-scenarioNum", np.float16, slice(None)),
     ("vendor_create_vec_index", 1, "-scenarioNum", np.int16, slice(None)),
     ("vendor_add_tpipe_tque", 1, "-scenarioNum", np.float32, slice(None)),
+    ("vendor_brcb", 1, "-scenarioNum", np.uint16, slice(None)),  # gen_data.py ignores its arguments
+    ("vendor_element_wise_compound_compute", 1, "-scenarioNum", np.float16, slice(None)),
+    ("vendor_element_wise_compound_compute", 2, "-scenarioNum", np.float16, slice(None)),
 ]
 
 # samples / scenarios waiting for an unmodelled API (op, scenario, API named in the error)
