@@ -71,7 +71,7 @@ from .api import (
     Sub,
     Subs,
 )
-from .api.compound import AbsSub, AddRelu, Axpy, FusedMulAdd, MulAddDst, MulAddRelu, Prelu, SubRelu
+from .api.compound import AbsSub, AddRelu, Axpy, FusedMulAdd, MulAddDst, MulAddRelu, Mull, Prelu, SubRelu
 from .api.fill import Brcb
 from .api.registers import MaskMode, SaturationMode
 from .byok import GmArg, gm_kernel

@@ -97,6 +97,7 @@ KNOWN_APIS = (
     "AbsSub",
     "ExpSub",
     "Prelu",
+    "Mull",
     # data fill (issue 15, part)
     "Brcb",
 )

@@ -22,12 +22,13 @@ import jax
 import jax.numpy as jnp
 
 from .._engine import compound as CE
+from .._engine.mull import MullStatic, run_mull
 from .._engine.pipeline import StridedStatic, run_strided
 from ..errors import NotModelledError, UsageError
 from ..profile import as_profile
 from ..registry import ApiSpec, register
 from . import _args as A
-from ._forms import empty_dyn, plan_forms, plan_unary_call
+from ._forms import count_form, default_big_bucket, empty_dyn, plan_forms, plan_unary_call
 
 I32 = jnp.int32
 U32 = jnp.uint32
@@ -249,4 +250,40 @@ def Axpy(state, dst, src, scalarValue, *args, profile=None, isSetMask=True, max_
     return run_strided(st, state, dyn)
 
 
-__all__ = [*API_CODES, "Axpy"]
+def plan_mull(state, dst0, dst1, src0, src1, args, profile, max_repeats=None):
+    """(MullStatic, dyn) of one Mull call; static misuse raises UsageError."""
+    api = "Mull"
+    p = as_profile(profile)
+    for name, t in (("dst0", dst0), ("dst1", dst1), ("src0", src0), ("src1", src1)):
+        A.check_tensor(api, name, t, p)
+    if len(args) != 1:
+        # SPEC: Mull(ISASI).md lists one prototype, Mull(dst0, dst1, src0, src1, count)
+        if len(args) == 3:
+            raise UsageError(api, "mask", args[0], "no high-dim prototype: call (count,)", p)
+        raise TypeError(f"Mull() takes (dst0, dst1, src0, src1, count); got {4 + len(args)} arguments")
+    dt = dst0.dtype
+    p.require_api(api, dt, count_form=True)
+    A.check_same_dtype(api, p, dst0=dst0, dst1=dst1, src0=src0, src1=src1)
+    dyn = empty_dyn("dst0", "dst1", "src0", "src1")
+    for k, t in (("dst0", dst0), ("dst1", dst1), ("src0", src0), ("src1", src1)):
+        dyn[k] = A.addr_of(t)
+    R = min(count_form(api, args[0], dt, p, max_repeats, dyn), default_big_bucket(p))
+    return MullStatic(dtype=dt, R=R, profile=p), dyn
+
+
+@register(
+    ApiSpec(
+        "Mull", "compound", ("Mull(dst0, dst1, src0, src1, count)",), "memory-vector/基础算术/Mull(ISASI).md"
+    )
+)
+def Mull(state, dst0, dst1, src0, src1, *args, profile=None, max_repeats=None):
+    """Full int32/uint32 product over the first ``count`` elements (Ascend C ``AscendC::Mull``,
+    ISASI): the low 32 bits to ``dst0_i``, the high 32 bits to ``dst1_i``. The count prototype only.
+
+    **Spec:** memory-vector/基础算术/Mull(ISASI).md. Profile keys: ``apis.Mull``.
+    """
+    st, dyn = plan_mull(state, dst0, dst1, src0, src1, args, profile, max_repeats)
+    return run_mull(st, state, dyn)
+
+
+__all__ = [*API_CODES, "Axpy", "Mull"]

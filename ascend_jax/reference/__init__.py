@@ -124,7 +124,7 @@ from .cast import Cast, RoundMode, Truncate  # noqa: E402
 __all__ += ["Cast", "RoundMode", "Truncate"]
 
 # composite ops 复合计算 (issue 16)
-from .compound import AbsSub, AddRelu, Axpy, ExpSub, FusedMulAdd, MulAddDst, MulAddRelu, Prelu, SubRelu  # noqa: E402
+from .compound import AbsSub, AddRelu, Axpy, ExpSub, FusedMulAdd, MulAddDst, MulAddRelu, Mull, Prelu, SubRelu  # noqa: E402
 
 __all__ += [
     "AddRelu",
@@ -136,4 +136,5 @@ __all__ += [
     "AbsSub",
     "ExpSub",
     "Prelu",
+    "Mull",
 ]

@@ -16,12 +16,15 @@ with ``UnaryRepeatParams``; AbsSub / ExpSub the count form only. The mixed-preci
 """
 
 from .. import dtypes as _dt
-from ..errors import NotModelledError
+from ..errors import Fault, NotModelledError
 from ..profile import as_profile
 from ..tensor import LocalTensor
 from . import elem as _elem
 from . import elementwise as _ew
+from . import faults as _faults
+from . import masks as _masks
 from . import numerics as _num
+from . import state as _st
 
 _SRC_NAMES = ("src0", "src1")
 
@@ -180,3 +183,60 @@ def ExpSub(state, dst, src0, src1, *args, profile):
     return _ew.run(
         "ExpSub", state, dst, (src0, src1), _SRC_NAMES, args, profile, True, exp_sub_lane, count_only=True
     )
+
+
+def Mull(state, dst0, dst1, src0, src1, *args, profile):
+    """Mull(ISASI) (基础算术/Mull(ISASI).md): the full product of int32/uint32 ``src0_i × src1_i``;
+    its low 32 bits go to ``dst0_i``, its high 32 bits ("溢出部分") to ``dst1_i``. The count
+    prototype only. Faults: the one-source rules for each (dst, src) pair, and dst0 and dst1 sharing
+    an active DataBlock (PARTIAL_OVERLAP, CHOICE: two results cannot share a place). All reads
+    before any write; dst0's lanes are written, then dst1's."""
+    api = "Mull"
+    profile = as_profile(profile)
+    names = ("dst1", "src0", "src1")
+    count_form = _ew.check_static(api, dst0, (dst1, src0, src1), names, args, profile, True, count_only=True)
+    assert count_form
+    d = dst0.dtype
+    dst0, dst1, src0, src1 = (LocalTensor(d, int(t.addr), t.length) for t in (dst0, dst1, src0, src1))
+    plan = _masks.plan_count_form(api, state, d, args[0], True, profile)
+    if plan.outcome == "nop":
+        return _st.copy_state(state)
+    if plan.outcome == "fault":
+        return _st.with_fault(state, plan.fault)
+    fault = 0
+    for dst in (dst0, dst1):
+        for src in (src0, src1):
+            fault |= _faults.check_faults(api, plan, dst, src, d.itemsize, state.ub.size, profile)
+    bb, size = profile.block_bytes, d.itemsize
+    E = bb // size
+    blocks = _faults.active_blocks(plan, E)
+    b0 = {_faults.block_address(dst0.addr, r, b, 1, 8, bb) for r, b in blocks}
+    b1 = {_faults.block_address(dst1.addr, r, b, 1, 8, bb) for r, b in blocks}
+    if b0 & b1:
+        fault |= Fault.PARTIAL_OVERLAP
+    if fault:
+        return _st.with_fault(state, int(fault))
+    writes = []
+    for r in range(plan.repeats):
+        for l in range(plan.lanes):
+            if not plan.active[r][l]:
+                continue
+            a = _faults.lane_address(src0.addr, r, l // E, l % E, 1, 8, size, bb)
+            b = _faults.lane_address(src1.addr, r, l // E, l % E, 1, 8, size, bb)
+            x = _num.bits_to_int(_st.read_bits(state.ub, a, size), d)
+            y = _num.bits_to_int(_st.read_bits(state.ub, b, size), d)
+            # SPEC: "按元素相乘操作，将结果写入dst0，溢出部分写入dst1" (the figure: 64-bit product split)
+            prod = (x * y) & ((1 << 64) - 1)
+            da0 = _faults.lane_address(dst0.addr, r, l // E, l % E, 1, 8, size, bb)
+            da1 = _faults.lane_address(dst1.addr, r, l // E, l % E, 1, 8, size, bb)
+            writes.append((da0, prod & 0xFFFFFFFF, da1, prod >> 32))
+    out = _st.copy_state(state)
+    for da0, lo, _, _ in writes:
+        _st.write_bits(out.ub, da0, size, lo)
+    for _, _, da1, hi in writes:
+        _st.write_bits(out.ub, da1, size, hi)
+    if plan.new_vmask is not None:
+        _st.set_vmask(out, plan.new_vmask, profile)
+    if plan.new_mask_mode is not None:
+        out.mask_mode = int(plan.new_mask_mode)
+    return out

@@ -73,6 +73,7 @@ NOT_FUZZED.update(
             "AbsSub",
             "Prelu",
             "Brcb",
+            "Mull",
         )
     }
 )
