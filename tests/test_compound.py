@@ -209,7 +209,8 @@ def _case(rng, p, api, dt, form):
         if d.is_float:
             c.scalar = float(rng.choice([0.5, -1.25, 3.0, 0.0, -0.0, 1e-3, 100.0, float("inf")]))
         else:
-            c.scalar = int(rng.integers(-(2**40), 2**40))
+            lo = -(2**40) if d.is_signed_int else 0
+            c.scalar = int(rng.integers(lo, 2**40))
     return c
 
 
