@@ -469,41 +469,49 @@ def test_brcb_doc_example():
         assert got[int(i)].tobytes() == _vals(d, [printed])[0].tobytes(), i
 
 
-def test_brcb_differential():
+@pytest.mark.parametrize(
+    "prof,dt,n",
+    [
+        ("ascend910b", "half", 40 * SCALE),
+        pytest.param("ascend950", "int8", 40 * SCALE, marks=pytest.mark.slow),
+        pytest.param("ascend950", "int64", 40 * SCALE, marks=pytest.mark.slow),
+        pytest.param("ascend310p", "float32", 40 * SCALE, marks=pytest.mark.slow),  # 8 KB scratch
+    ],
+)
+def test_brcb_differential(prof, dt, n):
     """Random addresses (aligned, misaligned, overlapping, outside UB), strides (0 included) and
     repeat counts (0 included), vmapped in one program (traced everything) == the reference."""
     from ascend_jax.api import fill as FILL
     from ascend_jax.api._args import bucket
 
-    for prof, dt, n in (("ascend910b", "half", 40 * SCALE), ("ascend950", "int8", 10 * SCALE)):
-        d = as_dtype(dt)
-        rng = np.random.default_rng(17)
-        cases = []
-        for _ in range(n):
-            ub = rng.integers(0, 256, 8192, dtype=np.uint8)
-            dst = int(rng.integers(0, 256)) * 32 + (
-                int(rng.choice([0, 0, 0, d.itemsize])) if d.itemsize < 32 else 0
-            )
-            src = dst if rng.random() < 0.05 else int(rng.integers(0, 256)) * 32
-            params = aj.BrcbRepeatParams(int(rng.choice([0, 1, 1, 2, 3])), int(rng.integers(0, 20)))
-            cases.append((ub, dst, src, int(rng.integers(0, RB + 1)), params))
-        states, dyns = [], []
-        for ub, dst, src, rep, params in cases:
-            st = reset_state(prof, ub_bytes=8192).replace(ub=jnp.asarray(ub))
-            key, dyn = FILL.plan_brcb(st, T(d, dst, 64), T(d, src, 64), jnp.asarray(rep), params, prof, RB)
-            states.append(st)
-            dyns.append(dyn)
-        assert key.R == bucket(RB)
-        stack = lambda xs: jax.tree_util.tree_map(lambda *x: jnp.stack(x), *xs)  # noqa: E731
-        from ascend_jax._engine.brcb import run_brcb
+    d = as_dtype(dt)
+    rng = np.random.default_rng(17)
+    cases = []
+    for _ in range(n):
+        ub = rng.integers(0, 256, 8192, dtype=np.uint8)
+        dst = int(rng.integers(0, 256)) * 32 + (
+            int(rng.choice([0, 0, 0, d.itemsize])) if d.itemsize < 32 else 0
+        )
+        src = dst if rng.random() < 0.05 else int(rng.integers(0, 256)) * 32
+        params = aj.BrcbRepeatParams(int(rng.choice([0, 1, 1, 2, 3])), int(rng.integers(0, 20)))
+        cases.append((ub, dst, src, int(rng.integers(0, RB + 1)), params))
+    states, dyns = [], []
+    for ub, dst, src, rep, params in cases:
+        st = reset_state(prof, ub_bytes=8192).replace(ub=jnp.asarray(ub))
+        key, dyn = FILL.plan_brcb(st, T(d, dst, 64), T(d, src, 64), jnp.asarray(rep), params, prof, RB)
+        states.append(st)
+        dyns.append(dyn)
+    assert key.R == bucket(RB)
+    stack = lambda xs: jax.tree_util.tree_map(lambda *x: jnp.stack(x), *xs)  # noqa: E731
+    from ascend_jax._engine.brcb import run_brcb
 
-        res = jax.jit(jax.vmap(lambda s, dy, k=key: run_brcb(k, s, dy)))(stack(states), stack(dyns))
-        for j, (ub, dst, src, rep, params) in enumerate(cases):
-            f = jax.tree_util.tree_map(lambda x, j=j: x[j], res)
-            rs = RS.reset_state(prof, ub_bytes=8192)
-            rs.ub = ub.copy()
-            r = REF.Brcb(rs, T(d, dst, 64), T(d, src, 64), rep, params, profile=prof)
-            assert message(f, r) is None, (prof, dt, dst, src, rep, params)
+    res = jax.jit(jax.vmap(lambda s, dy, k=key: run_brcb(k, s, dy)))(stack(states), stack(dyns))
+    for j, (ub, dst, src, rep, params) in enumerate(cases):
+        f = jax.tree_util.tree_map(lambda x, j=j: x[j], res)
+        rs = RS.reset_state(prof, ub_bytes=8192)
+        rs.ub = ub.copy()
+        r = REF.Brcb(rs, T(d, dst, 64), T(d, src, 64), rep, params, profile=prof)
+        assert message(f, r) is None, (prof, dt, dst, src, rep, params)
 
 
 @pytest.mark.parametrize(
