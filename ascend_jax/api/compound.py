@@ -13,7 +13,8 @@ two roundings); docs/MODEL.md "Composite ops". Not modelled: the mixed-precision
 reference-only (its float32 e^x has no fast path yet).
 
 One program per (dtype, repeat bucket) serves the six binary-shaped APIs and every call form: the
-API is traced data (``dyn["op"]``), the call form too (``dyn["kind"]``). Axpy has its own program.
+API is traced data (``dyn["op"]``), the call form too (``dyn["kind"]``). Axpy has its own program,
+and so does Mull(ISASI) (two destinations: ``_engine/mull.py``).
 """
 
 import functools
