@@ -82,6 +82,8 @@ from .api import (
     Subs,
     Truncate,
 )
+from .api.compound import AbsSub, AddRelu, Axpy, FusedMulAdd, MulAddDst, MulAddRelu, Mull, Prelu, SubRelu
+from .api.fill import Brcb
 from .api.registers import MaskMode, SaturationMode
 from .byok import GmArg, gm_kernel
 from .dtypes import (
@@ -117,6 +119,7 @@ from .gm import GlobalTensor
 from .kernel import Kernel, KernelResult, jit_kernel, run_kernel
 from .params import (
     BinaryRepeatParams,
+    BrcbRepeatParams,
     DataCopyExtParams,
     DataCopyPadExtParams,
     DataCopyPadParams,

@@ -63,6 +63,30 @@ class BinaryRepeatParams:
     }
 
 
+@_pytree_dataclass
+class BrcbRepeatParams:
+    """``BrcbRepeatParams{dstBlkStride, dstRepStride}`` of Brcb (数据填充/Brcb.md), DataBlock units.
+    CHOICE: both uint16 (the page gives no struct definition); the deprecated fields (blockNumber,
+    src1BlkStride, ...) are not modelled ("该参数已废弃，不对其进行业务处理")."""
+
+    dstBlkStride: object = 1
+    dstRepStride: object = 8
+
+    _RANGES = {"dstBlkStride": 65535, "dstRepStride": 65535}
+
+
+def as_brcb_params(p):
+    if p is None:
+        return BrcbRepeatParams()
+    if isinstance(p, BrcbRepeatParams):
+        return p
+    if isinstance(p, (tuple, list)):
+        return BrcbRepeatParams(*p)
+    if isinstance(p, dict):
+        return BrcbRepeatParams(**p)
+    raise TypeError(f"expected BrcbRepeatParams (or a 2-tuple), got {p!r}")
+
+
 def as_unary_params(p):
     if p is None:
         return UnaryRepeatParams()

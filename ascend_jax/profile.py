@@ -94,6 +94,19 @@ KNOWN_APIS = (
     "ReduceSum",
     "ReduceMax",
     "ReduceMin",
+    # composite ops 复合计算 (issue 16)
+    "AddRelu",
+    "SubRelu",
+    "FusedMulAdd",
+    "MulAddRelu",
+    "MulAddDst",
+    "Axpy",
+    "AbsSub",
+    "ExpSub",
+    "Prelu",
+    "Mull",
+    # data fill (issue 15, part)
+    "Brcb",
 )
 
 # Allowed keys: name -> (type or tuple of allowed values, True) for a required key, or

@@ -25,11 +25,13 @@ from . import (
     select_sample,
     shift_right_sample,
     vendor_add_tpipe_tque,
+    vendor_brcb,
     vendor_cast,
     vendor_compare,
     vendor_create_vec_index,
     vendor_duplicate,
     vendor_element_wise_arithmetic,
+    vendor_element_wise_compound_compute,
     vendor_element_wise_logic,
     vendor_gather,
     vendor_reduce,
@@ -69,6 +71,8 @@ VENDOR_OPS = {
     "vendor_reduce_computation": vendor_reduce_computation,
     "vendor_reduce": vendor_reduce,
     "vendor_cast": vendor_cast,
+    "vendor_brcb": vendor_brcb,
+    "vendor_element_wise_compound_compute": vendor_element_wise_compound_compute,
 }
 
 

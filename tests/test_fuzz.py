@@ -33,6 +33,8 @@ EXPECTED_NOT_FUZZED = set(
     + "ReduceRepeat ReduceDataBlock ReducePairElem ReduceSum ReduceMax ReduceMin".split()
     # type conversion (issue 15)
     + ["Cast", "Truncate"]
+    # composite ops, Prelu, Mull, Brcb (issues 15/16): covered by tests/test_compound.py
+    + "AddRelu SubRelu FusedMulAdd MulAddRelu MulAddDst Axpy AbsSub Prelu Brcb Mull".split()
 )
 
 

@@ -53,6 +53,9 @@ PORTED = [
     ("vendor_reduce_computation", 4, "-scenarioNum", np.float16, slice(None)),
     ("vendor_reduce_computation", 6, "-scenarioNum", np.float16, slice(None)),
     ("vendor_cast", 1, "-scenarioNum", np.int32, slice(None)),
+    ("vendor_brcb", 1, "-scenarioNum", np.uint16, slice(None)),  # gen_data.py ignores its arguments
+    ("vendor_element_wise_compound_compute", 1, "-scenarioNum", np.float16, slice(None)),
+    ("vendor_element_wise_compound_compute", 2, "-scenarioNum", np.float16, slice(None)),
 ]
 
 # samples / scenarios waiting for an unmodelled API (op, scenario, API named in the error)

@@ -46,6 +46,8 @@ class StridedStatic:
       data decide a fault (a misaligned call is suppressed anyway).
     kind: the call form, a lanes.KIND_* (static) or None (traced ``dyn["kind"]``).
     ordered: dst blocks of two repeats may coincide: write repeat by repeat in program order.
+    read_dst: dst is also an operand (FusedMulAdd, MulAddDst, Axpy...): its lanes, read before any
+      write, follow the sources' lanes as the element function's last operand.
     api: the API (scratch regions it uses), or "*" with ``api_codes``: ``dyn["op"]`` selects it.
     src_dtype: the sources' element type when it differs from ``dtype`` (the dst's; Cast): the
       lanes are counted by the wider type, each operand spans L * sizeof / 32 blocks a repeat.
@@ -62,6 +64,7 @@ class StridedStatic:
     kind: object = None
     api_codes: tuple = ()
     src_dtype: object = None
+    read_dst: bool = False
 
 
 # -- the shared pieces (also used by binary.py and compact.py) -----------------------------------
@@ -220,6 +223,8 @@ def run_strided(st: StridedStatic, state, dyn):
         ((s_addr, s_rep),) = srcs
         fault |= conversion_dst_faults(d_addr, s_addr, blk_act, src_act, any_act, s[0], s_rep, ns == nd)
     xs = [read_lanes(state.ub, a, sdt, k in st.literal) for (a, _), k in zip(srcs, st.srcs, strict=True)]
+    if st.read_dst:
+        xs.append(read_lanes(state.ub, d_addr, dt))
     out = st.elem(*xs, dyn.get("scalar"), dt, p, state.ctrl, dyn)
     bad_param = dyn["bad_param"]
     if isinstance(out, tuple):

@@ -12,8 +12,9 @@ from .compare import (
     GetCmpMask,
     SetCmpMask,
 )
+from .compound import AbsSub, AddRelu, Axpy, FusedMulAdd, MulAddDst, MulAddRelu, Mull, Prelu, SubRelu
 from .data_copy import DataCopy, DataCopyPad
-from .fill import CreateVecIndex, Duplicate
+from .fill import Brcb, CreateVecIndex, Duplicate
 from .gather_mask import GatherMask, GatherMaskParams, GetGatherMaskRemainCount
 from .reduce import (
     ReduceDataBlock,

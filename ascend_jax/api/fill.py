@@ -21,8 +21,10 @@ import jax.numpy as jnp
 from .._engine import elem_math as EM
 from .._engine import lanes as LN
 from .._engine import memory as MEM
+from .._engine.brcb import BrcbStatic, run_brcb
 from .._engine.pipeline import StridedStatic, run_strided
 from ..errors import NotModelledError, UsageError
+from ..params import BrcbRepeatParams, as_brcb_params
 from ..profile import as_profile
 from ..registry import ApiSpec, register
 from ..tensor import LocalTensor
@@ -194,3 +196,63 @@ def CreateVecIndex(state, dst, firstValue, *args, profile=None, isSetMask=True, 
 
 
 __all__ = list(API_CODES)
+
+
+# ---------------------------------------------------------------------------------------------
+# Brcb: one src element per dst DataBlock (its own small core: no mask, no lane plan)
+
+
+def plan_brcb(state, dst, src, repeatTime, repeatParams, profile, max_repeats=None):
+    """(BrcbStatic, dyn) of one Brcb call; static misuse raises UsageError."""
+    api = "Brcb"
+    p = as_profile(profile)
+    A.check_tensor(api, "dst", dst, p)
+    A.check_tensor(api, "src", src, p)
+    dt = dst.dtype
+    p.require_api(api, dt)
+    A.check_same_dtype(api, p, dst=dst, src=src)
+    A.check_modelled(api, dt, p, wide_lanes=True)
+    hi = p.max_repeat_times
+    A.static_int(api, "repeatTime", repeatTime, 0, hi, p)
+    if A.is_static(repeatTime) and repeatTime == 0 and p.zero_repeat == "error":
+        raise UsageError(api, "repeatTime", 0, "a non-zero repeat", p, "behavior.zero_repeat = error")
+    params = as_brcb_params(repeatParams)
+    bad = A.traced_range_bad(repeatTime, 0, hi)
+    for f, lim in BrcbRepeatParams._RANGES.items():
+        v = getattr(params, f)
+        A.static_int(api, f"repeatParams.{f}", v, 0, lim, p)
+        bad = bad | A.traced_range_bad(v, 0, lim)
+    if A.is_static(repeatTime):
+        R = A.bucket(max(1, repeatTime)) if max_repeats is None else A.bucket(max_repeats)
+    else:
+        R = A.bucket(max_repeats if max_repeats is not None else hi)
+    dyn = {
+        "dst": A.addr_of(dst),
+        "src": A.addr_of(src),
+        "blk": jnp.asarray(params.dstBlkStride, I32),
+        "rep": jnp.asarray(params.dstRepStride, I32),
+        "repeat": jnp.asarray(repeatTime, I32),
+        "bad_param": jnp.asarray(bad, bool),
+    }
+    return BrcbStatic(dtype=dt, R=R, profile=p), dyn
+
+
+@register(
+    ApiSpec(
+        "Brcb",
+        "fill",
+        ("Brcb(dst, src, repeatTime, repeatParams)",),
+        "memory-vector/数据填充/Brcb.md",
+    )
+)
+def Brcb(state, dst, src, repeatTime, repeatParams, profile=None, max_repeats=None):
+    """Brcb (Ascend C ``AscendC::Brcb``): repeat ``i`` fills its 8 dst DataBlocks (at
+    ``dst + 32 * (i * dstRepStride + j * dstBlkStride)``) with src element ``8i + j`` each; src is
+    read contiguously. No mask (the registers are unchanged). ``repeatParams``: a
+    ``BrcbRepeatParams(dstBlkStride, dstRepStride)`` or a 2-tuple. ``max_repeats``: static repeat
+    bucket for a traced ``repeatTime``. Returns the new CoreState.
+
+    **Spec:** memory-vector/数据填充/Brcb.md. Profile keys: ``apis.Brcb``, ``behavior.zero_repeat``.
+    """
+    st, dyn = plan_brcb(state, dst, src, repeatTime, repeatParams, profile, max_repeats)
+    return run_brcb(st, state, dyn)

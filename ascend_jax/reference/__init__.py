@@ -116,9 +116,9 @@ __all__ += [
     "MaxsFlexible",
     "MinsFlexible",
 ]
-from .fill import CreateVecIndex, Duplicate  # noqa: E402
+from .fill import Brcb, CreateVecIndex, Duplicate  # noqa: E402
 
-__all__ += ["Duplicate", "CreateVecIndex"]
+__all__ += ["Duplicate", "CreateVecIndex", "Brcb"]
 from .cast import Cast, RoundMode, Truncate  # noqa: E402
 
 __all__ += ["Cast", "RoundMode", "Truncate"]
@@ -126,3 +126,18 @@ __all__ += ["Cast", "RoundMode", "Truncate"]
 from .reduce import ReduceDataBlock, ReduceMax, ReduceMin, ReducePairElem, ReduceRepeat, ReduceSum  # noqa: E402
 
 __all__ += ["ReduceRepeat", "ReduceDataBlock", "ReducePairElem", "ReduceSum", "ReduceMax", "ReduceMin"]
+# composite ops 复合计算 (issue 16)
+from .compound import AbsSub, AddRelu, Axpy, ExpSub, FusedMulAdd, MulAddDst, MulAddRelu, Mull, Prelu, SubRelu  # noqa: E402
+
+__all__ += [
+    "AddRelu",
+    "SubRelu",
+    "FusedMulAdd",
+    "MulAddRelu",
+    "MulAddDst",
+    "Axpy",
+    "AbsSub",
+    "ExpSub",
+    "Prelu",
+    "Mull",
+]

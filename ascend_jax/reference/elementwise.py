@@ -71,10 +71,13 @@ def run(
     compute_factory,
     count_only=False,
     extra_faults=None,
+    read_dst=False,
 ):
     """One call of an element-wise API. ``compute_factory(d, profile, ctrl)`` returns
     ``compute(*src_bits) -> dst_bits`` for one lane. ``extra_faults(plan, dst, dst_strides)``, when
-    given, returns the fault bits of operands the lane loop does not see (an element scalar)."""
+    given, returns the fault bits of operands the lane loop does not see (an element scalar).
+    ``read_dst``: dst is also an input (FusedMulAdd, MulAddDst, Axpy...); its lane's old value is
+    ``compute``'s last argument (read with the sources, before any write)."""
     profile = as_profile(profile)
     count_form = check_static(api, dst, srcs, src_names, args, profile, is_set_mask, count_only)
     d = dst.dtype
@@ -134,6 +137,8 @@ def run(
                 sa = _faults.lane_address(s.addr, r, b, e, sblk, srep, size, bb)
                 vals.append(_st.read_bits(state.ub, sa, size))
             da = _faults.lane_address(dst.addr, r, b, e, dst_strides[0], dst_strides[1], size, bb)
+            if read_dst:
+                vals.append(_st.read_bits(state.ub, da, size))
             results.append((da, compute(*vals)))
 
     out = _st.copy_state(state)

@@ -168,3 +168,71 @@ def CreateVecIndex(state, dst, firstValue, *args, profile, isSetMask=True):
         return _num.int_to_bits(_num.wrap_int(first + i, dd), dd)
 
     return _fill(api, state, dst, args, profile, isSetMask, lane_bits, ("dstBlkStride", "dstRepStride"))
+
+
+def Brcb(state, dst, src, repeatTime, repeatParams, *, profile):
+    """Brcb (数据填充/Brcb.md): repeat ``i`` takes src elements ``8i .. 8i+7`` (read contiguously) and
+    fills DataBlock ``j`` of the repeat with element ``8i + j``:
+
+      dst block (i, j) at ``dst + 32 * (i * dstRepStride + j * dstBlkStride)`` bytes = src[8i + j]
+
+    (the page's pseudo-code). No mask: every block of every repeat is written, whatever the
+    vector-mask registers and the mask mode hold (CHOICE: the prototype has no mask; the registers
+    are left unchanged). Faults: src and dst aligned to 32 bytes, inside UB, ``dstBlkStride == 0``
+    (DST_BLK_STRIDE_ZERO: "不支持设置为0，若设置成0可能产生未定义行为"), any byte of an active src range
+    inside an active dst block (PARTIAL_OVERLAP: "不支持源操作数与目的操作数使用同一块内存地址"), the
+    scratch region where the product reserves one (310P AI Core: "需要预留8KB"). repeatTime 0 follows
+    ``behavior.zero_repeat``. Blocks written twice: the later write wins (program order)."""
+    from ..params import as_brcb_params
+
+    api = "Brcb"
+    profile = as_profile(profile)
+    for t, name in ((dst, "dst"), (src, "src")):
+        if not isinstance(t, LocalTensor):
+            raise UsageError(api, name, t, "a LocalTensor", profile)
+    d = dst.dtype
+    profile.require_api(api, d)
+    if src.dtype != d:
+        raise UsageError(api, "src.dtype", src.dtype.name, f"{d.name} (= dst.dtype)", profile)
+    rt = _masks.check_repeat_time(api, repeatTime, profile)
+    params = as_brcb_params(repeatParams)
+    blk = _masks.as_int(api, "repeatParams.dstBlkStride", params.dstBlkStride, profile)
+    rep = _masks.as_int(api, "repeatParams.dstRepStride", params.dstRepStride, profile)
+    for v, name in ((blk, "dstBlkStride"), (rep, "dstRepStride")):
+        if not 0 <= v <= 65535:
+            raise UsageError(api, f"repeatParams.{name}", v, "[0, 65535]", profile)
+    d_addr = _masks.as_int(api, "dst.addr", dst.addr, profile)
+    s_addr = _masks.as_int(api, "src.addr", src.addr, profile)
+    if rt == 0:
+        plan = _masks._zero("repeat", api, profile, True)
+        if plan.outcome == "nop":
+            return _st.copy_state(state)
+        return _st.with_fault(state, plan.fault)
+    size, bb = d.itemsize, profile.block_bytes
+    limit = min(state.ub.size, profile.ub_usable_bytes)
+    fault = 0
+    if d_addr % profile.operand_alignment_bytes or s_addr % profile.operand_alignment_bytes:
+        fault |= Fault.MISALIGNED
+    if blk == 0:
+        fault |= Fault.DST_BLK_STRIDE_ZERO
+    dst_blocks = [d_addr + bb * (i * rep + j * blk) for i in range(rt) for j in range(8)]
+    src_lo, src_hi = s_addr, s_addr + 8 * rt * size  # SPEC: "源操作数 ... 始终采用连续读"
+    if src_lo < 0 or src_hi > limit or any(a < 0 or a + bb > limit for a in dst_blocks):
+        fault |= Fault.OUT_OF_UB
+    if any(a < src_hi and a + bb > src_lo for a in dst_blocks):
+        fault |= Fault.PARTIAL_OVERLAP
+    for region in profile.reserved:
+        if api in region.used_by:
+            lo, hi = region.offset_bytes, region.offset_bytes + region.size_bytes
+            if (src_lo < hi and src_hi > lo) or any(a < hi and a + bb > lo for a in dst_blocks):
+                fault |= Fault.SCRATCH_COLLISION
+    if fault:
+        return _st.with_fault(state, int(fault))
+    values = [_st.read_bits(state.ub, s_addr + k * size, size) for k in range(8 * rt)]  # all reads first
+    out = _st.copy_state(state)
+    for i in range(rt):
+        for j in range(8):
+            start = d_addr + bb * (i * rep + j * blk)
+            for e in range(bb // size):
+                _st.write_bits(out.ub, start + e * size, size, values[i * 8 + j])
+    return out
