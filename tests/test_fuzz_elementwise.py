@@ -137,6 +137,25 @@ def test_element_scalar_is_read_from_ub():
             np.testing.assert_array_equal(got, ub)
 
 
+def test_element_scalar_misuse_named_by_both():
+    """An element scalar of another type than dst, and a scalarTensorIndex outside {0, 1}: both
+    implementations raise a UsageError naming the same argument."""
+    import ascend_jax as aj
+    from ascend_jax.errors import UsageError
+    from ascend_jax.tensor import LocalTensor
+
+    p = P950
+    dst, src1 = LocalTensor(aj.int16, 4096, 128), LocalTensor(aj.int16, 1024, 128)
+    for elem, cfg, arg in (
+        (LocalTensor(aj.half, 0, 1), aj.BinaryConfig(0), "src0.dtype"),
+        (LocalTensor(aj.int16, 0, 1), 2, "config.scalarTensorIndex"),
+    ):
+        for mod in (aj, ref):
+            with pytest.raises(UsageError) as e:
+                mod.Ors(mod.reset_state(p, ub_bytes=8192), dst, elem, src1, 128, profile=p, config=cfg)
+            assert e.value.argument == arg, (mod.__name__, e.value)
+
+
 # -- campaigns (nightly) ---------------------------------------------------------------------------
 
 _APIS = {kind: [a for a, row in API_TABLE.items() if row.kind == kind] for kind in SMALL}

@@ -27,6 +27,7 @@ from ...params import BinaryRepeatParams, UnaryRepeatParams
 from ...tensor import MASK_PLACEHOLDER, LocalTensor
 from ..regs import draw as draw_registers
 from .base import (
+    Operand,
     generic_shrinks,
     make_ub,
     mask_label,
@@ -541,6 +542,9 @@ class ElementwiseFamily(Family):
             strided_operand(n, a, d.name, s[1 + i], s[h + 1 + i], nblk, reps, "in")
             for i, (n, a) in enumerate(zip(names, case.srcs, strict=True))
         ]
+        if case.kind == "flex" and case.position.startswith("elem"):
+            name = "src0" if case.position == "elem_before" else "src1"
+            ops.append(Operand(f"{name}_element", case.elem, d.itemsize, d.name, "in", ("packed", case.elem)))
         ops.append(strided_operand("dst", case.dst, d.name, s[0], s[h], nblk, reps, "inout"))
         return ops
 
