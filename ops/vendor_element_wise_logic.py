@@ -10,7 +10,7 @@ Scenarios (``SCENARIO_NUM``; the vendor gen_data.py takes ``-scenarioNum``):
 | n | call | status |
 |---|---|---|
 | 1 | ``And(dst, src0, src1, 512)`` | ported (910B) |
-| 2 | ``Ors<..., config{0}>(dst, src0Local[0], src1, 512)`` (950 only) | pending: Ors |
+| 2 | ``Ors<..., config{0}>(dst, src0Local[0], src1, 512)`` (950 only) | ported (ascend950) |
 | 3 | ``ShiftLeft(dst, src0, src1.ReinterpretCast<int16_t>(), 512)`` (950 only) | ported (ascend950) |
 | 4 | ``ShiftRight(dst, src0, 2, 512)`` | ported (910B) |
 """
@@ -28,7 +28,7 @@ DEFAULT_SCENARIO = 1  # the vendor's default
 PROFILES = {1: "ascend910b", 2: "ascend950", 3: "ascend950", 4: "ascend910b"}
 # the products the sample's README lists (A2, A3, 950); a scenario for one product runs only there
 PRODUCTS = ("ascend910b", "ascend910_93", "ascend950")
-PENDING = {2: "Ors (flexible-scalar logic: no fast path yet)"}
+PENDING = {}
 COUNT = 512
 SHIFT_BITS = 2
 
@@ -46,6 +46,11 @@ def logic_custom(k, src0, src1, dst, *, scenario):
 
     if scenario == 1:
         k.And(dstLocal, src0Local, src1Local, COUNT)
+    elif scenario == 2:
+        # the scalar is element 0 of src0Local (a LocalTensor element, read at run time);
+        # BinaryConfig{0}: the left operand is the scalar
+        config = aj.BinaryConfig(0)
+        k.Ors(dstLocal, src0Local[0], src1Local, COUNT, config=config)
     elif scenario == 3:
         src1S16 = src1Local.ReinterpretCast(aj.int16)
         k.ShiftLeft(dstLocal, src0Local, src1S16, COUNT)

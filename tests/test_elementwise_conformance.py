@@ -14,9 +14,8 @@ from ascend_jax import dtypes as D
 from ascend_jax.profile import load_profile
 from ascend_jax.state import reset_state
 
-# the pages' flexible-scalar examples take the scalar from a LocalTensor element (config.scalarTensorIndex):
-# that form has no fast path yet (NotModelledError); the Python-scalar form is in the differential tests
-NO_FAST_PATH = {"Subs", "Divs", "Ands", "Ors", "AddsFlexible", "MulsFlexible", "MaxsFlexible", "MinsFlexible"}
+# the pages' flexible-scalar examples take the scalar from a LocalTensor element (config.scalarTensorIndex),
+# read from UB at run time by the fast path too
 A0, A1 = 0, 2048
 T = aj.LocalTensor
 
@@ -37,14 +36,15 @@ def _ub_read(st, addr, d, n):
     return np.asarray(st.ub[addr : addr + n * d.itemsize]).view(d.np_dtype)
 
 
-_EXAMPLES = [e for e in DATA["examples"] if e["api"] not in NO_FAST_PATH]
+_EXAMPLES = list(DATA["examples"])
 
 
 @pytest.mark.parametrize("ex", _EXAMPLES, ids=lambda e: f"{e['api']}-{e['dtype']}")
 def test_doc_result_examples_fast_path(ex):
     api, d, n = ex["api"], D.as_dtype(ex["dtype"]), DATA["n"]
     prof = _profile(api, ex["dtype"])
-    names = ("src0", "src1") if api in aj.api.binary.API_CODES else ("src",)
+    names = ("src0", "src1") if api in aj.api.binary.API_CODES or "config" in ex else ("src",)
+    kw = {"config": ex["config"]} if "config" in ex else {}  # BinaryConfig.scalarTensorIndex
     for form, args in _forms(api, ex).items():
         st = reset_state(prof)
         tensors = []
@@ -53,7 +53,7 @@ def test_doc_result_examples_fast_path(ex):
             tensors.append(T(d, addr, n))
         if "scalar_value" in ex:
             tensors.append(ex["scalar_value"])
-        out = getattr(aj, api)(st, T(d, AD, n), *tensors, *args, profile=prof)
+        out = getattr(aj, api)(st, T(d, AD, n), *tensors, *args, profile=prof, **kw)
         assert int(out.fault) == 0, (api, form)
         got = _ub_read(out, AD, d, n)
         want = _run(api, ex, prof, args)

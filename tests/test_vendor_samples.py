@@ -37,6 +37,7 @@ PORTED = [
     ("vendor_gather", 1, "-scenario_num", np.uint32, slice(0, 128)),
     ("vendor_gather", 2, "-scenario_num", np.uint32, slice(None)),
     ("vendor_element_wise_logic", 1, "-scenarioNum", np.uint16, slice(None)),
+    ("vendor_element_wise_logic", 2, "-scenarioNum", np.uint16, slice(None)),
     ("vendor_element_wise_logic", 3, "-scenarioNum", np.uint16, slice(None)),
     ("vendor_element_wise_logic", 4, "-scenarioNum", np.uint16, slice(None)),
     ("vendor_duplicate", 1, "-scenarioNum", np.float16, slice(None)),
@@ -64,7 +65,6 @@ PENDING = [
     ("vendor_compare", 4, "Compares"),
     ("vendor_gather", 3, "Gather"),
     ("vendor_gather", 4, "Gatherb"),
-    ("vendor_element_wise_logic", 2, "Ors"),
     ("vendor_reduce_computation", 5, "GetReduceRepeatSumSpr"),
     ("vendor_cast", 0, "int4b_t"),
 ]

@@ -51,6 +51,9 @@ class StridedStatic:
     api: the API (scratch regions it uses), or "*" with ``api_codes``: ``dyn["op"]`` selects it.
     src_dtype: the sources' element type when it differs from ``dtype`` (the dst's; Cast): the
       lanes are counted by the wider type, each operand spans L * sizeof / 32 blocks a repeat.
+    element_scalar: the call may take its scalar from UB: where the traced ``dyn["elem_on"]`` is
+      set, the scalar is the T element at byte ``dyn["elem"]`` (灵活标量位置, a LocalTensor element),
+      read before the call writes (see ``element_scalar``).
     """
 
     api: str
@@ -65,6 +68,7 @@ class StridedStatic:
     api_codes: tuple = ()
     src_dtype: object = None
     read_dst: bool = False
+    element_scalar: bool = False
 
 
 # -- the shared pieces (also used by binary.py and compact.py) -----------------------------------
@@ -185,6 +189,37 @@ def finish(state, plan, fault, ub, **extra):
     return state.replace(ub=ub, vmask=vmask, mask_mode=mode, fault=state.fault | fault, **extra)
 
 
+def read_element(ub, addr, dtype):
+    """The T element at byte ``addr`` (any alignment) as scalar bits: uint32, or (low, high) uint32[2]
+    for 64-bit T. An address outside UB reads clamped bytes (the call faults OUT_OF_UB anyway)."""
+    n = dtype.itemsize
+    raw = jax.lax.dynamic_slice(ub, (jnp.clip(jnp.asarray(addr, I32), 0, ub.shape[-1] - n),), (n,)).astype(
+        U32
+    )
+    words = []
+    for k in range(max(1, n // 4)):
+        w = jnp.zeros((), U32)
+        for i in range(min(4, n)):
+            w = w | (raw[4 * k + i] << U32(8 * i))
+        words.append(w)
+    return words[0] if n <= 4 else jnp.stack(words)
+
+
+def element_scalar(state, dyn, dt, limit, d_addr, blk_act, any_act, block_bytes):
+    """(scalar bits, fault) of a call whose scalar may be a LocalTensor element (``dyn["elem_on"]``):
+    its bytes must lie inside UB (OUT_OF_UB; no alignment rule) and, as the flexible-scalar pages
+    say, may not meet an active dst block (PARTIAL_OVERLAP)."""
+    on = jnp.asarray(dyn["elem_on"], bool)
+    e = jnp.asarray(dyn["elem"], I32)
+    n = dt.itemsize
+    fault = any_fault(on & any_act & ((e < 0) | (e + n > limit)), Fault.OUT_OF_UB)
+    # SPEC: "调用灵活标量位置接口且源操作数为LocalTensor单点元素的场景，不支持源操作数和目的操作数地址重叠"
+    meet = (e < d_addr + block_bytes) & (d_addr < e + n)
+    fault |= any_fault(on & blk_act & meet, Fault.PARTIAL_OVERLAP)
+    bits = read_element(state.ub, e, dt)
+    return jnp.where(on, bits, dyn["scalar"]), fault
+
+
 # -- the elementwise core ------------------------------------------------------------------------
 
 
@@ -225,7 +260,11 @@ def run_strided(st: StridedStatic, state, dyn):
     xs = [read_lanes(state.ub, a, sdt, k in st.literal) for (a, _), k in zip(srcs, st.srcs, strict=True)]
     if st.read_dst:
         xs.append(read_lanes(state.ub, d_addr, dt))
-    out = st.elem(*xs, dyn.get("scalar"), dt, p, state.ctrl, dyn)
+    scalar = dyn.get("scalar")
+    if st.element_scalar:
+        scalar, f = element_scalar(state, dyn, dt, limit, d_addr, blk_act, any_act, p.block_bytes)
+        fault |= f
+    out = st.elem(*xs, scalar, dt, p, state.ctrl, dyn)
     bad_param = dyn["bad_param"]
     if isinstance(out, tuple):
         out, bad_lanes = out

@@ -4,12 +4,15 @@ of Adds/Muls/Maxs/Mins (``AddsFlexible`` ...): ``dst_i = f(src_i, scalar)`` or `
 Prototypes (C++ argument order; ``isSetMask`` and ``config`` (BinaryConfig) are template arguments):
   X(dst, src0, src1, count)
   X(dst, src0, src1, mask[] | mask, repeatTime, repeatParams)     (UnaryRepeatParams)
-Exactly one of src0 / src1 is the scalar: a Python number in that position (modelled here), or --
-when both are LocalTensors -- element 0 of the tensor ``config.scalarTensorIndex`` names (not in
-the fast path yet: NotModelledError). Element semantics: ``_engine/elem_math.flexible``.
+Exactly one of src0 / src1 is the scalar: a Python number in that position, or -- when both are
+LocalTensors -- element 0 of the tensor ``config.scalarTensorIndex`` names (0 = src0, 1 = src1,
+default 1), read from UB at run time at its (traced) address: no alignment rule, inside UB
+(OUT_OF_UB), not meeting an active dst block (PARTIAL_OVERLAP). Element semantics:
+``_engine/elem_math.flexible``.
 
-One program per (dtype, repeat bucket) serves all eight APIs, both scalar positions and every call
-form (``dyn["op"]``, ``dyn["first"]``, ``dyn["kind"]``).
+One program per (dtype, repeat bucket) serves all eight APIs, both scalar positions, a number or a
+LocalTensor element as the scalar, and every call form (``dyn["op"]``, ``dyn["first"]``,
+``dyn["elem_on"]``, ``dyn["kind"]``).
 """
 
 import functools
@@ -84,14 +87,20 @@ def plan(api, state, dst, src0, src1, args, profile, isSetMask, config, max_repe
     if not t0 and not t1:
         # SPEC: "当前不支持左右操作数同时为标量" (基础算术/Subs（灵活标量位置）.md 约束说明)
         raise UsageError(api, "src0/src1", (src0, src1), "one LocalTensor operand", p, "two scalars")
-    if t0 and t1:
+    element = t0 and t1
+    if element:
+        # SPEC: "BinaryConfig ... 默认值DEFAULT_BINARY_CONFIG，表示右操作数为标量" (Subs（灵活标量位置）.md)
         idx = 1 if config is None else getattr(config, "scalarTensorIndex", config)
         if not isinstance(idx, int) or isinstance(idx, bool) or idx not in (0, 1):
             raise UsageError(api, "config.scalarTensorIndex", idx, "0 or 1", p)
-        raise NotModelledError(f"{api}: a LocalTensor element as the scalar is not in the fast path yet")
-    first = not t0  # the scalar is src0
+        first = idx == 0
+    else:
+        first = not t0  # the scalar is src0
     vec, vec_name, scalar = (src1, "src1", src0) if first else (src0, "src0", src1)
     A.check_tensor(api, "dst", dst, p)
+    if element and scalar.dtype != dst.dtype:
+        s_name = "src0" if first else "src1"
+        raise UsageError(api, f"{s_name}.dtype", scalar.dtype.name, f"{dst.dtype.name} (= dst.dtype)", p)
     if not isinstance(isSetMask, bool):
         raise UsageError(api, "isSetMask", isSetMask, "True or False", p)
     if len(args) not in (1, 3):
@@ -119,12 +128,28 @@ def plan(api, state, dst, src0, src1, args, profile, isSetMask, config, max_repe
         kind, R = highdim_form(api, mask, repeat, dt, p, isSetMask, state, max_repeats, dyn)
     unary_strides(api, params, p, dyn)
     dyn["kind"] = jnp.asarray(LN.KINDS[kind], I32)
-    dyn["scalar"] = A.scalar_bits(api, scalar, dt, p)
+    if element:
+        # the scalar is the T element at the tensor's address, read from UB at run time (traced)
+        dyn["scalar"] = jnp.zeros((2,) if dt.itemsize == 8 else (), U32)
+        dyn["elem"] = A.addr_of(scalar)
+    else:
+        dyn["scalar"] = A.scalar_bits(api, scalar, dt, p)
+        dyn["elem"] = jnp.zeros((), I32)
+    dyn["elem_on"] = jnp.asarray(element)
     dyn["op"] = jnp.asarray(API_CODES.index(api), I32)
     dyn["first"] = jnp.asarray(first)
     R = min(R, default_big_bucket(p))
     ordered = form == "highdim" and MEM.collisions_possible(params.dstRepStride, params.dstBlkStride, R)
-    st = StridedStatic(api="*", dtype=dt, R=R, ordered=ordered, profile=p, elem=any_elem, api_codes=API_CODES)
+    st = StridedStatic(
+        api="*",
+        dtype=dt,
+        R=R,
+        ordered=ordered,
+        profile=p,
+        elem=any_elem,
+        api_codes=API_CODES,
+        element_scalar=True,
+    )
     return st, dyn
 
 
@@ -138,8 +163,9 @@ def _make(name, formula, doc):
 
     Call forms (C++ order): ``{name}(state, dst, src0, src1, count)`` or
     ``{name}(state, dst, src0, src1, mask, repeatTime, repeatParams)``; exactly one of src0 / src1 is
-    a Python number (the scalar, in that position). ``repeatParams``: a ``UnaryRepeatParams``.
-    A LocalTensor element as the scalar is not in the fast path yet (NotModelledError).
+    a Python number (the scalar, in that position), or both are LocalTensors and the scalar is
+    element 0 of the one ``config`` (``BinaryConfig(scalarTensorIndex)``, default 1 = src1) names,
+    read from UB at run time. ``repeatParams``: a ``UnaryRepeatParams``.
 
     **Spec:** {doc}. Profile keys: ``apis.{name}``.
     """

@@ -7,6 +7,7 @@ any families through the engine's runner and comparator."""
 
 from .compare_select import CompareSelectFamily
 from .data_copy import DataCopyFamily
+from .elementwise import ElementwiseFamily
 from .family import Family
 from .gather_shift import GatherFamily, ShiftFamily
 from .registers import RegisterFamily
@@ -19,46 +20,11 @@ FAMILIES = (
     GatherFamily(),
     RegisterFamily(),
     DataCopyFamily(),
+    ElementwiseFamily(),
 )
 
 # Registered APIs without an adapter (the test suite asserts this is exactly the set left over).
-_EW_REASON = (
-    "element-wise family (issue 15): no fuzz adapter yet; covered by tests/test_elementwise_differential.py "
-    "(fast path vs reference on random cases of every call form, vmapped)"
-)
-NOT_FUZZED = {
-    api: _EW_REASON
-    for api in (
-        "Add",
-        "Sub",
-        "Mul",
-        "Div",
-        "Max",
-        "Min",
-        "And",
-        "Or",
-        "Abs",
-        "Relu",
-        "Neg",
-        "Not",
-        "Exp",
-        "Ln",
-        "Sqrt",
-        "Rsqrt",
-        "Reciprocal",
-        "LeakyRelu",
-        "Duplicate",
-        "CreateVecIndex",
-        "Subs",
-        "Divs",
-        "Ands",
-        "Ors",
-        "AddsFlexible",
-        "MulsFlexible",
-        "MaxsFlexible",
-        "MinsFlexible",
-    )
-}
+NOT_FUZZED = {}
 # reduction family (issue 16, helper "reduce")
 NOT_FUZZED.update(
     {

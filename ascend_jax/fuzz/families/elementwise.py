@@ -1,0 +1,574 @@
+"""Random cases for the element-wise family (issue 15): two-source arithmetic and logic (Add ... Or),
+unary math (Abs ... LeakyRelu), the flexible-scalar APIs (Subs, Divs, Ands, Ors, AddsFlexible ...)
+and the fills (Duplicate, CreateVecIndex), run through the fast path and the NumPy reference and
+compared on the whole UB, the registers and the fault word.
+
+Table-driven: ``API_TABLE`` gives each API's row (its sub-family ``kind`` and its scalar, if any);
+``KINDS`` gives each sub-family's fast-path module, its number of tensor sources and its repeat
+parameters. Adding an API of an existing sub-family is one row of ``API_TABLE``.
+
+Fast path: every case is planned by its API module's own planner (``plan``: the public API's static
+checks, the call form as traced data) with static Python values; the cases of one signature
+(sub-family, dtype, repeat bucket) then run in ONE vmapped program of the strided core
+(``run_strided``) with everything traced -- API code, call form, addresses, count, mask words,
+repeat count, strides, scalar bits. Reference: the public reference function, one case at a time.
+"""
+
+import dataclasses
+import functools
+import math
+
+import jax
+import numpy as np
+
+from ... import dtypes as _dt
+from ...errors import NotModelledError, UsageError
+from ...params import BinaryRepeatParams, UnaryRepeatParams
+from ...tensor import MASK_PLACEHOLDER, LocalTensor
+from ..regs import draw as draw_registers
+from .base import (
+    Operand,
+    generic_shrinks,
+    make_ub,
+    mask_label,
+    repeat_regime,
+    stride_regime,
+    strided_operand,
+)
+from .family import Family
+from .unary_scalar import _random_scalar
+
+
+@dataclasses.dataclass(frozen=True)
+class Kind:
+    """A sub-family: its fast-path module (``plan(...)`` and ``API_CODES``), tensor sources, the
+    default strides of its repeat parameters (dst block strides, source block strides, dst repeat
+    stride, source repeat strides -- in the C++ parameter order), and the names of the fill
+    strides."""
+
+    module: str
+    nsrc: int
+    default_strides: tuple
+
+
+KINDS = {
+    "binary": Kind("binary", 2, (1, 1, 1, 8, 8, 8)),  # BinaryRepeatParams
+    "unary": Kind("unary", 1, (1, 1, 8, 8)),  # UnaryRepeatParams
+    "flex": Kind("binary_scalar", 1, (1, 1, 8, 8)),  # UnaryRepeatParams
+    "fill": Kind("fill", 0, (1, 8)),  # dstBlockStride, dstRepeatStride
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Row:
+    """One API: its sub-family; ``scalar``: None, "value" (any T value: LeakyRelu, Duplicate,
+    the flexible scalar), "index" (CreateVecIndex's firstValue: finite, in T's range); ``positions``:
+    the scalar positions (flexible APIs: a number after / before src, or a LocalTensor element as
+    src1 / src0 -- ``BinaryConfig.scalarTensorIndex`` 1 / 0)."""
+
+    kind: str
+    scalar: object = None
+    positions: tuple = ("after",)
+
+
+FLEX_POSITIONS = ("after", "before", "elem_after", "elem_before")
+
+API_TABLE = {
+    **{a: Row("binary") for a in ("Add", "Sub", "Mul", "Div", "Max", "Min", "And", "Or")},
+    **{a: Row("unary") for a in ("Abs", "Relu", "Neg", "Not", "Exp", "Ln", "Sqrt", "Rsqrt", "Reciprocal")},
+    "LeakyRelu": Row("unary", "value"),
+    **{
+        a: Row("flex", "value", FLEX_POSITIONS)
+        for a in (
+            "Subs",
+            "Divs",
+            "Ands",
+            "Ors",
+            "AddsFlexible",
+            "MulsFlexible",
+            "MaxsFlexible",
+            "MinsFlexible",
+        )
+    },
+    "Duplicate": Row("fill", "value"),
+    "CreateVecIndex": Row("fill", "index"),
+}
+
+FORMS = ("count", "count_register", "continuous", "bitwise", "register")
+
+
+def _module(kind):
+    import importlib
+
+    return importlib.import_module(f"ascend_jax.api.{KINDS[kind].module}")
+
+
+@dataclasses.dataclass(frozen=True)
+class EwCase:
+    api: str
+    dtype: str
+    form: str  # count | count_register | continuous | bitwise | register
+    dst: int
+    srcs: tuple = ()  # source addresses (src0, src1 | src | none)
+    scalar: object = None  # a Python number (the API's scalar argument) or None
+    position: str = "after"  # flexible APIs: after | before | elem_after | elem_before (FLEX_POSITIONS)
+    elem: int = 0  # elem_*: the byte address of the LocalTensor element that is the scalar
+    count: int = 0
+    mask: object = None  # int (continuous) or tuple of uint64 words (bitwise)
+    repeat: int = 0
+    strides: tuple = ()  # the sub-family's repeat parameters (``Kind.default_strides`` layout)
+    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
+    mask_mode: int = 0
+    ctrl: tuple = (0, 0)
+    ub_seed: int = 0
+    ub_bytes: int = 8192
+    data: str = "raw"  # raw | specials | small
+
+    @property
+    def kind(self):
+        return API_TABLE[self.api].kind
+
+    def call_repr(self):
+        d = _dt.as_dtype(self.dtype)
+        t = f"<{d.cpp}{', false' if self.form in ('count_register', 'register') else ''}>"
+        names = {2: ("src0", "src1"), 1: ("src",), 0: ()}[len(self.srcs)]
+        ops = [f"dst@{self.dst}"] + [f"{n}@{a}" for n, a in zip(names, self.srcs, strict=True)]
+        if self.kind == "flex":
+            sc = f"elem@{self.elem}" if self.position.startswith("elem") else repr(self.scalar)
+            ops = [ops[0], sc, ops[1]] if self.position.endswith("before") else ops + [sc]
+        elif self.scalar is not None:
+            ops.append(repr(self.scalar))
+        head = f"{self.api}{t}({', '.join(ops)}"
+        if self.form in ("count", "count_register"):
+            return f"{head}, {self.count})"
+        m = (
+            "MASK_PLACEHOLDER"
+            if self.form == "register"
+            else ([hex(w) for w in self.mask] if self.form == "bitwise" else self.mask)
+        )
+        return (
+            f"{head}, {m}, {self.repeat}, {self.strides})  [mode={'counter' if self.mask_mode else 'normal'}]"
+        )
+
+
+# -- generation ---------------------------------------------------------------------------------
+
+
+def _index_scalar(rng, d):
+    """CreateVecIndex's firstValue: finite, in T's range (its page's rule), mostly small."""
+    if d.is_float:
+        if rng.random() < 0.5:
+            return float(rng.integers(-1000, 1000)) / 8
+        v = _random_scalar(rng, d)
+        return v if math.isfinite(v) else 0.0
+    lo = -(1 << (d.bits - 1)) if d.is_signed_int else 0
+    hi = lo + (1 << d.bits) - 1
+    if rng.random() < 0.5:
+        return int(np.clip(int(rng.integers(-100, 100)), lo, hi))
+    return int(rng.integers(lo, hi + 1))
+
+
+def random_case(rng, p, api, dtype, form, ub_bytes=8192, fault_rate=0.1):
+    row = API_TABLE[api]
+    kind = KINDS[row.kind]
+    d = _dt.as_dtype(dtype)
+    L = p.lanes(d)
+    E = p.block_bytes // d.itemsize
+    nblocks = ub_bytes // 32
+    data = ["raw", "specials", "small"][int(rng.integers(3))]
+    regs = draw_registers(rng, p, L, counter_ok=form not in ("count",))
+    mask_mode = regs.mask_mode
+    vmask_words = list(regs.vmask)
+    rep_choices = [0, 1, 1, 2, 3, 4, 8, 17, 255]
+    repeat = (
+        int(rep_choices[rng.integers(len(rep_choices))]) if rng.random() < 0.8 else int(rng.integers(0, 256))
+    )
+    ns = len(kind.default_strides) // 2  # strides per group (dst + sources)
+    if rng.random() < 0.5:
+        strides = kind.default_strides
+    else:
+        pick = [0, 1, 1, 2, 3, 4, 7, 8, 9, 16]
+        strides = tuple(int(pick[rng.integers(len(pick))]) for _ in kind.default_strides)
+        if strides[0] == 0 and rng.random() > fault_rate:
+            strides = (1,) + strides[1:]
+
+    def footprint(blk, rep, reps):
+        return (max(reps, 1) - 1) * rep + 7 * blk + 1
+
+    def fp_all(reps):
+        return max(footprint(strides[i], strides[ns + i], reps) for i in range(ns))
+
+    count = 0
+    count_reg = None
+    if form in ("count", "count_register"):
+        count = int(rng.integers(0, min(3 * L, nblocks * E // 2) + 1))
+        if rng.random() < 0.1:
+            count = 0
+        fp = footprint(1, 8, math.ceil(count / L))
+    else:
+        fp = fp_all(repeat)
+    if mask_mode == 1:
+        lo = 1 if (p.zero_mask == "error" and form in ("continuous", "bitwise")) else 0
+        count_reg = int(rng.integers(lo, min(4 * L, nblocks * E // 3) + 1))
+        fp = max(fp, fp_all(math.ceil(count_reg / L)))
+    mask = None
+    if form == "continuous":
+        mask = int(rng.choice([0, 1, L // 2, L - 1, L, L + 5, int(rng.integers(0, L + 1))]))
+        if p.zero_mask == "error" and mask_mode == 0 and mask == 0:
+            mask = 1
+        if mask_mode == 1:
+            mask = count_reg
+    elif form == "bitwise":
+        w = vmask_words
+        nw = p.vector_mask_bits // 64
+        words = [w[2 * i] | (w[2 * i + 1] << 32) for i in range(nw)]
+        if mask_mode == 1:
+            words = [count_reg] + [0] * (nw - 1)
+        if p.zero_mask == "error" and mask_mode == 0 and not any(words):
+            words[0] = 1
+        mask = tuple(words)
+    if mask_mode == 1:
+        vmask_words = [count_reg & 0xFFFFFFFF, count_reg >> 32, 0, 0, 0, 0, 0, 0]
+
+    def addr(fp_blocks):
+        hi = max(0, nblocks - min(fp_blocks, nblocks))
+        b = int(rng.integers(0, hi + 1))
+        if rng.random() < fault_rate / 2:
+            return b * 32 + int(rng.choice([2, 4, 16]))  # misaligned
+        if rng.random() < fault_rate / 2:
+            return int(rng.integers(nblocks - 2, nblocks + 4)) * 32  # likely out of the arena
+        return b * 32
+
+    dst = addr(fp)
+    srcs = tuple(dst if rng.random() < 0.15 else addr(fp) for _ in range(kind.nsrc))
+    scalar = None
+    if row.scalar == "value":
+        scalar = _random_scalar(rng, d)
+        if isinstance(scalar, float) and math.isnan(scalar):
+            # a NaN scalar only canonical: a payload NaN as a C++ scalar argument is outside the
+            # model's scalar conversion rule (the reference canonicalises, the fast path keeps the
+            # payload -- visible in Duplicate, which copies the bits)
+            scalar = float("nan")
+    elif row.scalar == "index":
+        scalar = _index_scalar(rng, d)
+    position = row.positions[int(rng.integers(len(row.positions)))]
+    elem = 0
+    if position.startswith("elem"):
+        # no alignment rule: any element, sometimes an odd byte, inside dst or outside UB
+        u = rng.random()
+        elem = int(rng.integers(0, ub_bytes // d.itemsize)) * d.itemsize
+        if u < 0.15:
+            elem = dst + d.itemsize * int(rng.integers(0, 3 * L))
+        elif u < 0.15 + fault_rate / 2:
+            elem = ub_bytes - int(rng.integers(0, d.itemsize + 1))
+        elif u < 0.15 + fault_rate:
+            elem += int(rng.integers(1, 4))
+    return EwCase(
+        api=api,
+        dtype=d.name,
+        form=form,
+        dst=dst,
+        srcs=srcs,
+        scalar=scalar,
+        position=position,
+        elem=elem,
+        count=count,
+        mask=mask,
+        repeat=repeat,
+        strides=strides if form not in ("count", "count_register") else kind.default_strides,
+        vmask=tuple(int(x) for x in vmask_words),
+        mask_mode=mask_mode,
+        ctrl=regs.ctrl,
+        ub_seed=int(rng.integers(0, 2**31)),
+        ub_bytes=ub_bytes,
+        data=data,
+    )
+
+
+# -- calls ----------------------------------------------------------------------------------------
+
+
+def _tail(c):
+    """(positional arguments after the tensors / scalar, isSetMask) in C++ order."""
+    if c.form in ("count", "count_register"):
+        return (c.count,), c.form == "count"
+    mask = MASK_PLACEHOLDER if c.form == "register" else (list(c.mask) if c.form == "bitwise" else c.mask)
+    s = c.strides
+    if c.kind == "binary":
+        return (mask, c.repeat, BinaryRepeatParams(*s)), c.form != "register"
+    if c.kind in ("unary", "flex"):
+        return (mask, c.repeat, UnaryRepeatParams(*s)), c.form != "register"
+    return (mask, c.repeat, s[0], s[1]), c.form != "register"
+
+
+def _operands(c):
+    """(dst, [positional operands after dst]) as the API takes them."""
+    d = _dt.as_dtype(c.dtype)
+    n = 4096
+    dst = LocalTensor(d, c.dst, n)
+    srcs = [LocalTensor(d, a, n) for a in c.srcs]
+    if c.kind == "fill":
+        return dst, [c.scalar]
+    if c.kind == "flex":
+        sc = LocalTensor(d, c.elem, 1) if c.position.startswith("elem") else c.scalar
+        return dst, ([sc, srcs[0]] if c.position.endswith("before") else [srcs[0], sc])
+    if c.scalar is not None:  # LeakyRelu
+        return dst, srcs + [c.scalar]
+    return dst, srcs
+
+
+def call(mod, c, state, p):
+    """``c.api`` of ``mod`` (the reference, or ``ascend_jax``) with static Python values."""
+    dst, ops = _operands(c)
+    args, is_set = _tail(c)
+    fn = getattr(mod, c.api)
+    if c.api == "Neg":  # the page's one prototype: no isSetMask
+        return fn(state, dst, *ops, *args, profile=p)
+    kw = {"config": _config(c)} if c.kind == "flex" and c.position.startswith("elem") else {}
+    return fn(state, dst, *ops, *args, profile=p, isSetMask=is_set, **kw)
+
+
+def _config(c):
+    """The BinaryConfig of an element-scalar case (scalarTensorIndex 0: src0, 1: src1)."""
+    from ...api.select import BinaryConfig
+
+    return BinaryConfig(0 if c.position == "elem_before" else 1)
+
+
+def plan(c, state, p, R):
+    """(StridedStatic, dyn) of the case by its API module's planner (static checks included)."""
+    mod = _module(c.kind)
+    dst, ops = _operands(c)
+    args, is_set = _tail(c)
+    if c.kind == "binary":
+        return mod.plan(c.api, state, dst, ops[0], ops[1], args, p, is_set, R)
+    if c.kind == "unary":
+        return mod.plan(c.api, state, dst, ops[0], c.scalar, args, p, is_set, R)
+    if c.kind == "flex":
+        cfg = _config(c) if c.position.startswith("elem") else None
+        return mod.plan(c.api, state, dst, ops[0], ops[1], args, p, is_set, cfg, R)
+    return mod.plan(c.api, state, dst, c.scalar, args, p, is_set, R)
+
+
+def reps_needed(c, L):
+    if c.form == "count":
+        r = math.ceil(c.count / L)
+    elif c.form == "count_register":
+        r = 1
+    else:
+        r = c.repeat
+    if c.mask_mode == 1 and c.form != "count":
+        r = max(r, math.ceil((c.vmask[0] | (c.vmask[1] << 32)) / L))
+    return r
+
+
+@functools.cache
+def _plan_state(p):
+    from ...state import reset_state
+
+    return reset_state(p, ub_bytes=32)
+
+
+def _state_for(c, p):
+    import jax.numpy as jnp
+
+    st = _plan_state(p)
+    return st.replace(
+        vmask=jnp.asarray(np.array(c.vmask, np.uint32)),
+        mask_mode=jnp.asarray(c.mask_mode, st.mask_mode.dtype),
+    )
+
+
+_FN_CACHE = {}
+
+
+def _program(st):
+    """One jitted, vmapped strided-core program per static key (sub-family, dtype, bucket)."""
+    from ..._engine.pipeline import run_strided
+
+    if st not in _FN_CACHE:
+
+        def batched(state, dyn):
+            return jax.vmap(lambda s, d: run_strided(st, s, d))(state, dyn)
+
+        _FN_CACHE[st] = jax.jit(batched)
+    return _FN_CACHE[st]
+
+
+@functools.cache
+def is_modelled(api, dtype, p):
+    """Whether the fast path models ``api`` for ``dtype`` on ``p`` (a trial plan of a plain case)."""
+    row = API_TABLE[api]
+    d = _dt.as_dtype(dtype)
+    scalar = {None: None, "value": 0 if not d.is_float and d.kind != "complex" else 0.0}.get(row.scalar, 0)
+    if d.kind == "complex" and scalar is not None:
+        scalar = complex(0)
+    c = EwCase(api, dtype, "count", 0, (0,) * KINDS[row.kind].nsrc, scalar, count=1)
+    try:
+        plan(c, _state_for(c, p), p, 1)
+    except (NotModelledError, UsageError):
+        return False
+    return True
+
+
+# -- the engine's adapter ----------------------------------------------------------------------
+
+_ALL_DTYPES = ("int8", "uint8", "int16", "uint16", "half", "bfloat16", "int32", "uint32", "float32")
+
+
+class ElementwiseFamily(Family):
+    name = "elementwise"
+    apis = tuple(API_TABLE)
+    case_type = EwCase
+    run_batch = 128
+
+    def __init__(self, buckets=(4, 16, 256)):
+        self.buckets = tuple(buckets)
+
+    def forms(self, p, api, dt):
+        if api == "Neg" or dt in p.api(api).count_only_dtypes:
+            # SPEC: Neg(ISASI) lists one prototype, (dst, src, count); count_only_dtypes: "仅支持tensor前n个数据计算接口"
+            return ("count",)
+        f = list(FORMS)
+        if p.level2_is_set_mask != "honoured":
+            f.remove("count_register")
+        return tuple(f)
+
+    def units(self, p, api):
+        a = p.api(api)
+        if not a.supported:
+            return []
+        return [
+            (api, dt, f) for dt in a.all_dtypes() if is_modelled(api, dt, p) for f in self.forms(p, api, dt)
+        ]
+
+    def generate(self, rng, p, unit, fault_rate):
+        api, dt, form = unit
+        return random_case(rng, p, api, dt, form, fault_rate=fault_rate)
+
+    def bucket(self, n):
+        for b in self.buckets:
+            if n <= b:
+                return b
+        return self.buckets[-1]
+
+    def invalid_static(self, rng, p, case):
+        rep = dataclasses.replace
+        opts = []
+        d = _dt.as_dtype(case.dtype)
+        if case.form in ("count", "count_register"):
+            opts.append((rep(case, count=p.ub_usable_bytes // d.itemsize + 1), "count"))
+        else:
+            opts.append((rep(case, repeat=p.max_repeat_times + 1), "repeatTime"))
+            s = list(case.strides)
+            if case.kind == "fill":
+                s[1] = 256
+                name = "dstRepeatStride" if case.api == "Duplicate" else "dstRepStride"
+            else:
+                s[len(s) // 2] = 256
+                name = "repeatParams.dstRepStride"
+            opts.append((rep(case, strides=tuple(s)), name))
+        bad = [x for x in _ALL_DTYPES if x not in p.api(case.api).all_dtypes()]
+        if bad:
+            scalar = case.scalar
+            bd = _dt.as_dtype(bad[int(rng.integers(len(bad)))])
+            if scalar is not None:
+                scalar = 1.0 if bd.is_float else 1
+            opts.append((rep(case, dtype=bd.name, form="count", count=16, scalar=scalar), "T"))
+        return opts[int(rng.integers(len(opts)))]
+
+    def invalid_data(self, rng, p, case):
+        return _src_mutations(rng, p, case)
+
+    def signature(self, case, p):
+        L = p.lanes(_dt.as_dtype(case.dtype))
+        return ("elementwise", case.kind, case.dtype, self.bucket(reps_needed(case, L)))
+
+    def initial_ub(self, case):
+        return make_ub(case)
+
+    def stack_dyn(self, cases, p):
+        R = self.signature(cases[0], p)[3]
+        dyns = [plan(c, _state_for(c, p), p, R)[1] for c in cases]
+        return jax.tree_util.tree_map(lambda *x: np.stack([np.asarray(v) for v in x]), *dyns)
+
+    def fast_fn(self, case0, p):
+        R = self.signature(case0, p)[3]
+        st, _ = plan(case0, _state_for(case0, p), p, R)
+        fn = _program(dataclasses.replace(st, ordered=True))
+        return lambda state, dyn: (fn(state, dyn), None)
+
+    def reference(self, case, p, mod, state):
+        return call(mod, case, state, p), None
+
+    def call_static(self, mod, case, state, p):
+        return call(mod, case, state, p), None
+
+    def labels(self, case, p):
+        L = p.lanes(_dt.as_dtype(case.dtype))
+        reps = reps_needed(case, L)
+        if case.form in ("count", "count_register"):
+            strides = "default"
+        else:
+            h = len(case.strides) // 2
+            strides = stride_regime(case.strides[:h], case.strides[h:])
+        form = "count" if case.form == "count_register" else case.form
+        return (
+            mask_label(form, case.mask_mode, case.mask, L, case.form != "count_register"),
+            repeat_regime(reps, p),
+            strides,
+        )
+
+    def shrink(self, case, p):
+        rep = dataclasses.replace
+        out = generic_shrinks(case, p, KINDS[case.kind].default_strides)
+        if case.form == "count_register":
+            out += [rep(case, count=c) for c in (0, 1) if c < case.count]
+        if case.mask_mode == 1:
+            out.append(rep(case, mask_mode=0, vmask=(0xFFFFFFFF,) * 4 + (0,) * 4))
+        if case.scalar is not None and case.scalar not in (0, 1):
+            out.append(rep(case, scalar=type(case.scalar)(1)))
+        return out
+
+    def operands(self, case, p):
+        d = _dt.as_dtype(case.dtype)
+        L = p.lanes(d)
+        reps = reps_needed(case, L)
+        nblk = L * d.itemsize // 32
+        s = KINDS[case.kind].default_strides if case.form in ("count", "count_register") else case.strides
+        h = len(s) // 2
+        names = {2: ("src0", "src1"), 1: ("src",), 0: ()}[len(case.srcs)]
+        ops = [
+            strided_operand(n, a, d.name, s[1 + i], s[h + 1 + i], nblk, reps, "in")
+            for i, (n, a) in enumerate(zip(names, case.srcs, strict=True))
+        ]
+        if case.kind == "flex" and case.position.startswith("elem"):
+            name = "src0" if case.position == "elem_before" else "src1"
+            ops.append(Operand(f"{name}_element", case.elem, d.itemsize, d.name, "in", ("packed", case.elem)))
+        ops.append(strided_operand("dst", case.dst, d.name, s[0], s[h], nblk, reps, "inout"))
+        return ops
+
+
+def _src_mutations(rng, p, case):
+    """``data_mutations`` on a case whose sources are a tuple: an overlap moves one source next to
+    dst; the other mutations move dst or zero its block stride."""
+    rep = dataclasses.replace
+    kinds = ["misaligned", "out-of-ub"] + (["overlap"] if case.srcs else [])
+    if case.form not in ("count", "count_register"):
+        kinds.append("dst-blk-stride-0")
+    k = kinds[int(rng.integers(len(kinds)))]
+    if k == "overlap":
+        i = int(rng.integers(len(case.srcs)))
+        s = list(case.srcs)
+        s[i] = case.dst + 32 * int(rng.choice([1, 2, 8]))
+        return rep(case, srcs=tuple(s)), k
+    if k == "dst-blk-stride-0":
+        s = list(case.strides)
+        s[0] = 0
+        return rep(case, strides=tuple(s)), k
+    if k == "misaligned":
+        return rep(case, dst=case.dst + max(1, p.operand_alignment_bytes // 2)), k
+    return rep(case, dst=case.ub_bytes - 32 * int(rng.integers(0, 3))), k
+
+
+__all__ = ["API_TABLE", "KINDS", "ElementwiseFamily", "EwCase", "Row"]
