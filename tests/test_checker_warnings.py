@@ -38,6 +38,7 @@ def _uninit_kernel(k, x, y):
     k.DataCopy(y, u, 64)
 
 
+@pytest.mark.slow
 def test_warnings_never_change_bits_and_are_per_case():
     x = np.random.default_rng(0).standard_normal((3, 64)).astype(np.float32)
     y = np.zeros((3, 64), np.float32)
@@ -55,7 +56,7 @@ def test_warnings_never_change_bits_and_are_per_case():
 
 
 def test_eager_kernel_names_each_warning_and_run_kernel_shows_them():
-    k = aj.Kernel(P, check_uninit=True)
+    k = aj.Kernel(P, ub_bytes=1024, check_uninit=True)
     a, b, c = k.alloc(F32, 64), k.alloc(F32, 64), k.alloc(F32, 64)
     k.write(a, np.ones(64, np.float32))
     before = np.asarray(k.state.ub).copy()
@@ -63,18 +64,17 @@ def test_eager_kernel_names_each_warning_and_run_kernel_shows_them():
     assert [(w.api, w.argument) for w in k.warnings] == [("Add", "src1")]
     assert "UNINIT" in str(k.warnings[0])
     assert int(k.state.warn) == Warn.UNINIT and tuple(np.asarray(k.state.warn_at)) == _at("Add", "src1")
-    # the same call without the checker: the same UB bits
-    k2 = aj.Kernel(P)
-    a2, b2, c2 = k2.alloc(F32, 64), k2.alloc(F32, 64), k2.alloc(F32, 64)
-    k2.write(a2, np.ones(64, np.float32))
-    np.testing.assert_array_equal(np.asarray(k2.state.ub), before)
-    k2.Add(c2, a2, b2, 64)
-    np.testing.assert_array_equal(np.asarray(k2.state.ub), np.asarray(k.state.ub))
-    assert k2.warnings == [] and int(k2.state.warn) == 0
+    expect = before.copy()
+    expect[512:768] = np.ones(64, np.float32).view(np.uint8)  # c = a + b = 1 + 0: the bits as ever
+    np.testing.assert_array_equal(np.asarray(k.state.ub)[: expect.size], expect)
     # a failing call leaves the word as it was
     with pytest.raises(aj.UsageError):
         k.Add(c, a, b, -1)
     assert int(k.state.warn) == Warn.UNINIT
+
+
+@pytest.mark.slow
+def test_run_kernel_shows_the_warnings():
     res = aj.run_kernel(_uninit_kernel, np.ones(64, np.float32), np.zeros(64, np.float32), profile=P)
     assert int(res.warn) == Warn.EXTENT and [(w.api, w.argument) for w in res.warnings] == [("Muls", "dst")]
 
@@ -131,7 +131,7 @@ def _case(rng, api):
 @pytest.mark.parametrize("api", ["Muls", "Add", "Duplicate"])
 def test_fast_path_and_reference_agree_on_the_warning_word(api):
     rng = np.random.default_rng({"Muls": 1, "Add": 2, "Duplicate": 3}[api])
-    for _ in range(12):
+    for i in range(8):
         d, (t0, t1, t2), count, written = _case(rng, api)
         st = aj.reset_state(P, ub_bytes=2048, check_uninit=True).replace(written=written)
         rs = ref.reset_state(P, ub_bytes=2048, check_uninit=True)
@@ -151,3 +151,6 @@ def test_fast_path_and_reference_agree_on_the_warning_word(api):
         assert tuple(int(v) for v in np.asarray(out.warn_at)) == rout.warn_at, case
         np.testing.assert_array_equal(np.asarray(out.written), rout.written, err_msg=case)
         np.testing.assert_array_equal(np.asarray(out.ub), rout.ub, err_msg=case)
+        if api == "Muls" and i == 0:  # the checker never changes a result bit
+            plain = aj.Muls(aj.reset_state(P, ub_bytes=2048), t0, t1, 3.0, count, profile=P)
+            np.testing.assert_array_equal(np.asarray(plain.ub), np.asarray(out.ub), err_msg=case)

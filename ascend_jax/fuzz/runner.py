@@ -21,7 +21,7 @@ from .. import reference as _ref
 from ..profile import as_profile
 from ..state import CoreState
 
-_FIELDS = ("ub", "vmask", "mask_mode", "cmpmask", "ctrl", "rsvd_cnt", "fault")
+_FIELDS = ("ub", "vmask", "mask_mode", "cmpmask", "ctrl", "rsvd_cnt", "fault", "warn", "warn_at")
 
 
 def initial_fields(case, ub):
@@ -35,6 +35,8 @@ def initial_fields(case, ub):
         "ctrl": np.array(case.ctrl, np.uint32),
         "rsvd_cnt": np.int32(getattr(case, "rsvd_init", 0)),
         "fault": np.uint32(0),
+        "warn": np.uint32(0),  # checker warnings (never part of the comparison)
+        "warn_at": np.zeros(2, np.int32),
     }
 
 
