@@ -52,11 +52,16 @@ def ref_state(fields, p):
     return st
 
 
+_NO_WARN = {"warn": np.uint32(0), "warn_at": np.zeros(2, np.int32)}  # fields a capsule may lack
+
+
 def core_state(fields_list):
     """Stack per-case fields into one batched CoreState (or an unbatched one from a dict)."""
     if isinstance(fields_list, dict):
-        return CoreState(**{f: jnp.asarray(fields_list[f]) for f in _FIELDS})
-    return CoreState(**{f: jnp.asarray(np.stack([d[f] for d in fields_list])) for f in _FIELDS})
+        return CoreState(**{f: jnp.asarray(fields_list.get(f, _NO_WARN.get(f))) for f in _FIELDS})
+    return CoreState(
+        **{f: jnp.asarray(np.stack([d.get(f, _NO_WARN.get(f)) for d in fields_list])) for f in _FIELDS}
+    )
 
 
 def fields_of(adapter, case, p, fields=None):
