@@ -154,3 +154,19 @@ def test_fast_path_and_reference_agree_on_the_warning_word(api):
         if api == "Muls" and i == 0:  # the checker never changes a result bit
             plain = aj.Muls(aj.reset_state(P, ub_bytes=2048), t0, t1, 3.0, count, profile=P)
             np.testing.assert_array_equal(np.asarray(plain.ub), np.asarray(out.ub), err_msg=case)
+
+
+@pytest.mark.slow
+def test_fuzz_campaign_fast_and_reference_warning_words_agree():
+    """A valid-only campaign over the fuzzed APIs: every oracle-checked case has the same warning
+    word in both implementations (records keep ``warn`` / ``ref_warn`` when non-zero)."""
+    rep = aj.fuzz.run(
+        apis="Adds,Muls,Maxs,Mins,ShiftLeft,ShiftRight,SetCmpMask,GetCmpMask",
+        cases=600,
+        invalid_rate=0.0,
+        workers=1,
+    )
+    ok = [r for r in rep.records if r["status"] == "ok"]
+    assert len(ok) > 300
+    bad = [r for r in ok if r.get("warn", 0) != r.get("ref_warn", 0)]
+    assert not bad, bad[:5]
