@@ -3,6 +3,7 @@
 the same kernel code runs eagerly (a notebook) or traced into one pure function (``jit_kernel``).
 """
 
+import contextlib
 import functools
 import inspect
 import math
@@ -15,6 +16,7 @@ import numpy as np
 from jax import lax
 
 from . import api as _api
+from . import checks as _checks
 from . import dtypes as _dt
 from ._engine import numerics as _numerics
 from .errors import AscendFault, Fault, UsageError
@@ -57,9 +59,13 @@ class Kernel:
 
     ``fault_policy``: "raise" (default for eager use; env ASCEND_JAX_ON_FAULT) raises AscendFault
     right after a faulting call; "record" only ORs the bits into ``state.fault``.
+    ``check_uninit``: also warn when a call reads UB bytes never written (the state carries a
+    ``written`` map; docs/MODEL.md "Checker warnings"). Warnings never change a result bit.
     """
 
-    def __init__(self, profile=None, ub_bytes=None, state=None, fault_policy=None, arena=False):
+    def __init__(
+        self, profile=None, ub_bytes=None, state=None, fault_policy=None, arena=False, check_uninit=False
+    ):
         self.profile = as_profile(profile)
         # arena=True (what jit_kernel does by default): the state's UB starts at one block and grows
         # (zero bytes appended) to the allocator's high-water mark, 32-byte rounded; the allocator
@@ -72,7 +78,13 @@ class Kernel:
             full = self.profile.ub_physical_bytes if ub_bytes is None else int(ub_bytes)
             self._arena_full = full
             ub_bytes = min(full, self.profile.block_bytes)
-        self.state = reset_state(self.profile, ub_bytes) if state is None else state
+        self.state = (
+            reset_state(self.profile, ub_bytes, check_uninit=check_uninit) if state is None else state
+        )
+        if check_uninit and self.state.written is None:
+            self.state = self.state.replace(written=jnp.zeros(self.state.ub.shape, jnp.uint8))
+        self._saved_warn = None  # eager: the state's warning word while one call runs
+        self._static_mark = 0
         self.fault_policy = fault_policy or _default_policy()
         if self.fault_policy not in _POLICIES:
             raise ValueError(f"fault_policy={self.fault_policy!r}; allowed: {', '.join(_POLICIES)}")
@@ -106,6 +118,10 @@ class Kernel:
                 [self.state.ub, jnp.zeros(self.state.ub.shape[:-1] + (want - n,), jnp.uint8)]
             )
             self.state = self.state.replace(ub=ub)
+            if self.state.written is not None:
+                w = self.state.written
+                w = jnp.concatenate([w, jnp.zeros(w.shape[:-1] + (want - n,), jnp.uint8)], axis=-1)
+                self.state = self.state.replace(written=w)
 
     @property
     def ub_capacity(self):
@@ -239,6 +255,10 @@ class Kernel:
         else:
             fault = self.state.fault | jnp.where(ok, jnp.uint32(0), jnp.uint32(int(Fault.OUT_OF_UB)))
             self.state = self.state.replace(ub=jnp.where(ok, ub, self.state.ub), fault=fault)
+        if self.state.written is not None:
+            w = self.state.written
+            new = lax.dynamic_update_slice(w, jnp.ones(raw.shape, jnp.uint8), (addr,))
+            self.state = self.state.replace(written=new if ok is None else jnp.where(ok, new, w))
 
     def read(self, t: LocalTensor):
         """The tensor's elements as a NumPy array (eager) or a jnp array (traced); UB or GM."""
@@ -296,20 +316,83 @@ class Kernel:
         """``DataCopy(dst, src, count | DataCopyParams)``: GM -> UB, UB -> GM or UB -> UB."""
         self._check_live("DataCopy", (dst, src))
         kw.setdefault("profile", self.profile)
-        state, gm = _api.DataCopy(self.state, tuple(self._gm), dst, src, countOrParams, **kw)
+        self._begin()
+        with self._restoring():
+            state, gm = _api.DataCopy(self.state, tuple(self._gm), dst, src, countOrParams, **kw)
         self._gm = list(gm)
-        self._after("DataCopy", state)
+        self._after("DataCopy", self._mark_dst("DataCopy", state, (dst, src, countOrParams)))
 
     def DataCopyPad(self, dst, src, dataCopyParams, padParams=None, **kw):
         """``DataCopyPad(dst, src, DataCopyExtParams[, DataCopyPadExtParams])``: unaligned GM <-> UB."""
         self._check_live("DataCopyPad", (dst, src))
         kw.setdefault("profile", self.profile)
-        state, gm = _api.DataCopyPad(self.state, tuple(self._gm), dst, src, dataCopyParams, padParams, **kw)
+        self._begin()
+        with self._restoring():
+            state, gm = _api.DataCopyPad(
+                self.state, tuple(self._gm), dst, src, dataCopyParams, padParams, **kw
+            )
         self._gm = list(gm)
-        self._after("DataCopyPad", state)
+        self._after("DataCopyPad", self._mark_dst("DataCopyPad", state, (dst, src)))
+
+    def _begin(self):
+        """Eager: run the next call on a zero warning word, so ``warn_at`` names this call's first
+        warning (``_after`` records it in ``self.warnings`` and restores the word)."""
+        st = self.state
+        self._saved_warn = None
+        self._static_mark = len(self.warnings)
+        if st.warn is not None and not isinstance(st.warn, jax.core.Tracer):
+            self._saved_warn = (st.warn, st.warn_at)
+            self.state = st.replace(warn=jnp.zeros_like(st.warn), warn_at=jnp.zeros_like(st.warn_at))
+
+    @contextlib.contextmanager
+    def _restoring(self):
+        """A call that raises (UsageError, ...) leaves the warning word as it was."""
+        try:
+            yield
+        except BaseException:
+            self._end()
+            raise
+
+    def _end(self):
+        """A call that returned no state: restore the saved warning word."""
+        if self._saved_warn is not None:
+            self.state = self.state.replace(warn=self._saved_warn[0], warn_at=self._saved_warn[1])
+        self._saved_warn = None
+
+    def _mark_dst(self, name, state, args):
+        """check_uninit: an API whose engine does not track written bytes marks its whole dst
+        LocalTensor written (a DataCopy count form: its first count elements) -- never a false
+        uninitialised-read warning, possibly a missed one (docs/MODEL.md)."""
+        if state.written is None or name in _precise_apis() or name in _READ_ONLY_FIRST:
+            return state
+        dst = args[0] if args else None
+        if not isinstance(dst, LocalTensor) or isinstance(dst, GlobalTensor):
+            return state
+        n = dst.nbytes
+        if name == "DataCopy" and len(args) > 2 and isinstance(args[2], (int, np.integer)):
+            n = max(0, min(n, int(args[2]) * dst.dtype.itemsize))
+        if n == 0:
+            return state
+        w = state.written
+        start = jnp.clip(jnp.asarray(dst.addr, jnp.int32), 0, max(w.shape[-1] - n, 0))
+        ones = jnp.ones(w.shape[:-1] + (min(n, w.shape[-1]),), jnp.uint8)
+        new = lax.dynamic_update_slice(w, ones, (0,) * (w.ndim - 1) + (start,))
+        return state.replace(written=new)
 
     def _after(self, name, new_state):
         old_fault = self.state.fault
+        if self._saved_warn is not None and new_state.warn is not None:
+            ow, oa = self._saved_warn
+            nw, na = np.asarray(new_state.warn), np.asarray(new_state.warn_at)
+            pairs = zip(nw.reshape(-1), na.reshape(-1, 2), strict=True)
+            for w, a in sorted({(int(w), (int(a[0]), int(a[1]))) for w, a in pairs}):
+                if w:
+                    self._record_dynamic(w, a)
+            first = ow == 0
+            new_state = new_state.replace(
+                warn=ow | new_state.warn, warn_at=jnp.where(first[..., None], new_state.warn_at, oa)
+            )
+        self._saved_warn = None
         self.state = new_state
         if self.fault_policy == "raise" and not isinstance(new_state.fault, jax.core.Tracer):
             f = int(np.bitwise_or.reduce(np.ravel(np.asarray(new_state.fault))))
@@ -321,6 +404,25 @@ class Kernel:
         w = CheckerWarning(api, argument, detail)
         if w not in self.warnings:
             self.warnings.append(w)
+
+    def _record_dynamic(self, w, at):
+        """Eager: one call's warning word as a CheckerWarning naming the first (API, argument) pair
+        (the lowest kind bit; ``checks.py``); an EXTENT the static count check already named for
+        this call is not repeated."""
+        api = _checks.WARN_APIS[at[0] - 1] if 0 < at[0] <= len(_checks.WARN_APIS) else "?"
+        arg = _checks.WARN_ARGS[at[1] - 1] if 0 < at[1] <= len(_checks.WARN_ARGS) else "?"
+        kinds = [k for k in _checks.Warn if w & k]
+        first = kinds[0]
+        if first == _checks.Warn.EXTENT and any(
+            x.api == api and x.argument == arg for x in self.warnings[self._static_mark :]
+        ):
+            kinds = kinds[1:]
+            if not kinds:
+                return
+        text = _KIND_TEXT[kinds[0]]
+        if len(kinds) > 1:
+            text += " (also: " + ", ".join(k.name for k in kinds[1:]) + ")"
+        self._warn(api, arg, text)
 
     def _extent_warnings(self, name, args):
         """Checker warnings for what the hardware does without complaint but a developer wants to
@@ -353,6 +455,7 @@ class Kernel:
 
     def _call_state_api(self, name, *args, **kw):
         self._check_live(name, args, kw)
+        self._begin()
         self._extent_warnings(name, args)
         fn = getattr(_api, name)
         kw.setdefault("profile", self.profile)
@@ -364,7 +467,9 @@ class Kernel:
             if self._counter_shadow is not None:
                 dt = args[0].dtype
                 kw["max_repeats"] = max(1, math.ceil(self._counter_shadow / self.profile.lanes(dt)))
-        self._after(name, fn(self.state, *args, **kw))
+        with self._restoring():
+            new = fn(self.state, *args, **kw)
+        self._after(name, new)
 
     def _call_reg_api(self, name, *args, **kw):
         self._check_live(name, args, kw)
@@ -399,15 +504,18 @@ def _generic(name):
 
     def m(self, *args, **kw):
         self._check_live(name, args, kw)
+        self._begin()
         self._extent_warnings(name, args)
         kw.setdefault("profile", self.profile)
-        res = REGISTRY[name].fn(self.state, *args, **kw)
+        with self._restoring():
+            res = REGISTRY[name].fn(self.state, *args, **kw)
         if isinstance(res, CoreState):
-            self._after(name, res)
+            self._after(name, self._mark_dst(name, res, args))
             return None
         if isinstance(res, tuple) and len(res) == 2 and isinstance(res[0], CoreState):
-            self._after(name, res[0])
+            self._after(name, self._mark_dst(name, res[0], args))
             return res[1]
+        self._end()
         return res
 
     m.__name__ = name
@@ -430,6 +538,26 @@ def _is_jax(x):
     return isinstance(x, (jax.Array, jax.core.Tracer))
 
 
+_KIND_TEXT = {
+    _checks.Warn.EXTENT: "EXTENT: an active lane lies outside this LocalTensor (the call reaches the neighbouring UB)",
+    _checks.Warn.SIZE: "SIZE: a documented size/alignment requirement is not met (the hardware runs it)",
+    _checks.Warn.UNINIT: "UNINIT: the call reads UB bytes never written since reset",
+}
+# APIs whose first tensor is read, not written (the check_uninit fallback marks no dst for them)
+_READ_ONLY_FIRST = ("SetCmpMask", "CompareCmpMask")
+
+
+@functools.cache
+def _precise_apis():
+    """The APIs whose engine (_engine/pipeline.py run_strided) marks written bytes lane by lane."""
+    from .api import binary, binary_scalar, fill, unary, unary_scalar
+
+    names = set(binary.API_CODES) | set(binary_scalar.API_CODES) | set(fill.API_CODES)
+    names |= set(unary.API_CODES) | set(unary_scalar.API_CODES)
+    names |= {"ShiftLeft", "ShiftRight", "ShiftLeftTensor", "ShiftRightTensor", "GetCmpMask"}
+    return frozenset(names)
+
+
 class CheckerWarning(NamedTuple):
     """A checker warning: hardware-legal, results unchanged, but probably not what the kernel
     author meant (an operand beyond its LocalTensor, ...). ``Kernel.warnings``, ``jit_kernel(...)
@@ -443,14 +571,25 @@ class CheckerWarning(NamedTuple):
         return f"{self.api}: {self.argument}: {self.detail}"
 
 
-class KernelResult(NamedTuple):
-    """What a kernel run returns (a pytree): ``gm`` the final contents of every positional GM array
-    (same order, shape and dtype), ``out`` the kernel function's return value (or None), ``state``
-    the final CoreState when asked for (``return_state=True``), else None."""
-
+class _KernelResult(NamedTuple):
     gm: tuple
     out: Any
     state: Any
+
+
+class KernelResult(_KernelResult):
+    """What a kernel run returns (a pytree): ``gm`` the final contents of every positional GM array
+    (same order, shape and dtype), ``out`` the kernel function's return value (or None), ``state``
+    the final CoreState when asked for (``return_state=True``), else None.
+
+    Checker warnings (attributes, not pytree fields; never change the bits): ``warn`` (uint32 per
+    case: OR of ``checks.Warn`` bits), ``warn_at`` (int32 [..., 2]: API and argument code of each
+    case's first warning) and ``warnings`` (``run_kernel``: the Kernel's CheckerWarning list;
+    ``jit_kernel``: one ``checks.describe`` line per case, "" for a clean case)."""
+
+    warn = None
+    warn_at = None
+    warnings = ()
 
 
 def _gm_spec(a, batched):
@@ -597,7 +736,9 @@ def _pad_rows(x, total):
     return xp.concatenate([x, xp.repeat(x[:1], total - n, axis=0)], axis=0)
 
 
-def jit_kernel(fn, profile=None, ub_bytes=None, batched=True, return_state=False, sharding=None):
+def jit_kernel(
+    fn, profile=None, ub_bytes=None, batched=True, return_state=False, sharding=None, check_uninit=False
+):
     """Trace ``fn(k, *gm, **params)`` (a kernel written against ``Kernel``) into one compiled function.
 
     ``run(*arrays, **params)``: every positional argument is a GM array (NumPy or jax; with
@@ -620,6 +761,7 @@ def jit_kernel(fn, profile=None, ub_bytes=None, batched=True, return_state=False
     local devices, a count, a Mesh or a Sharding). The batch is padded to a multiple of the device
     count with copies of case 0 (dropped from the results); every case runs whole on one device, so
     the GM bits are those of an unsharded run.
+    ``check_uninit``: also warn on reads of never-written UB bytes (result ``warn`` / ``warnings``).
     """
     p = as_profile(profile)
     if sharding is not None and not batched:
@@ -634,7 +776,9 @@ def jit_kernel(fn, profile=None, ub_bytes=None, batched=True, return_state=False
 
     def build(specs, use_arena):
         def one(*raws, **params):
-            k = Kernel(p, ub_bytes=fixed_ub, fault_policy="record", arena=use_arena)
+            k = Kernel(
+                p, ub_bytes=fixed_ub, fault_policy="record", arena=use_arena, check_uninit=check_uninit
+            )
             gts = []
             for raw, (host, npd, shape) in zip(raws, specs, strict=True):
                 if host:  # already bytes
@@ -654,7 +798,8 @@ def jit_kernel(fn, profile=None, ub_bytes=None, batched=True, return_state=False
                 raw if host else from_gm_bytes(raw, npd, shape)
                 for raw, (host, npd, shape) in zip(k._gm, specs, strict=True)
             )
-            return KernelResult(gm, out, k.state if return_state else None), k.state.fault
+            warn = (k.state.warn, k.state.warn_at)
+            return KernelResult(gm, out, k.state if return_state else None), k.state.fault, warn
 
         # the GM bytes of NumPy inputs are our own device copies: donated, so the result GM reuses them
         donate = tuple(i for i, (host, _, _) in enumerate(specs) if host)
@@ -686,15 +831,15 @@ def jit_kernel(fn, profile=None, ub_bytes=None, batched=True, return_state=False
         kw = {n: jnp.asarray(v) for n, v in params.items()}
         if total is not None:
             kw = place_cases({k: _pad_rows(v, total) for k, v in kw.items()}, shard, total)
-        res, fault = compiled[specs](*args(), **kw)
+        res, fault, warn = compiled[specs](*args(), **kw)
         if arena and np.any(np.asarray(fault) & np.uint32(Fault.OUT_OF_UB)):
             # SPEC (model): a case touched UB past its arena (or outside the UB): the whole-UB
             # program decides, so the arena never changes a result.
             if ("full", specs) not in compiled:
                 compiled["full", specs] = build(specs, False)
-            res, fault = compiled["full", specs](*args(), **kw)
+            res, fault, warn = compiled["full", specs](*args(), **kw)
         if total is not None and total != n_cases:  # drop the padding cases
-            res = jax.tree_util.tree_map(lambda x: x[:n_cases], res)
+            res, warn = jax.tree_util.tree_map(lambda x: x[:n_cases], (res, warn))
         gm = []
         for raw, (host, npd, shape) in zip(res.gm, specs, strict=True):
             if host:
@@ -704,23 +849,43 @@ def jit_kernel(fn, profile=None, ub_bytes=None, batched=True, return_state=False
                 gm.append(v.reshape(lead + shape))
             else:
                 gm.append(raw)
-        return KernelResult(tuple(gm), res.out, res.state)
+        result = KernelResult(tuple(gm), res.out, res.state)
+        result.warn, result.warn_at = np.asarray(warn[0]), np.asarray(warn[1])
+        flat = zip(result.warn.reshape(-1), result.warn_at.reshape(-1, 2), strict=True)
+        result.warnings = tuple(_checks.describe(w, a) for w, a in flat)
+        return result
 
     run.compiled = compiled  # one entry per GM signature (plus ("full", sig) once a batch fell back)
     run.warnings = warned  # checker warnings per GM signature (trace time; never change the bits)
     return run
 
 
-def run_kernel(fn, *arrays, profile=None, ub_bytes=None, fault_policy="raise", return_state=False, **params):
+def run_kernel(
+    fn,
+    *arrays,
+    profile=None,
+    ub_bytes=None,
+    fault_policy="raise",
+    return_state=False,
+    check_uninit=False,
+    **params,
+):
     """Run ``fn(k, *gm, **params)`` eagerly on one case; returns a ``KernelResult`` of NumPy arrays.
 
     The same kernel code as ``jit_kernel`` (positional arguments are GM arrays, keyword arguments
     reach the kernel as jnp arrays). ``fault_policy="raise"`` raises ``AscendFault`` at the first
-    faulting call; ``"record"`` only records the bits in the state.
+    faulting call; ``"record"`` only records the bits in the state. Checker warnings: the result's
+    ``warnings`` (the Kernel's CheckerWarning list), ``warn`` and ``warn_at``.
     """
-    k = Kernel(profile, ub_bytes=ub_bytes, fault_policy=fault_policy)
+    k = Kernel(profile, ub_bytes=ub_bytes, fault_policy=fault_policy, check_uninit=check_uninit)
     _check_kernel_args("run_kernel", fn, k.profile, arrays, params, batched=False)
     gts = [k.gm(np.asarray(a)) for a in arrays]
     out = fn(k, *gts, **{n: jnp.asarray(v) for n, v in params.items()})
     out = jax.tree_util.tree_map(np.asarray, out)
-    return KernelResult(k.gm_arrays(), out, k.state if return_state else None)
+    res = KernelResult(k.gm_arrays(), out, k.state if return_state else None)
+    res.warn, res.warn_at, res.warnings = (
+        np.asarray(k.state.warn),
+        np.asarray(k.state.warn_at),
+        list(k.warnings),
+    )
+    return res

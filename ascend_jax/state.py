@@ -3,9 +3,15 @@
 Fields (see docs/MODEL.md): ``ub`` (uint8 bytes of the Unified Buffer, or of the case's arena),
 ``vmask`` (vector-mask register, 8 x uint32, low word first), ``mask_mode`` (0 Normal, 1 Counter),
 ``cmpmask`` (CMPMASK, 4 x uint32), ``ctrl`` (CTRL special register, 2 x uint32), ``rsvd_cnt``
-(gather-mask remaining count) and ``fault`` (OR of ``errors.Fault`` bits). Batched states carry a
-leading batch axis on every field.
+(gather-mask remaining count), ``fault`` (OR of ``errors.Fault`` bits) and the checker fields
+(``checks.py``, never read by an API's result bits): ``warn`` (OR of ``checks.Warn`` bits),
+``warn_at`` (int32[2]: API and argument code of the first warning) and ``written`` (uint8 per UB
+byte, 1 once written; ``None`` unless the uninitialised-read checker is on). A state built without
+the checker fields (``None``) records no warnings. Batched states carry a leading batch axis on
+every field.
 """
+
+from typing import Any
 
 import chex
 import jax
@@ -28,6 +34,10 @@ class CoreState:
     ctrl: jax.Array
     rsvd_cnt: jax.Array
     fault: jax.Array
+    # checker fields (docs/MODEL.md "Checker warnings"); None: not tracked
+    warn: Any = None
+    warn_at: Any = None
+    written: Any = None
 
     @property
     def ub_bytes(self) -> int:
@@ -49,8 +59,9 @@ def _all_ones_words(bits):
     return w
 
 
-def reset_state(profile=None, ub_bytes=None, ub=None) -> CoreState:
-    """The state after reset: UB zero (or ``ub``), mask all ones, Normal mode, CTRL at its reset value."""
+def reset_state(profile=None, ub_bytes=None, ub=None, check_uninit=False) -> CoreState:
+    """The state after reset: UB zero (or ``ub``), mask all ones, Normal mode, CTRL at its reset value,
+    no warnings; ``check_uninit``: carry the ``written`` map (all bytes unwritten)."""
     p = as_profile(profile)
     if ub is None:
         n = p.ub_physical_bytes if ub_bytes is None else int(ub_bytes)
@@ -68,9 +79,31 @@ def reset_state(profile=None, ub_bytes=None, ub=None) -> CoreState:
         ctrl=jnp.asarray(ctrl),
         rsvd_cnt=jnp.zeros((), jnp.int32),
         fault=jnp.zeros((), jnp.uint32),
+        warn=jnp.zeros((), jnp.uint32),
+        warn_at=jnp.zeros((2,), jnp.int32),
+        written=jnp.zeros(ub.shape, jnp.uint8) if check_uninit else None,
     )
 
 
 def batch_states(state: CoreState, n: int) -> CoreState:
     """Broadcast one state to a batch of ``n`` identical states (leading axis)."""
     return jax.tree_util.tree_map(lambda x: jnp.broadcast_to(x, (n,) + x.shape), state)
+
+
+def add_warnings(state: CoreState, hits) -> CoreState:
+    """OR checker warnings into ``state``: ``hits`` = [(Warn bit, API code, argument code, bool), ...]
+    in priority order (``checks.py``); the codes may be traced. ``warn_at`` keeps the first warning
+    ever: the first true hit of this call when the state had none. No-op without checker fields."""
+    if state.warn is None or not hits:
+        return state
+    new = jnp.zeros(state.warn.shape, jnp.uint32)
+    at = state.warn_at
+    any_hit = jnp.zeros(state.warn.shape, bool)
+    for bit, api, arg, cond in reversed(hits):  # the earliest hit is written last: it wins
+        cond = jnp.asarray(cond, bool)
+        new = new | jnp.where(cond, jnp.uint32(int(bit)), jnp.uint32(0))
+        pair = jnp.stack([jnp.asarray(api, jnp.int32), jnp.asarray(arg, jnp.int32)])
+        at = jnp.where(cond[..., None], pair, at)
+        any_hit = any_hit | cond
+    first = (state.warn == 0) & any_hit
+    return state.replace(warn=state.warn | new, warn_at=jnp.where(first[..., None], at, state.warn_at))

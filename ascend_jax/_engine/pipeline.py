@@ -25,7 +25,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .. import checks as CK
 from ..errors import Fault
+from ..state import add_warnings
 from . import lanes as LN
 from . import memory as MEM
 from .lanes import KIND_BITWISE, KIND_CONTINUOUS, KIND_COUNT, KIND_COUNT_REGISTER, KIND_REGISTER  # noqa: F401
@@ -220,6 +222,72 @@ def element_scalar(state, dyn, dt, limit, d_addr, blk_act, any_act, block_bytes)
     return jnp.where(on, bits, dyn["scalar"]), fault
 
 
+# -- checker warnings (docs/MODEL.md "Checker warnings"; never change a result bit) -------------
+
+
+def set_extents(dyn, **tensors):
+    """Record the LocalTensor size (bytes, traced) of each operand key of ``dyn`` for the extent
+    checker: ``set_extents(dyn, dst=dst, src0=src0, ...)``."""
+    dyn["ext"] = {k: jnp.asarray(t.nbytes, I32) for k, t in tensors.items()}
+
+
+def lane_addrs(baddr, dtype):
+    """int32[R, 8E]: byte address of every lane of a strided operand (block addresses [R, 8])."""
+    E = 32 // dtype.itemsize
+    off = jnp.arange(E, dtype=I32) * dtype.itemsize
+    return (baddr[:, :, None] + off[None, None, :]).reshape(baddr.shape[0], -1)
+
+
+def lane_bytes_written(written, la, dtype):
+    """bool[R, L]: every byte of each lane (addresses ``la``) is marked in ``written``."""
+    idx = la[..., None] + jnp.arange(dtype.itemsize, dtype=I32)
+    n = written.shape[-1]
+    w = written[jnp.clip(idx, 0, n - 1)]
+    return jnp.all((w != 0) & (idx >= 0) & (idx < n), axis=-1)
+
+
+def mark_lanes_written(written, la, act, dtype):
+    """``written`` with every byte of the ``act`` lanes at addresses ``la`` set."""
+    n = written.shape[-1]
+    idx = (la[..., None] + jnp.arange(dtype.itemsize, dtype=I32)).reshape(-1)
+    val = jnp.broadcast_to(act[..., None], la.shape + (dtype.itemsize,)).reshape(-1)
+    idx = jnp.where(val & (idx >= 0) & (idx < n), idx, n)  # n: out of bounds, dropped
+    return written.at[idx].max(val.astype(jnp.uint8), mode="drop")
+
+
+def strided_warnings(st, state, new_state, dyn, act, ran, operands):
+    """The warnings of one strided call that ran (``ran``): EXTENT for every operand (dst first, then
+    the sources) with an active lane outside its LocalTensor, UNINIT for every source with an
+    active lane holding a byte never written; then the dst's active lanes are marked written.
+    ``operands``: ((key, block addresses [R, n], element type), ...), dst first (a conversion's
+    sources have their own element type)."""
+    if new_state.warn is None:
+        return new_state
+    dt = st.dtype
+    if st.api == "*":
+        api = jnp.asarray([CK.api_code(n) for n in st.api_codes], I32)[dyn["op"]]
+    else:
+        api = CK.api_code(st.api)
+    ext = dyn.get("ext", {})
+    las = {k: lane_addrs(b, t) for k, b, t in operands}
+    hits = []
+    for k, _, t in operands:
+        if k in ext:
+            base = jnp.asarray(dyn[k], I32)
+            out = (las[k] < base) | (las[k] + t.itemsize > base + ext[k])
+            hits.append((CK.Warn.EXTENT, api, CK.arg_code(k), ran & jnp.any(act & out)))
+    written = state.written
+    if written is not None:
+        for k, _, t in operands[1:]:
+            unw = ~lane_bytes_written(written, las[k], t)
+            hits.append((CK.Warn.UNINIT, api, CK.arg_code(k), ran & jnp.any(act & unw)))
+    new_state = add_warnings(new_state, hits)
+    if written is not None:
+        dkey = operands[0][0]
+        new_state = new_state.replace(written=mark_lanes_written(written, las[dkey], act & ran, dt))
+    return new_state
+
+
 # -- the elementwise core ------------------------------------------------------------------------
 
 
@@ -271,7 +339,9 @@ def run_strided(st: StridedStatic, state, dyn):
         bad_param = bad_param | jnp.any(bad_lanes & act)
     fault |= closing_faults(plan, dyn["bad_mask"], bad_param)
     ub = write_lanes(state.ub, d_addr, out, act, blk_act & (fault == 0), st.ordered, dt)
-    return finish(state, plan, fault, ub)
+    operands = (("dst", d_addr, dt),) + tuple((k, a, sdt) for k, (a, _) in zip(st.srcs, srcs, strict=True))
+    ran = (fault == 0) & ~plan.nop
+    return strided_warnings(st, state, finish(state, plan, fault, ub), dyn, act, ran, operands)
 
 
 run_unary = run_strided  # the former name (tests count its compiled programs)

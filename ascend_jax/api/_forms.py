@@ -11,6 +11,7 @@ import numpy as np
 
 from .._engine import lanes as LN
 from .._engine import memory as MEM
+from .._engine.pipeline import set_extents
 from ..errors import UsageError
 from ..params import BinaryRepeatParams, UnaryRepeatParams, as_binary_params, as_unary_params
 from ..tensor import MASK_PLACEHOLDER
@@ -261,5 +262,6 @@ def plan_unary_call(api, state, dst, src, args, p, isSetMask, max_repeats, int64
     A.check_modelled(api, dt, p, int64_lanes=int64_lanes)
     dyn = empty_dyn("dst", "src")
     dyn["dst"], dyn["src"] = A.addr_of(dst), A.addr_of(src)
+    set_extents(dyn, dst=dst, src=src)  # checker warnings
     form, R, ordered = plan_forms(api, state, dt, args, p, isSetMask, max_repeats, dyn)
     return form, R, ordered, dyn

@@ -21,7 +21,7 @@ import jax.numpy as jnp
 from .._engine import elem_math as EM
 from .._engine import lanes as LN
 from .._engine import memory as MEM
-from .._engine.pipeline import StridedStatic, run_strided
+from .._engine.pipeline import StridedStatic, run_strided, set_extents
 from ..errors import NotModelledError, UsageError
 from ..params import BinaryRepeatParams, as_binary_params
 from ..profile import as_profile
@@ -97,6 +97,7 @@ def plan_binary_call(api, state, dst, src0, src1, args, p, isSetMask, max_repeat
         raise NotModelledError(f"{api}: {dt.name} has no fast-path element function yet")
     dyn = empty_dyn("dst", "src0", "src1")
     dyn["dst"], dyn["src0"], dyn["src1"] = A.addr_of(dst), A.addr_of(src0), A.addr_of(src1)
+    set_extents(dyn, dst=dst, src0=src0, src1=src1)  # checker warnings
     if form == "count":
         use_reg = (not isSetMask) and p.level2_is_set_mask == "honoured"
         R = count_form(api, args[0], dt, p, max_repeats, dyn, registers=state if use_reg else None)

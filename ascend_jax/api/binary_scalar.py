@@ -23,7 +23,7 @@ import jax.numpy as jnp
 from .._engine import elem_math as EM
 from .._engine import lanes as LN
 from .._engine import memory as MEM
-from .._engine.pipeline import StridedStatic, run_strided
+from .._engine.pipeline import StridedStatic, run_strided, set_extents
 from ..errors import NotModelledError, UsageError
 from ..params import UnaryRepeatParams, as_unary_params
 from ..profile import as_profile
@@ -117,6 +117,7 @@ def plan(api, state, dst, src0, src1, args, profile, isSetMask, config, max_repe
         raise NotModelledError(f"{api}: {dt.name} has no fast-path element function yet")
     dyn = empty_dyn("dst", "src")
     dyn["dst"], dyn["src"] = A.addr_of(dst), A.addr_of(vec)
+    set_extents(dyn, dst=dst, src=vec)  # checker warnings
     if form == "count":
         use_reg = (not isSetMask) and p.level2_is_set_mask == "honoured"
         R = count_form(api, args[0], dt, p, max_repeats, dyn, registers=state if use_reg else None)

@@ -22,7 +22,7 @@ from .._engine import elem_math as EM
 from .._engine import lanes as LN
 from .._engine import memory as MEM
 from .._engine.brcb import BrcbStatic, run_brcb
-from .._engine.pipeline import StridedStatic, run_strided
+from .._engine.pipeline import StridedStatic, run_strided, set_extents
 from ..errors import NotModelledError, UsageError
 from ..params import BrcbRepeatParams, as_brcb_params
 from ..profile import as_profile
@@ -108,6 +108,7 @@ def plan(api, state, dst, value, args, profile, isSetMask, max_repeats):
         raise UsageError(api, "isSetMask", isSetMask, "True or False", p)
     dyn = empty_dyn("dst")
     dyn["dst"] = A.addr_of(dst)
+    set_extents(dyn, dst=dst)  # checker warnings
     if len(args) == 1:
         use_reg = (not isSetMask) and p.level2_is_set_mask == "honoured"
         R = count_form(api, args[0], dt, p, max_repeats, dyn, registers=state if use_reg else None)

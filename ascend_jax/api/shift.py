@@ -16,7 +16,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .._engine import lanes as LN
 from .._engine import shift as SH
-from .._engine.pipeline import StridedStatic, run_strided
+from .._engine.pipeline import StridedStatic, run_strided, set_extents
 from ..errors import UsageError
 from ..profile import as_profile
 from ..registry import ApiSpec, register
@@ -156,6 +156,7 @@ def shift_tensor_call(api, op, state, dst, src0, src1, count, profile, max_repea
     dyn = empty_dyn("dst", "src0", "src1")
     R = count_form(api, count, dt, p, max_repeats, dyn)
     dyn.update(dst=A.addr_of(dst), src0=A.addr_of(src0), src1=A.addr_of(src1))
+    set_extents(dyn, dst=dst, src0=src0, src1=src1)  # checker warnings
     dyn["strides"] = jnp.asarray([1, 1, 1, 8, 8, 8], I32)  # contiguous operands
     st = StridedStatic(
         api=api,

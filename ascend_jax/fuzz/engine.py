@@ -54,9 +54,13 @@ def _record(fc, p, status, fast=None, ref=None, diff=None, note=None):
     if fast is not None:
         st, ret = fast
         rec["fault"] = int(np.asarray(st.fault))
+        if getattr(st, "warn", None) is not None and int(np.asarray(st.warn)):
+            rec["warn"] = int(np.asarray(st.warn))  # checker warnings (docs/MODEL.md)
         rec["digest"] = CMP.digest(st, ret)
     if ref is not None:
         rec["ref_fault"] = int(ref[0].fault)
+        if getattr(ref[0], "warn", 0):
+            rec["ref_warn"] = int(ref[0].warn)
     if diff is not None:
         rec["diff"] = str(diff)
     if note:

@@ -86,6 +86,7 @@ class FuzzResult:
             row[r["status"]] += 1
             row["checked"] += r["status"] in ("ok", "mismatch", "rejected")
             row["faulted"] += bool(r.get("fault") or r.get("ref_fault"))
+            row["warned"] += bool(r.get("warn") or r.get("ref_warn"))  # checker warnings
             row["invalid"] += r["kind"] != "valid"
             row["dtypes"] += 0
         return rows
@@ -133,6 +134,7 @@ class FuzzResult:
                     c["checked"],
                     c["unchecked"],
                     c["faulted"],
+                    c["warned"],
                     c["invalid"],
                     c["rejected"],
                     c["mismatch"] + c["error"],
@@ -146,13 +148,14 @@ class FuzzResult:
                 tot["checked"],
                 tot["unchecked"],
                 tot["faulted"],
+                tot["warned"],
                 tot["invalid"],
                 tot["rejected"],
                 tot["mismatch"] + tot["error"],
             ]
         )
-        hdr = ["API", "cases", "checked", "unchecked", "faulted", "invalid", "rejected", "mismatch"]
-        out = [textwrap.fill(head, 100), textwrap.fill(timing, 100), "", table(rows, hdr, right=range(1, 8))]
+        hdr = ["API", "cases", "checked", "unchecked", "faulted", "warned", "invalid", "rejected", "mismatch"]
+        out = [textwrap.fill(head, 100), textwrap.fill(timing, 100), "", table(rows, hdr, right=range(1, 9))]
         if self.not_fuzzed:
             out += ["", "not fuzzed:"] + [f"  {a}: {why}" for a, why in sorted(self.not_fuzzed.items())]
         for r in self.mismatches[:20]:

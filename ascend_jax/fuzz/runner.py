@@ -24,7 +24,7 @@ from ..kernel import padded_cases, place_cases
 from ..profile import as_profile
 from ..state import CoreState
 
-_FIELDS = ("ub", "vmask", "mask_mode", "cmpmask", "ctrl", "rsvd_cnt", "fault")
+_FIELDS = ("ub", "vmask", "mask_mode", "cmpmask", "ctrl", "rsvd_cnt", "fault", "warn", "warn_at")
 
 
 def initial_fields(case, ub):
@@ -38,6 +38,8 @@ def initial_fields(case, ub):
         "ctrl": np.array(case.ctrl, np.uint32),
         "rsvd_cnt": np.int32(getattr(case, "rsvd_init", 0)),
         "fault": np.uint32(0),
+        "warn": np.uint32(0),  # checker warnings (never part of the comparison)
+        "warn_at": np.zeros(2, np.int32),
     }
 
 
@@ -53,11 +55,16 @@ def ref_state(fields, p):
     return st
 
 
+_NO_WARN = {"warn": np.uint32(0), "warn_at": np.zeros(2, np.int32)}  # fields a capsule may lack
+
+
 def core_state(fields_list):
     """Stack per-case fields into one batched CoreState (or an unbatched one from a dict)."""
     if isinstance(fields_list, dict):
-        return CoreState(**{f: jnp.asarray(fields_list[f]) for f in _FIELDS})
-    return CoreState(**{f: jnp.asarray(np.stack([d[f] for d in fields_list])) for f in _FIELDS})
+        return CoreState(**{f: jnp.asarray(fields_list.get(f, _NO_WARN.get(f))) for f in _FIELDS})
+    return CoreState(
+        **{f: jnp.asarray(np.stack([d.get(f, _NO_WARN.get(f)) for d in fields_list])) for f in _FIELDS}
+    )
 
 
 def fields_of(adapter, case, p, fields=None):

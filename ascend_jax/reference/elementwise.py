@@ -127,15 +127,17 @@ def run(
 
     # -- read every active source lane, compute (MODEL.md: all reads before any write) -------
     results = []
+    src_lanes = [[] for _ in srcs]  # the checker's view (lane_warnings)
     for r in range(plan.repeats):
         for l in range(plan.lanes):
             if not plan.active[r][l]:
                 continue  # SPEC: "mask为0时，目的操作数保持原值" (掩码/通用说明.md)
             b, e = l // E, l % E
             vals = []
-            for s, (sblk, srep) in zip(srcs, src_strides, strict=True):
+            for i, (s, (sblk, srep)) in enumerate(zip(srcs, src_strides, strict=True)):
                 sa = _faults.lane_address(s.addr, r, b, e, sblk, srep, size, bb)
                 vals.append(_st.read_bits(state.ub, sa, size))
+                src_lanes[i].append(sa)
             da = _faults.lane_address(dst.addr, r, b, e, dst_strides[0], dst_strides[1], size, bb)
             if read_dst:
                 vals.append(_st.read_bits(state.ub, da, size))
@@ -144,6 +146,8 @@ def run(
     out = _st.copy_state(state)
     for da, bits in results:
         _st.write_bits(out.ub, da, size, bits)
+    sources = list(zip(src_names, srcs, src_lanes, strict=True))
+    _st.lane_warnings(state, out, api, dst, [da for da, _ in results], sources, size)
     if plan.new_vmask is not None:
         _st.set_vmask(out, plan.new_vmask, profile)
     if plan.new_mask_mode is not None:

@@ -86,11 +86,14 @@ def _fill(api, state, dst, args, profile, is_set_mask, lane_bits, stride_names, 
     size, bb = d.itemsize, profile.block_bytes
     E = bb // size
     out = _st.copy_state(state)
+    dst_lanes = []  # the checker's view (lane_warnings)
     for r in range(plan.repeats):
         for l in range(plan.lanes):
             if plan.active[r][l]:
                 da = _faults.lane_address(dst.addr, r, l // E, l % E, blk, rep, size, bb)
                 _st.write_bits(out.ub, da, size, lane_bits(d, r, l, plan.lanes))
+                dst_lanes.append(da)
+    _st.lane_warnings(state, out, api, dst, dst_lanes, [], size)
     if plan.new_vmask is not None:
         _st.set_vmask(out, plan.new_vmask, profile)
     if plan.new_mask_mode is not None:

@@ -219,6 +219,7 @@ def _scalar_shift(api, state, dst, src, scalar, args, profile, is_set_mask, roun
     E = bb // size
     dst_blk, src_blk, dst_rep, src_rep = plan.strides
     results = []  # (dst byte address, bits) in program order; every src read before any write
+    src_lanes = []  # the checker's view (lane_warnings)
     for r in range(plan.repeats):
         for l in range(plan.lanes):
             if not plan.active[r][l]:
@@ -227,10 +228,12 @@ def _scalar_shift(api, state, dst, src, scalar, args, profile, is_set_mask, roun
             sa = _faults.lane_address(src.addr, r, b, e, src_blk, src_rep, size, bb)
             da = _faults.lane_address(dst.addr, r, b, e, dst_blk, dst_rep, size, bb)
             results.append((da, compute(_st.read_bits(state.ub, sa, size))))
+            src_lanes.append(sa)
 
     out = _st.copy_state(state)
     for da, bits in results:
         _st.write_bits(out.ub, da, size, bits)  # later lanes win
+    _st.lane_warnings(state, out, api, dst, [da for da, _ in results], [("src", src, src_lanes)], size)
     if plan.new_vmask is not None:
         _st.set_vmask(out, plan.new_vmask, profile)
     if plan.new_mask_mode is not None:
@@ -286,6 +289,7 @@ def _tensor_shift(api, state, dst, src0, src1, count, profile):
 
     signed_mode = profile.api("ShiftLeft").signed_left_shift
     results = []
+    lanes0, lanes1 = [], []  # the checker's view (lane_warnings)
     for r in range(plan.repeats):
         for l in range(plan.lanes):
             if not plan.active[r][l]:
@@ -294,6 +298,8 @@ def _tensor_shift(api, state, dst, src0, src1, count, profile):
             a0 = _faults.lane_address(src0.addr, r, b, e, 1, 8, size, bb)
             a1 = _faults.lane_address(src1.addr, r, b, e, 1, 8, size, bb)
             da = _faults.lane_address(dst.addr, r, b, e, 1, 8, size, bb)
+            lanes0.append(a0)
+            lanes1.append(a1)
             x = _num.bits_to_int(_st.read_bits(state.ub, a0, size), d)
             n = _num.bits_to_int(_st.read_bits(state.ub, a1, size), u)  # >= 0 (checked above)
             if api == "ShiftLeftTensor":
@@ -305,6 +311,8 @@ def _tensor_shift(api, state, dst, src0, src1, count, profile):
     out = _st.copy_state(state)
     for da, bits in results:
         _st.write_bits(out.ub, da, size, bits)
+    sources = [("src0", src0, lanes0), ("src1", src1, lanes1)]
+    _st.lane_warnings(state, out, api, dst, [da for da, _ in results], sources, size)
     if plan.new_vmask is not None:
         _st.set_vmask(out, plan.new_vmask, profile)
     if plan.new_mask_mode is not None:

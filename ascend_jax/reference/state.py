@@ -11,6 +11,7 @@ import dataclasses
 
 import numpy as np
 
+from .. import checks as _checks
 from .. import dtypes as _dt
 from ..profile import as_profile
 
@@ -30,6 +31,10 @@ class RefState:
     ctrl: np.ndarray  # uint32[2]: CTRL special register, low word first
     rsvd_cnt: int  # gather-mask remaining count register
     fault: int  # OR of errors.Fault bits recorded so far
+    # checker warnings (MODEL.md "Checker warnings"; never read by a result bit)
+    warn: int = 0  # OR of checks.Warn bits
+    warn_at: tuple = (0, 0)  # (API code, argument code) of the first warning
+    written: object = None  # uint8[N]: 1 = byte written since reset; None: not tracked
 
 
 def copy_state(state: RefState) -> RefState:
@@ -43,6 +48,9 @@ def copy_state(state: RefState) -> RefState:
         ctrl=np.array(state.ctrl, dtype=np.uint32, copy=True),
         rsvd_cnt=int(state.rsvd_cnt),
         fault=int(state.fault),
+        warn=int(state.warn),
+        warn_at=tuple(int(x) for x in state.warn_at),
+        written=None if state.written is None else np.array(state.written, dtype=np.uint8, copy=True),
     )
 
 
@@ -101,10 +109,43 @@ def ctrl_bit(state: RefState, bit: int) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
+# Checker warnings (MODEL.md "Checker warnings")
+
+
+def add_warning(state: RefState, bit, api: str, arg: str) -> None:
+    """OR one warning into a state this module already copied; the first one names (API, arg)."""
+    if state.warn == 0:
+        state.warn_at = (_checks.api_code(api), _checks.arg_code(arg))
+    state.warn |= int(bit)
+
+
+def lane_warnings(before: RefState, out: RefState, api, dst, dst_lanes, sources, size) -> None:
+    """The warnings of one element-wise call that ran, on its result ``out`` (in place):
+    ``dst_lanes`` the byte address of every active dst lane, ``sources`` [(name, LocalTensor,
+    [lane byte addresses])]. EXTENT: a lane not inside its tensor [addr, addr + nbytes) (dst first,
+    then the sources in order); UNINIT (``written`` tracked): a source lane with a byte never
+    written in ``before``; then the dst lanes are marked written."""
+    for name, t, lanes in [("dst", dst, dst_lanes), *sources]:
+        end = t.addr + t.length * t.dtype.itemsize
+        if any(a < t.addr or a + size > end for a in lanes):
+            add_warning(out, _checks.Warn.EXTENT, api, name)
+    if before.written is None:
+        return
+    n = len(before.written)
+    for name, _, lanes in sources:
+        if any(not (0 <= a + i < n and before.written[a + i]) for a in lanes for i in range(size)):
+            add_warning(out, _checks.Warn.UNINIT, api, name)
+    for a in dst_lanes:
+        for i in range(size):
+            if 0 <= a + i < n:
+                out.written[a + i] = 1
+
+
+# ---------------------------------------------------------------------------------------------
 # Reset
 
 
-def reset_state(profile, ub_bytes=None) -> RefState:
+def reset_state(profile, ub_bytes=None, check_uninit=False) -> RefState:
     """The reset state of MODEL.md: UB zero, vmask all ones (ResetMask), Normal mode, CMPMASK 0,
     CTRL = ctrl_reset_value, rsvd_cnt 0, no faults."""
     profile = as_profile(profile)
@@ -119,6 +160,7 @@ def reset_state(profile, ub_bytes=None) -> RefState:
         ctrl=np.zeros(CTRL_WORDS32, dtype=np.uint32),
         rsvd_cnt=0,
         fault=0,
+        written=np.zeros(n, dtype=np.uint8) if check_uninit else None,
     )
     set_vmask(st, all_ones_mask(profile), profile)
     set_ctrl(st, profile.ctrl_reset_value)

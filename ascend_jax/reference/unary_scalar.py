@@ -110,6 +110,7 @@ def _binary_scalar(api, state, dst, src, scalar_value, args, profile, is_set_mas
 
     # -- read every active src lane, compute (MODEL.md: all src lanes are read before any write)
     results = []  # (dst byte address, result bits) in program order
+    src_lanes = []  # the checker's view (lane_warnings)
     for r in range(plan.repeats):
         for l in range(plan.lanes):
             if not plan.active[r][l]:
@@ -118,11 +119,13 @@ def _binary_scalar(api, state, dst, src, scalar_value, args, profile, is_set_mas
             sa = _faults.lane_address(src.addr, r, b, e, src_blk, src_rep, size, bb)
             da = _faults.lane_address(dst.addr, r, b, e, dst_blk, dst_rep, size, bb)
             results.append((da, compute(_st.read_bits(state.ub, sa, size))))
+            src_lanes.append(sa)
 
     # -- write in program order: a later lane writing the same address wins ----------------
     out = _st.copy_state(state)
     for da, bits in results:
         _st.write_bits(out.ub, da, size, bits)
+    _st.lane_warnings(state, out, api, dst, [da for da, _ in results], [("src", src, src_lanes)], size)
 
     # -- register side effects of the call -------------------------------------------------
     if plan.new_vmask is not None:

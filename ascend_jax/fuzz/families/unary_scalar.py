@@ -234,10 +234,16 @@ def random_case(rng, profile, api=None, dtype=None, ub_bytes=8192, fault_rate=0.
 # -- running ------------------------------------------------------------------------------------
 
 
+def _span(case, addr, d):
+    """The elements of a tensor at ``addr`` reaching to the end of the case's UB (at least 1): the
+    family draws raw addresses, so no lane is ever beyond its tensor (no EXTENT checker warning)."""
+    return max(1, (int(case.ub_bytes) - int(addr)) // d.itemsize)
+
+
 def _args_for(case, traced_mask=False):
     d = _dt.as_dtype(case.dtype)
-    dst = LocalTensor(d, case.dst, 1)
-    src = LocalTensor(d, case.src, 1)
+    dst = LocalTensor(d, case.dst, _span(case, case.dst, d))
+    src = LocalTensor(d, case.src, _span(case, case.src, d))
     if case.form == "count":
         return dst, src, (case.count,)
     params = UnaryRepeatParams(*case.strides)
@@ -315,7 +321,13 @@ def stack_params(cs, p):
         "bad_param": np.zeros(n, bool),
         "bad_mask": np.zeros(n, bool),
     }
-    return {k: jnp.asarray(v) for k, v in out.items()}
+    out = {k: jnp.asarray(v) for k, v in out.items()}
+    # the tensors' sizes in bytes, for the checker (as _args_for)
+    ext = {
+        k: np.array([_span(c, getattr(c, k), d) * d.itemsize for c in cs], np.int32) for k in ("dst", "src")
+    }
+    out["ext"] = {k: jnp.asarray(v) for k, v in ext.items()}
+    return out
 
 
 _FN_CACHE = {}

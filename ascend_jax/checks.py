@@ -1,0 +1,56 @@
+"""Checker warnings: the per-case warning word of ``CoreState`` / ``RefState`` (docs/MODEL.md
+"Checker warnings").
+
+A checker warning marks what the hardware runs without complaint but a kernel author probably did
+not mean. Warnings never change a result bit (hardware faults, ``errors.Fault``, do). Plain Python
+tables, shared by the fast path and the reference like ``errors.Fault``: each implementation
+computes the word on its own.
+
+State fields: ``warn`` (uint32, OR of ``Warn`` bits over the calls so far) and ``warn_at``
+(int32[2]: (API code, argument code) of the first warning, (0, 0) while there is none). Codes are
+1 + the index in ``WARN_APIS`` / ``WARN_ARGS`` (0 = unknown); both tables are append-only.
+"""
+
+import enum
+
+
+class Warn(enum.IntFlag):
+    # an active lane of an operand lies outside the operand's LocalTensor [addr, addr + length)
+    EXTENT = 1
+    # a documented size / alignment requirement not met that the hardware nevertheless runs
+    SIZE = 2
+    # an active source lane reads a UB byte never written since reset (check_uninit=True only)
+    UNINIT = 4
+
+
+WARN_APIS = (
+    "Abs", "Add", "Adds", "AddsFlexible", "And", "Ands", "Compare", "CompareCmpMask", "CompareScalar",
+    "Compares", "CreateVecIndex", "DataCopy", "DataCopyPad", "Div", "Divs", "Duplicate", "Exp", "GatherMask",
+    "GetCmpMask", "GetCtrlSpr", "GetGatherMaskRemainCount", "GetSaturationFlag", "LeakyRelu", "Ln", "Max",
+    "Maxs", "MaxsFlexible", "Min", "Mins", "MinsFlexible", "Mul", "Muls", "MulsFlexible", "Neg", "Not", "Or",
+    "Ors", "Reciprocal", "Relu", "ResetCtrlSpr", "ResetMask", "Rsqrt", "Select", "SelectFlexible",
+    "SetCmpMask", "SetCtrlSpr", "SetMaskCount", "SetMaskNorm", "SetSaturationFlag", "SetVectorMask",
+    "ShiftLeft", "ShiftLeftTensor", "ShiftRight", "ShiftRightTensor", "Sqrt", "Sub", "Subs",
+)  # fmt: skip
+WARN_ARGS = ("dst", "src", "src0", "src1")
+
+
+def api_code(name) -> int:
+    return WARN_APIS.index(name) + 1 if name in WARN_APIS else 0
+
+
+def arg_code(name) -> int:
+    return WARN_ARGS.index(name) + 1 if name in WARN_ARGS else 0
+
+
+def describe(warn, warn_at) -> str:
+    """One line for a warning word and its first (API, argument) pair, e.g.
+    ``"EXTENT|UNINIT (first: Muls dst)"``; ``""`` when ``warn`` is 0."""
+    warn = int(warn)
+    if not warn:
+        return ""
+    kinds = "|".join(k.name for k in Warn if warn & k)
+    a, g = (int(x) for x in warn_at)
+    api = WARN_APIS[a - 1] if 0 < a <= len(WARN_APIS) else "?"
+    arg = WARN_ARGS[g - 1] if 0 < g <= len(WARN_ARGS) else "?"
+    return f"{kinds} (first: {api} {arg})"
