@@ -31,6 +31,10 @@ WARN_APIS = (
     "Ors", "Reciprocal", "Relu", "ResetCtrlSpr", "ResetMask", "Rsqrt", "Select", "SelectFlexible",
     "SetCmpMask", "SetCtrlSpr", "SetMaskCount", "SetMaskNorm", "SetSaturationFlag", "SetVectorMask",
     "ShiftLeft", "ShiftLeftTensor", "ShiftRight", "ShiftRightTensor", "Sqrt", "Sub", "Subs",
+    # appended at the session-5 integration (Cast, reductions, composites, Brcb, Mull, Prelu)
+    "AbsSub", "AddRelu", "Axpy", "Brcb", "Cast", "FusedMulAdd", "MulAddDst", "MulAddRelu", "Mull", "Prelu",
+    "ReduceDataBlock", "ReduceMax", "ReduceMin", "ReducePairElem", "ReduceRepeat", "ReduceSum", "SubRelu",
+    "Truncate",
 )  # fmt: skip
 WARN_ARGS = ("dst", "src", "src0", "src1")
 
