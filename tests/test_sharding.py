@@ -242,3 +242,44 @@ def test_two_process_distributed_campaign_equals_one_process(tmp_path):
         assert merged[key] == ref[key], key
     assert merged["meta"]["processes"] == 2
     assert json.loads((dist / "summary.json").read_text())["coverage"] == ref["coverage"]
+
+
+@pytest.mark.slow
+def test_sigkilled_four_device_campaign_resumes_exactly(tmp_path):
+    """A real kill -9 of a ``--devices all`` campaign (4 CPU devices) in the middle of its run, then
+    ``--resume`` on 4 devices: every case once, and the journal equals a one-device run's."""
+    import signal
+    import time
+
+    from ascend_jax.fuzz.resume import read_results
+
+    n = 400
+    args = ["--apis", "GatherMask", "--dtypes", "float32", "--cases", str(n), "--seed", "5", "--batch", "8"]
+    cli = [PY, "-m", "ascend_jax.cli", "fuzz", *args, "--no-shrink", "--quiet"]
+    killed_dir, one_dir = tmp_path / "killed", tmp_path / "one"
+    proc = subprocess.Popen(
+        [*cli, "--devices", "all", "--out", str(killed_dir)],
+        env=_env(4),
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    journal = killed_dir / "results.jsonl"
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline and proc.poll() is None:
+        if journal.exists() and journal.read_bytes().count(b"\n") >= 60:
+            break
+        time.sleep(0.02)
+    killed = proc.poll() is None
+    if killed:
+        os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    k = len(read_results(journal))
+    assert killed and 1 <= k < n, (killed, k)
+    for extra, d in ((["--devices", "all", "--resume"], killed_dir), ([], one_dir)):
+        p = subprocess.run([*cli, *extra, "--out", str(d)], env=_env(4 if extra else 1), cwd=ROOT,
+                           capture_output=True, text=True, timeout=900)  # fmt: skip
+        assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    after = [json.loads(line)["i"] for line in journal.read_bytes().splitlines()]
+    assert sorted(after) == list(range(n))  # nothing lost, nothing run twice
+    assert read_results(journal) == read_results(one_dir / "results.jsonl")
