@@ -186,11 +186,8 @@ class FastProgram:
         dyn = {"unary": _unary_dyn, "cmpsel": _cmpsel_dyn, "shift": _shift_dyn, "gather": _gather_dyn}[
             sig.family
         ](cs, p)
-        dyn = {
-            k: (tuple(jnp.asarray(x) for x in v) if isinstance(v, tuple) else jnp.asarray(v))
-            for k, v in dyn.items()
-        }
-        return st, dyn
+        # leaves of tuples (64-bit pairs) and dicts (the checker's operand sizes) alike
+        return st, jax.tree_util.tree_map(jnp.asarray, dyn)
 
     def __call__(self, st, dyn):
         return self.fn(st, dyn)
@@ -200,7 +197,7 @@ class FastProgram:
 
 
 def _unary_dyn(cs, p):
-    return {k: np.asarray(v) for k, v in UC.stack_params(cs, p).items()}
+    return jax.tree_util.tree_map(np.asarray, UC.stack_params(cs, p))
 
 
 def _cmpsel_dyn(cs, p):
