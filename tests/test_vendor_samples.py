@@ -52,6 +52,8 @@ PORTED = [
     ("vendor_reduce_repeat", 1, "-scenarioNum", np.float16, slice(None)),
     ("vendor_reduce_repeat", 2, "-scenarioNum", np.float16, slice(None)),
     ("vendor_reduce_computation", 1, "-scenarioNum", np.float16, slice(None)),
+    ("vendor_reduce_computation", 2, "-scenarioNum", np.float16, slice(None)),
+    ("vendor_reduce_computation", 3, "-scenarioNum", np.float16, slice(None)),
     ("vendor_reduce_computation", 4, "-scenarioNum", np.float16, slice(None)),
     ("vendor_reduce_computation", 6, "-scenarioNum", np.float16, slice(None)),
     ("vendor_cast", 1, "-scenarioNum", np.int32, slice(None)),
