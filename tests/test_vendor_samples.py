@@ -221,3 +221,21 @@ def test_every_vendor_sample_is_ported_or_listed_pending(shared_dir):
     assert len(names) >= 20  # the issue says 20; the folder holds 21 (19 memory-vector samples)
     for name in names:
         assert re.search(rf"`{re.escape(name)}`", section), f"vendor sample {name} not in ops/README.md"
+
+
+def test_add_sample_host_golden(tmp_path, capsys):
+    """vendor ``add`` (no gen_data.py / verify_result.py): its host code's inputs and exact golden,
+    through ``ascend-jax run`` in the vendor file layout; bit for bit, as ``std::equal`` checks."""
+    from ops import vendor_add
+
+    x, y = vendor_add.host_inputs()
+    (tmp_path / "input").mkdir()
+    x.tofile(tmp_path / "input" / "input_x.bin")
+    y.tofile(tmp_path / "input" / "input_y.bin")
+    out_dir = tmp_path / "output"
+    rc = cli.main(["run", "vendor_add", "--input", str(tmp_path / "input"), "--output", str(out_dir)])
+    assert rc == 0, capsys.readouterr().err
+    out = np.fromfile(out_dir / "output.bin", np.float32)
+    gold = vendor_add.host_golden(x, y)
+    np.testing.assert_array_equal(out.view(np.uint32), gold.view(np.uint32))
+    assert x[1] == np.float32(0.1) and gold[-1] == np.float32(x[-1] + y[-1])
