@@ -130,7 +130,8 @@ CASES = [
         "repeatParams.src0BlkStride",
     ),
     ("cmpmask-mask1", "CompareCmpMask", "ascend910b", (S, S1, LT, [1, 1], BRP()), {}, "mask[1]"),
-    ("getcmpmask-dst", "GetCmpMask", "ascend910b", (t(U8, 0, 16),), {}, "dst"),
+    # a dst below the page's 128 bytes is a SIZE checker warning since issue 18 (the hardware runs it)
+    ("getcmpmask-dst", "GetCmpMask", "ascend910b", (5,), {}, "dst"),
     ("select-selMode", "Select", "ascend910b", (D, SEL, S, S1, 3, 64), {}, "selMode"),
     ("select-mode1-src1", "Select", "ascend910b", (D, SEL, S, S1, 1, 64), {}, "src1"),
     (
