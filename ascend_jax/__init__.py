@@ -118,6 +118,7 @@ from .errors import (
 from .gm import GlobalTensor
 from .kernel import Kernel, KernelResult, jit_kernel, run_kernel
 from .params import (
+    AnyForm,
     BinaryRepeatParams,
     BrcbRepeatParams,
     DataCopyExtParams,

@@ -228,3 +228,27 @@ def as_pad_params(p):
     if isinstance(p, DataCopyPadParams):
         return DataCopyPadExtParams(p.isPad, p.leftPadding, p.rightPadding, p.paddingValue)
     return _as_struct(DataCopyPadExtParams, p, 4)
+
+
+@dataclasses.dataclass(frozen=True)
+class AnyForm:
+    """Every call form of a strided vector API in one set of values (not a C++ type: a model tool
+    for fuzzers, sweeps and compilers). With its fields traced, one compiled program serves the
+    count form and the three high-dim forms: pass it as the only argument after the operands,
+    ``ShiftLeft(state, dst, src, scalar, AnyForm(form, count, mask, words, repeat, params),
+    max_repeats=R)``. ``form``: ``COUNT`` (``count``; isSetMask as the call's keyword),
+    ``CONTINUOUS`` (``mask``), ``BITWISE`` (``mask_words``: uint64 words low first, or the traced
+    uint32 words), ``PLACEHOLDER`` (MASK_PLACEHOLDER, isSetMask=false); the high-dim forms read
+    ``repeatTime`` and ``repeatParams``. A Python-int ``form`` is the ordinary call of that form."""
+
+    COUNT = 0
+    CONTINUOUS = 1
+    BITWISE = 2
+    PLACEHOLDER = 3
+
+    form: object
+    count: object = 0
+    mask: object = 0
+    mask_words: object = (0,)
+    repeatTime: object = 1
+    repeatParams: object = None

@@ -436,8 +436,10 @@ def test_errors_per_product():
     # bad CMPMODE / SELMODE
     with raises(UsageError, match=r"cmpMode=7.*CMPMODE::LT / GT / EQ / LE / GE / NE"):
         aj.Compare(s, d8, x, y, 7, 64)
-    with raises(UsageError, match=r"cmpMode=.a traced value"):
-        aj.Compares(s, d8, x, 1.0, jnp.asarray(0), 64)
+    with raises(UsageError, match=r"cmpMode=.a traced float32.*a scalar integer"):
+        aj.Compares(s, d8, x, 1.0, jnp.asarray(0.0), 64)
+    with raises(UsageError, match=r"cmpMode=None"):
+        aj.Compares(s, d8, x, 1.0, None, 64)
     with raises(UsageError, match=r"selMode=3.*VSEL_CMPMASK_SPR / VSEL_TENSOR_SCALAR_MODE"):
         aj.Select(s, dst, sel, x, y, 3, 64)
     # misaligned count (count * sizeof(T) must fill whole 256-byte blocks)
@@ -967,3 +969,30 @@ def test_registry_lists_the_family():
     ):
         assert aj.REGISTRY[name].fn is not None
         assert aj.REGISTRY[name].prototypes
+
+
+def test_traced_cmp_mode_is_one_program_and_checked_per_case():
+    # fuzzing traces cmpMode (one program for the six modes); an invalid traced mode is a
+    # BAD_PARAM fault of that case, a static one a UsageError
+    p = "ascend910b"
+    a = np.array([1.0, 2.0, 3.0, -0.0] * 16, np.float32)
+    b = np.array([2.0, 2.0, 1.0, 0.0] * 16, np.float32)
+    st = state_with([(A0, a), (A1, b)], p)
+    d8 = aj.LocalTensor(U8, ADST, 256)
+    x, y = aj.LocalTensor(F32, A0, 64), aj.LocalTensor(F32, A1, 64)
+
+    @jax.jit
+    def run(code):
+        return aj.Compare(st, d8, x, y, code, 64, profile=p)
+
+    with max_traces("run", n=1):
+        for m in aj.CMPMODE:
+            traced = run(jnp.int32(int(m)))
+            static = aj.Compare(st, d8, x, y, m, 64, profile=p)
+            assert fault(traced) == fault(static) == 0
+            assert read(traced, ADST, U8, 8).tolist() == read(static, ADST, U8, 8).tolist()
+    assert fault(run(jnp.int32(7))) & int(Fault.BAD_PARAM)
+    # int32 on 910b: LT..NE other than EQ/NE are not offered (per case: BAD_PARAM)
+    xi, yi = aj.LocalTensor(aj.int32, A0, 64), aj.LocalTensor(aj.int32, A1, 64)
+    bad = jax.jit(lambda c: aj.Compare(st, d8, xi, yi, c, 64, profile=p))(jnp.int32(int(aj.CMPMODE.LT)))
+    assert fault(bad) & int(Fault.BAD_PARAM)

@@ -4,6 +4,7 @@ product ignores) and Counter mode -- static checks (UsageError at trace time), t
 fields the lane plan reads (``_engine/lanes.py``), the repeat bucket, the repeat-parameter strides.
 """
 
+import dataclasses
 import math
 
 import jax.numpy as jnp
@@ -13,7 +14,7 @@ from .._engine import lanes as LN
 from .._engine import memory as MEM
 from .._engine.pipeline import set_extents
 from ..errors import UsageError
-from ..params import BinaryRepeatParams, UnaryRepeatParams, as_binary_params, as_unary_params
+from ..params import AnyForm, BinaryRepeatParams, UnaryRepeatParams, as_binary_params, as_unary_params
 from ..tensor import MASK_PLACEHOLDER
 from . import _args as A
 
@@ -221,7 +222,13 @@ def plan_forms(api, state, dt, args, p, isSetMask, max_repeats, dyn, binary=Fals
     """The count form (``args = (count,)``) or a high-dim form (``args = (mask, repeatTime,
     repeatParams)``) of an elementwise call, for the strided core with a traced call form: checks
     the arguments, fills ``dyn`` (kind, count / mask / repeat fields, strides -- UnaryRepeatParams,
-    or BinaryRepeatParams with ``binary``). Returns ``(form, R, ordered)``."""
+    or BinaryRepeatParams with ``binary``). Returns ``(form, R, ordered)``; ``args = (AnyForm,)``:
+    every form at once, the traced form code choosing (form "any")."""
+    if len(args) == 1 and isinstance(args[0], AnyForm):
+        f = args[0]
+        if not A.is_static(f.form):
+            return _plan_any_form(api, state, dt, f, p, isSetMask, max_repeats, dyn, binary)
+        args, isSetMask = _static_form_args(api, f, p, isSetMask)
     if len(args) == 1:
         form = "count"
         use_reg = (not isSetMask) and p.level2_is_set_mask == "honoured"
@@ -240,6 +247,78 @@ def plan_forms(api, state, dt, args, p, isSetMask, max_repeats, dyn, binary=Fals
     R = min(R, default_big_bucket(p))
     ordered = form == "highdim" and MEM.collisions_possible(params.dstRepStride, params.dstBlkStride, R)
     return form, R, ordered
+
+
+def _static_form_args(api, f, p, isSetMask):
+    """An AnyForm with a Python-int form: the ordinary arguments of that form."""
+    params = f.repeatParams
+    if f.form == AnyForm.COUNT:
+        return (f.count,), isSetMask
+    if f.form == AnyForm.CONTINUOUS:
+        return (f.mask, f.repeatTime, params), True
+    if f.form == AnyForm.BITWISE:
+        return (list(f.mask_words), f.repeatTime, params), True
+    if f.form == AnyForm.PLACEHOLDER:
+        return (MASK_PLACEHOLDER, f.repeatTime, params), False
+    raise UsageError(
+        api, "AnyForm.form", f.form, "COUNT (0), CONTINUOUS (1), BITWISE (2), PLACEHOLDER (3)", p
+    )
+
+
+def _traced(v, dtype):
+    """A static field of a traced AnyForm as an array (checked per case, like its traced peers)."""
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= int(v) < 2**31:
+        return v
+    return jnp.asarray(int(v), dtype)
+
+
+def _plan_any_form(api, state, dt, f, p, isSetMask, max_repeats, dyn, binary):
+    """Every call form at once: each form's checks fill its own copy of ``dyn``; the traced form
+    code picks the lane plan's kind, the form's fields and its validity flags (a code outside 0..3
+    is BAD_PARAM). One program: R is the ``max_repeats`` bucket (else the big bucket) and writes go
+    in program order (a high-dim form may collide)."""
+    code = jnp.asarray(f.form, I32)
+    nw32 = p.vector_mask_bits // 32
+    words = f.mask_words
+    if isinstance(words, (list, tuple)) and all(A.is_static(w) for w in words):
+        # a static (unused) bitwise mask: its uint32 words, so its checks stay per case
+        v = sum(int(w) << (64 * i) for i, w in enumerate(words))
+        words = jnp.asarray([(v >> (32 * i)) & 0xFFFFFFFF for i in range(nw32)], U32)
+    f = dataclasses.replace(
+        f,
+        count=_traced(f.count, I32),
+        mask=_traced(f.mask, U32),
+        mask_words=words,
+        repeatTime=_traced(f.repeatTime, I32),
+    )
+    strides_of = binary_strides if binary else unary_strides
+    default = BinaryRepeatParams() if binary else UnaryRepeatParams()
+    use_reg = (not isSetMask) and p.level2_is_set_mask == "honoured"
+    sub = [dict(dyn) for _ in range(4)]
+    kinds = ["count_register" if use_reg else "count"]
+    count_form(api, f.count, dt, p, max_repeats, sub[0], registers=state if use_reg else None)
+    strides_of(api, default, p, sub[0])
+    for d, mask, set_mask in (
+        (sub[1], f.mask, True),
+        (sub[2], f.mask_words, True),
+        (sub[3], MASK_PLACEHOLDER, False),
+    ):
+        kinds.append(highdim_form(api, mask, f.repeatTime, dt, p, set_mask, state, max_repeats, d)[0])
+        strides_of(api, f.repeatParams, p, d)
+
+    def pick(key):
+        v = sub[0][key]
+        for k in (1, 2, 3):
+            v = jnp.where(code == k, sub[k][key], v)
+        return v
+
+    dyn.update(count=sub[0]["count"], cont=sub[1]["cont"], words=sub[2]["words"], repeat=sub[1]["repeat"])
+    dyn["strides"] = pick("strides")
+    dyn["bad_mask"] = pick("bad_mask")
+    dyn["bad_param"] = pick("bad_param") | (code < 0) | (code > 3)
+    dyn["kind"] = jnp.asarray([LN.KINDS[k] for k in kinds], I32)[jnp.clip(code, 0, 3)]
+    R = A.bucket(max_repeats) if max_repeats is not None else default_big_bucket(p)
+    return "any", min(R, default_big_bucket(p)), True
 
 
 def plan_unary_call(api, state, dst, src, args, p, isSetMask, max_repeats, int64_lanes=False):

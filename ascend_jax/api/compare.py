@@ -63,8 +63,8 @@ def _cmp_mode(api, mode, dt, p, a):
         raise UsageError(
             api,
             "cmpMode",
-            mode if A.is_static(mode) or isinstance(mode, str) else "a traced value",
-            f"{_MODES_TEXT} (a compile-time CMPMODE)",
+            mode if A.is_static(mode) or isinstance(mode, str) or mode is None else type(mode).__name__,
+            f"{_MODES_TEXT} (a CMPMODE, or a traced int32 code)",
             p,
         )
     name = CMPMODE(int(mode)).name
@@ -93,6 +93,35 @@ def _cmp_mode(api, mode, dt, p, a):
             f"int32_t supports only {', '.join(a.int32_modes)} on this product",
         )
     return name
+
+
+def _cmp_code(api, mode, dt, p, a, dyn):
+    """``dyn["cmp"]``, the CMPMODE code of the call. A Python/enum mode is checked at trace time (it
+    selects the instruction); a traced integer (fuzzing and sweeps: one program for every mode) is
+    checked per case: a mode the product does not offer for T is a BAD_PARAM fault, as for any
+    traced parameter out of its range; int32 under ``int32_other_modes = "silent_eq"`` computes EQ
+    as the static path does."""
+    if not isinstance(mode, (jax.Array, np.ndarray)):
+        dyn["cmp"] = jnp.asarray(int(CMPMODE[_cmp_mode(api, mode, dt, p, a)]), I32)
+        return
+    code = jnp.asarray(mode)
+    if code.shape != () or not jnp.issubdtype(code.dtype, jnp.integer) or code.dtype == bool:
+        raise UsageError(api, "cmpMode", f"a traced {code.dtype}{list(code.shape)}", "a scalar integer", p)
+    code = code.astype(I32)
+    names = tuple(a.modes)
+    if dt.name == "float64" and a.float64_modes is not None:
+        names = tuple(m for m in names if m in a.float64_modes)
+    eq_instead = ()
+    if dt.name == "int32" and a.int32_modes is not None:
+        if a.int32_other_modes == "silent_eq":
+            eq_instead = tuple(int(CMPMODE[m]) for m in names if m not in a.int32_modes)
+        else:
+            names = tuple(m for m in names if m in a.int32_modes)
+    ok = jnp.isin(code, jnp.asarray([int(CMPMODE[m]) for m in names], I32))
+    if eq_instead:
+        code = jnp.where(jnp.isin(code, jnp.asarray(eq_instead, I32)), I32(int(CMPMODE.EQ)), code)
+    dyn["cmp"] = code
+    dyn["bad_param"] = dyn["bad_param"] | ~ok
 
 
 # -- Compare / Compares / CompareScalar with a UB result ----------------------------------------
@@ -126,7 +155,8 @@ def _compare_to_ub(api, state, dst, src0, src1, cmpMode, args, profile, isSetMas
         raise UnsupportedError(
             api, "dst.dtype", dst.dtype.name, ", ".join(dst_ok), p, "dst holds the packed result bits"
         )
-    mode = _cmp_mode(api, cmpMode, dt, p, a)
+    dyn = binary_dyn()
+    _cmp_code(api, cmpMode, dt, p, a, dyn)
     if a.dst_strides != "ignored":
         raise NotModelledError(f"{api}: dst_strides = {a.dst_strides!r} (strided bit output) is not modelled")
     if not isSetMask and (form == "count" or api == "Compare"):
@@ -140,8 +170,6 @@ def _compare_to_ub(api, state, dst, src0, src1, cmpMode, args, profile, isSetMas
             if form == "count"
             else "isSetMask is a reserved parameter of Compare",
         )
-    dyn = binary_dyn()
-    dyn["cmp"] = jnp.asarray(int(CMPMODE[mode]), I32)
     dyn["dst"] = A.addr_of(dst)
     dyn["src0"] = A.addr_of(src0)
     if scalar:
@@ -242,9 +270,8 @@ def CompareCmpMask(state, src0, src1, cmpMode, mask, repeatParams, profile=None,
     L = p.lanes(dt)
     if p.cmpmask_bits <= 0 or L > p.cmpmask_bits:
         raise NotModelledError(f"{api}: {L} lanes do not fit the {p.cmpmask_bits}-bit CMPMASK of '{p.name}'")
-    mode = _cmp_mode(api, cmpMode, dt, p, a)
     dyn = binary_dyn()
-    dyn["cmp"] = jnp.asarray(int(CMPMODE[mode]), I32)
+    _cmp_code(api, cmpMode, dt, p, a, dyn)
     dyn["src0"] = A.addr_of(src0)
     dyn["src1"] = A.addr_of(src1)
     binary_strides(api, repeatParams, p, dyn)

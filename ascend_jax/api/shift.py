@@ -18,6 +18,7 @@ from .._engine import lanes as LN
 from .._engine import shift as SH
 from .._engine.pipeline import StridedStatic, run_strided, set_extents
 from ..errors import UsageError
+from ..params import AnyForm
 from ..profile import as_profile
 from ..registry import ApiSpec, register
 from ..tensor import LocalTensor
@@ -103,7 +104,10 @@ def shift_call(api, op, state, dst, src, scalar, args, profile, isSetMask, round
     A.check_tensor(api, "src", src, p)
     A.check_same_dtype(api, p, dst=dst, src=src)
     dt = dst.dtype
-    if len(args) == 1:
+    anyf = len(args) == 1 and isinstance(args[0], AnyForm) and not A.is_static(args[0].form)
+    if anyf:
+        form = "highdim"  # every form at once (roundEn below applies to the high-dim ones)
+    elif len(args) == 1:
         form = "count"
     elif len(args) == 3 or (len(args) == 4 and op == "right"):
         form = "highdim"
@@ -127,6 +131,9 @@ def shift_call(api, op, state, dst, src, scalar, args, profile, isSetMask, round
     sbits, bad = _shift_scalar(api, scalar, dt, p, rng)
     if op == "right":
         rflag, rbad = _round_flag(api, roundEn, form, dt, p)
+        if anyf:  # SPEC: roundEn exists only on the high-dim prototypes
+            hd = jnp.asarray(args[0].form) != AnyForm.COUNT
+            rflag, rbad = jnp.where(hd, rflag, U32(0)), rbad & hd
         bad = bad | rbad
     else:
         rflag = jnp.zeros((), U32)

@@ -75,7 +75,7 @@ class CmpSelCase:
         return (
             self.api,
             self.dtype,
-            self.mode,
+            None if self.api in CMP_APIS + ("CompareCmpMask",) else self.mode,  # cmpMode is traced
             self.form,
             self.variant,
             self.dst_dtype,
@@ -359,6 +359,14 @@ def _frac_bits(d):
     return {"half": 10, "bfloat16": 7, "float32": 23, "float64": 52}[d.name]
 
 
+def _pick(api, dt, k, mode, gs=None):
+    """The dst / selMask element-type choice of a group: one per (API, dtype) for the compare APIs
+    (cmpMode is traced: their six modes share one program), else per group."""
+    if api in CMP_APIS + ("CompareCmpMask",):
+        return sum(map(ord, api + dt))
+    return k + mode if gs is None else k
+
+
 def random_cases(profile, per_group, seed=0, all_forms=True, big_share=0.03, dtypes_per_api=None, apis=None):
     """``per_group`` cases for every (API, dtype, mode) of the profile (``apis``: of these APIs
     only). ``all_forms``: every call form
@@ -402,7 +410,11 @@ def random_cases(profile, per_group, seed=0, all_forms=True, big_share=0.03, dty
                 and form not in ("-",)
                 and rng.random() < big_share
             )
-            out.append(random_case(rng, p, api, dt, mode, form, big=big, variant=variant, pick=rot + mode))
+            out.append(
+                random_case(
+                    rng, p, api, dt, mode, form, big=big, variant=variant, pick=_pick(api, dt, rot, mode)
+                )
+            )
     return out
 
 
@@ -453,17 +465,24 @@ def call(mod, c, st, p, dyn=None, R=None):
         dst = LocalTensor(c.dst_dtype, dst_a, n)
         isset = c.form != "register"
         if c.api == "Compare":
-            args = (dst, src0, src1, c.mode)
+            args = (dst, src0, src1, g("cmp", c.mode))
             params = BinaryRepeatParams(*s)
         else:
-            args = (dst, src0, scalar, c.mode)
+            args = (dst, src0, scalar, g("cmp", c.mode))
             params = UnaryRepeatParams(s[0], s[1], s[3], s[4])
         if c.form != "count":
             tail = tail + (params,)
         return getattr(mod, c.api)(st, *args, *tail, isSetMask=isset, **kw)
     if c.api == "CompareCmpMask":
         return mod.CompareCmpMask(
-            st, src0, src1, c.mode, tail[0], BinaryRepeatParams(*s), isSetMask=c.form != "register", **kw
+            st,
+            src0,
+            src1,
+            g("cmp", c.mode),
+            tail[0],
+            BinaryRepeatParams(*s),
+            isSetMask=c.form != "register",
+            **kw,
         )
     dst = LocalTensor(d, dst_a, n)
     sel = LocalTensor(c.sel_dtype, sel_a, 256)
@@ -515,6 +534,8 @@ def stack_dyn(cs, p):
         "count": np.array([c.count for c in cs], np.int32),
         "strides": tuple(np.array([c.strides[i] for c in cs], np.int32) for i in range(6)),
     }
+    if c0.api in CMP_APIS + ("CompareCmpMask",):
+        dyn["cmp"] = np.array([c.mode for c in cs], np.int32)
     if d.itemsize == 8:  # 64-bit T: (low, high) uint32 words
         dyn["scalar"] = np.array([[c.scalar_bits & 0xFFFFFFFF, c.scalar_bits >> 32] for c in cs], np.uint32)
     elif d.kind == "complex":  # complex32: the bit pattern
@@ -556,7 +577,7 @@ class CompareSelectFamily(Family):
                     # the large repeat bucket only for the first dtype and form of an API: one
                     # extra compilation per API, not per group
                     big_ok = dt == first[a] and form == forms[0] and form != "-"
-                    out.append((a, dt, mode, form, v, k, big_ok))
+                    out.append((a, dt, mode, form, v, _pick(a, dt, k, mode, gs), big_ok))
         return out
 
     def generate(self, rng, p, unit, fault_rate):

@@ -23,7 +23,7 @@ import math
 import numpy as np
 
 from ... import dtypes as _dt
-from ...params import UnaryRepeatParams
+from ...params import AnyForm, UnaryRepeatParams
 from ...profile import as_profile
 from ...tensor import MASK_PLACEHOLDER, LocalTensor
 from ..regs import draw as draw_registers
@@ -93,7 +93,14 @@ class ShiftCase:
     big: bool = False
 
     def key(self):
-        return ("shift", self.api, self.dtype, self.form, self.is_set_mask, self.big)
+        # the fast path takes every call form as one traced AnyForm (one program for the count
+        # and high-dim forms); isSetMask is static for the count form only
+        form = "any" if self.any_form else self.form
+        return ("shift", self.api, self.dtype, form, self.is_set_mask or self.form != "count", self.big)
+
+    @property
+    def any_form(self):
+        return not self.api.endswith("Tensor")
 
     @property
     def amount_dtype(self):
@@ -335,6 +342,15 @@ def call_shift(mod, c, st, p, dyn=None, R=None, static=False):
         src1 = LocalTensor(c.amount_dtype, g("src1", c.src1), n)
         return getattr(mod, c.api)(st, dst, src, src1, g("count", c.count), **kw)
     amount = int(c.amount) if static else g("amount", d.np_dtype.type(c.amount))
+    if "form" in T:  # the fast path's traced call form
+        f = AnyForm(
+            T["form"], T["count"], T["mask"], T["words"], T["repeat"], UnaryRepeatParams(*T["strides"])
+        )
+        if c.api == "ShiftRight":
+            kw["roundEn"] = T["round_en"]
+        return getattr(mod, c.api)(
+            st, dst, src, amount, f, isSetMask=c.is_set_mask or c.form != "count", **kw
+        )
     if c.form == "count":
         return getattr(mod, c.api)(st, dst, src, amount, g("count", c.count), isSetMask=c.is_set_mask, **kw)
     if c.form == "continuous":
@@ -369,8 +385,15 @@ def _shift_dyn(cs, p):
         amt = np.array([_wrap(c.amount, d) & m for c in cs], np.uint64).astype(d.bits_dtype).view(d.np_dtype)
         # 64-bit T: a traced amount is its (low, high) uint32 pair (no x64 in the fast path)
         dyn["amount"] = amt.view(np.uint32).reshape(-1, 2) if d.itemsize == 8 else amt
-        if cs[0].api == "ShiftRight" and cs[0].form != "count":
-            dyn["round_en"] = np.array([c.round_en for c in cs], bool)
+        if cs[0].api == "ShiftRight":
+            dyn["round_en"] = np.array([c.round_en if c.form != "count" else False for c in cs], bool)
+    if cs[0].any_form:
+        codes = {"count": AnyForm.COUNT, "continuous": AnyForm.CONTINUOUS, "bitwise": AnyForm.BITWISE}
+        dyn["form"] = np.array([codes.get(c.form, AnyForm.PLACEHOLDER) for c in cs], np.int32)
+        dyn["mask"] = np.array([c.mask if c.form == "continuous" else 0 for c in cs], np.uint32)
+        z = np.zeros(nw32, np.uint32)
+        dyn["words"] = np.stack([mask_words32(c.mask, nw32) if c.form == "bitwise" else z for c in cs])
+        return dyn
     if cs[0].form == "continuous":
         dyn["mask"] = np.array([c.mask for c in cs], np.uint32)
     elif cs[0].form == "bitwise":
