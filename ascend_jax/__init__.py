@@ -84,6 +84,7 @@ from .api import (
 )
 from .api.compound import AbsSub, AddRelu, Axpy, FusedMulAdd, MulAddDst, MulAddRelu, Mull, Prelu, SubRelu
 from .api.fill import Brcb
+from .api.gather import Gather, Gatherb, GatherRepeatParams, Scatter
 from .api.registers import MaskMode, SaturationMode
 from .byok import GmArg, gm_kernel
 from .dtypes import (

@@ -35,6 +35,8 @@ WARN_APIS = (
     "AbsSub", "AddRelu", "Axpy", "Brcb", "Cast", "FusedMulAdd", "MulAddDst", "MulAddRelu", "Mull", "Prelu",
     "ReduceDataBlock", "ReduceMax", "ReduceMin", "ReducePairElem", "ReduceRepeat", "ReduceSum", "SubRelu",
     "Truncate",
+    # appended by issue 16 "gather" (离散与聚合)
+    "Gather", "Gatherb", "Scatter",
 )  # fmt: skip
 WARN_ARGS = ("dst", "src", "src0", "src1")
 

@@ -107,6 +107,10 @@ KNOWN_APIS = (
     "Mull",
     # data fill (issue 15, part)
     "Brcb",
+    # 离散与聚合 (issue 16, helper "gather")
+    "Gather",
+    "Gatherb",
+    "Scatter",
 )
 
 # Allowed keys: name -> (type or tuple of allowed values, True) for a required key, or
@@ -259,6 +263,13 @@ _API_EXTRA["ReducePairElem"] = {"empty_pair": (("keep", "zero"), False, "keep")}
 # (方式一), "tree_repeats" (方式二), "vector_add_small" (950: 方式三 for 256..1024 bytes, else 方式二)
 _REDUCE_SUM_ORDER = (("sequential_repeats", "tree_repeats", "vector_add_small"), False, "tree_repeats")
 _API_EXTRA["ReduceSum"] = {"order_count": _REDUCE_SUM_ORDER, "order_highdim": _REDUCE_SUM_ORDER}
+# 离散与聚合 (issue 16; docs/MODEL.md "Gather, Gatherb, Scatter"): the largest offset value (bytes) for
+# 8-bit / 16-bit T (950, 310B: 2**16-1 / 2**17-1; elsewhere the uint32_t range); Scatter's duplicate
+# offsets ("行为是不可预期的": a fault, or program order); Gatherb's dstBlkStride 0 (treated as 1, or a fault)
+_OFFSET_LIMITS = {"max_offset_8bit": (_INT, False, 2**32 - 1), "max_offset_16bit": (_INT, False, 2**32 - 1)}
+_API_EXTRA["Gather"] = dict(_OFFSET_LIMITS)
+_API_EXTRA["Scatter"] = dict(_OFFSET_LIMITS, duplicate_offsets=(("fault", "program_order"), False, "fault"))
+_API_EXTRA["Gatherb"] = {"dst_blk_stride_zero": (("as_one", "fault"), False, "as_one")}
 
 
 def _freeze(v):

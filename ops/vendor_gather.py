@@ -10,8 +10,8 @@ Scenarios (``SCENARIO_NUM``, the sample's README):
 |---|---|---|---|
 | 1 | ``GatherMask(src0, src0, 2, false, 0, {1, 4, 8, 0}, rsvdCnt)`` in place: built-in pattern 2 (odd elements), 4 repeats | uint32 | ported (910B) |
 | 2 | ``Duplicate`` dst, then GatherMask with a user pattern in Counter mode (mask 70) | uint32 | ported (910B) |
-| 3 | ``Gather`` (element offsets) | uint16 | pending: Gather |
-| 4 | ``Gatherb`` (DataBlock offsets) | uint16 | pending: Gatherb |
+| 3 | ``Gather(dst, src0, srcOffset, 0, 128)``: byte offsets from GM (y) | uint16 | ported (910B) |
+| 4 | ``Gatherb(dst, src0, offset, 1, {1, 8})``: 8 DataBlock byte offsets from GM (y) | uint16 | ported (910B) |
 
 Scenario 1 writes the 128 kept elements over the front of src0 and copies all 256 elements out:
 elements 128..255 still hold src0's values. The vendor golden sets them to 0, and its
@@ -32,7 +32,7 @@ DEFAULT_SCENARIO = 1
 PROFILES = {1: "ascend910b", 2: "ascend910b", 3: "ascend910b", 4: "ascend910b"}
 # the products the sample's README lists (A2, A3, 950); a scenario for one product runs only there
 PRODUCTS = ("ascend910b", "ascend910_93", "ascend950")
-PENDING = {3: "Gather", 4: "Gatherb"}
+PENDING = {}
 INPUT_Y_SIZE = 32  # scenario 2
 INPUT_SIZE = 256
 OUTPUT_SIZE = 256
@@ -75,12 +75,53 @@ def gather_custom_user(k, x, y, z):
     return rsvdCnt
 
 
+def gather_custom_offsets(k, x, y, z, n_offsets, blocks):
+    """Scenarios 3 (``blocks`` False: Gather, one byte offset an element) and 4 (``blocks`` True:
+    Gatherb, one byte offset a DataBlock): 128 uint16 src0 elements, the offsets from GM (y)."""
+    T = aj.uint16
+    src0Global, dstGlobal, src1Global = x, z, y
+    ubAllocator = aj.LocalMemAllocator(k)
+    src0Local = ubAllocator.Alloc(T, GATHER_SIZE)
+    k.DataCopy(src0Local, src0Global, GATHER_SIZE)
+    src1Local = ubAllocator.Alloc(aj.uint32, n_offsets)
+    dstLocal = ubAllocator.Alloc(T, GATHER_SIZE)
+    k.DataCopy(src1Local, src1Global, n_offsets)
+    if not blocks:
+        # element byte offsets relative to src0Local (srcBaseAddr 0), count = 128
+        k.Gather(dstLocal, src0Local, src1Local, 0, n_offsets)
+    else:
+        params = aj.GatherRepeatParams(1, 8)
+        repeatTime = GATHER_SIZE * 2 // 256  # 8 DataBlocks a repeat
+        k.Gatherb(dstLocal, src0Local, src1Local, repeatTime, params)
+    k.DataCopy(dstGlobal, dstLocal, GATHER_SIZE)
+
+
+GATHER_SIZE = 128  # scenarios 3 and 4: uint16 elements of src0 and dst
+GATHER_OFFSETS = {3: 128, 4: 8}  # uint32 offsets in y
+
+
 def scenario(n=DEFAULT_SCENARIO):
     """The kernel of scenario ``n`` with its GM arguments declared (``ascend-jax run vendor_gather``)."""
     if n not in SCENARIOS:
         raise ValueError(f"vendor_gather: scenario {n}; allowed: {sorted(SCENARIOS)}")
     if n in PENDING:
         raise aj.NotModelledError(f"vendor_gather scenario {n} ({SCENARIOS[n]}) needs {PENDING[n]}")
+    if n in (3, 4):
+        m = GATHER_OFFSETS[n]
+
+        def kernel(k, x, y, z):
+            return gather_custom_offsets(k, x, y, z, m, n == 4)
+
+        kernel.__name__ = "gather_custom"
+        return aj.byok.declare(
+            kernel,
+            (
+                aj.GmArg("x", aj.uint16, GATHER_SIZE, "in", file="input_x.bin"),
+                aj.GmArg("y", aj.uint32, m, "in", file="input_y.bin"),
+                aj.GmArg("z", aj.uint16, GATHER_SIZE, "out", file="output.bin"),
+            ),
+            profile=PROFILES[n],
+        )
     if n == 2:
         return aj.byok.declare(
             gather_custom_user,

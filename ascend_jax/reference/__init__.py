@@ -141,3 +141,7 @@ __all__ += [
     "Prelu",
     "Mull",
 ]
+# 离散与聚合 (issue 16): Gather, Gatherb(ISASI), Scatter(ISASI)
+from .gather import Gather, Gatherb, Scatter  # noqa: E402
+
+__all__ += ["Gather", "Gatherb", "Scatter"]
