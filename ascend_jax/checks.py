@@ -35,6 +35,9 @@ WARN_APIS = (
     "AbsSub", "AddRelu", "Axpy", "Brcb", "Cast", "FusedMulAdd", "MulAddDst", "MulAddRelu", "Mull", "Prelu",
     "ReduceDataBlock", "ReduceMax", "ReduceMin", "ReducePairElem", "ReduceRepeat", "ReduceSum", "SubRelu",
     "Truncate",
+    # appended by helper castcomp (the cast composites)
+    "AddReluCast", "SubReluCast", "MulCast", "AddDeqRelu", "SetDeqScale", "GetReduceRepeatSumSpr",
+    "GetReduceRepeatMaxMinSpr", "MulsCast",
 )  # fmt: skip
 WARN_ARGS = ("dst", "src", "src0", "src1")
 

@@ -107,6 +107,15 @@ KNOWN_APIS = (
     "Mull",
     # data fill (issue 15, part)
     "Brcb",
+    # helper "castcomp" (issues 15/16): reduce result registers, SetDeqScale, the cast composites
+    "GetReduceRepeatSumSpr",
+    "GetReduceRepeatMaxMinSpr",
+    "SetDeqScale",
+    "AddReluCast",
+    "SubReluCast",
+    "MulCast",
+    "AddDeqRelu",
+    "MulsCast",
 )
 
 # Allowed keys: name -> (type or tuple of allowed values, True) for a required key, or
@@ -259,6 +268,11 @@ _API_EXTRA["ReducePairElem"] = {"empty_pair": (("keep", "zero"), False, "keep")}
 # (方式一), "tree_repeats" (方式二), "vector_add_small" (950: 方式三 for 256..1024 bytes, else 方式二)
 _REDUCE_SUM_ORDER = (("sequential_repeats", "tree_repeats", "vector_add_small"), False, "tree_repeats")
 _API_EXTRA["ReduceSum"] = {"order_count": _REDUCE_SUM_ORDER, "order_highdim": _REDUCE_SUM_ORDER}
+# helper "castcomp": GetReduceRepeatMaxMinSpr(value, index) (A2/A3) or (value) only (310P AI Core)
+_API_EXTRA["GetReduceRepeatMaxMinSpr"] = {"with_index": (_BOOL, False, True)}
+# the cast composites' (U, T) table: "src->dst" strings, " [count]" for a count-only pair
+for _n in ("AddReluCast", "SubReluCast", "MulCast"):
+    _API_EXTRA[_n] = {"pairs": (_LIST, False, ())}
 
 
 def _freeze(v):
