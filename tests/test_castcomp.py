@@ -57,7 +57,9 @@ SPR_GROUPS = [  # the first, third and fourth are programs of tests/test_reduce_
 ]
 
 
-def _spr_check(p, group, n, seed):
+def _spr_check(p, group, n, seed, n_static=0):
+    """``n`` random cases of a reduction group in one vmapped program: UB, registers and faults equal
+    the reference's; the first ``n_static`` also run eagerly with Python ints (static == traced)."""
     cases = TRD._cases(p, group, n, seed)
     fast = TRD.run_fast_batch(cases, p)
     written = 0
@@ -67,27 +69,23 @@ def _spr_check(p, group, n, seed):
         assert _spr_same(r, f), (c, np.asarray(f.reduce_spr), r.reduce_sum, r.reduce_maxmin)
         written += bool(np.any(np.asarray(f.reduce_spr)))
     assert written >= n // 10, f"only {written} of {n} cases wrote the registers"
+    for c, f in list(zip(cases, fast, strict=True))[:n_static]:
+        eager = TRD.call(aj, c, TRD.fast_state(c, p), p, max_repeats=TRD.RB)
+        assert np.array_equal(np.asarray(eager.reduce_spr), np.asarray(f.reduce_spr)), c
+        assert not TRD._diff(c, eager, f), c
 
 
 @pytest.mark.parametrize("group", SPR_GROUPS, ids=lambda g: "-".join(x for x in g if x))
 def test_reduce_registers_match_the_reference(group):
-    _spr_check(DEFAULT, group, 60, 900 + SPR_GROUPS.index(group))
+    """Default run: few cases; the static == traced sample on the first group."""
+    n_static = 3 if SPR_GROUPS.index(group) == 0 else 0
+    _spr_check(DEFAULT, group, 40, 900 + SPR_GROUPS.index(group), n_static)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("group", SPR_GROUPS, ids=lambda g: "-".join(x for x in g if x))
 def test_reduce_registers_match_the_reference_slow(group):
     _spr_check(DEFAULT, group, 2000, 1900 + SPR_GROUPS.index(group))
-
-
-def test_reduce_registers_static_equals_traced():
-    p = DEFAULT
-    rng = np.random.default_rng(11)
-    cases = [TRD.random_case(rng, p, "ReduceRepeat", "half", "MAX", "ORDER_VALUE_INDEX") for _ in range(3)]
-    fast = TRD.run_fast_batch(cases, p)
-    for c, f in zip(cases, fast, strict=True):
-        eager = TRD.call(aj, c, TRD.fast_state(c, p), p)
-        assert np.array_equal(np.asarray(eager.reduce_spr), np.asarray(f.reduce_spr)), c
 
 
 def _reduce_inputs(p, impl, values, dt):
@@ -123,13 +121,8 @@ def test_get_reduce_repeat_spr_pages(impl):
     )
     val, idx = impl.GetReduceRepeatMaxMinSpr(st, "float32", profile=p)
     assert float(val) == 31.0 and int(np.asarray(idx).view(np.uint32)) == int(np.argmax(vals))
-    # 310P AI Core: the one-output prototype
-    p3 = load_profile("ascend310p")
-    st = _reduce_inputs(p3, impl, vals, "float32")
-    st = impl.ReduceRepeat(
-        st, LocalTensor(f, 4096, 16), LocalTensor(f, 0, 64), 64, 1, 1, 1, 8, reduceType="MIN", profile=p3
-    )
-    assert float(impl.GetReduceRepeatMaxMinSpr(st, "float32", profile=p3)) == -32.0
+    # 310P AI Core: the one-output prototype (the getter only reads the register)
+    assert float(impl.GetReduceRepeatMaxMinSpr(st, "float32", profile="ascend310p")) == 31.0
 
 
 # -- misuse names the same argument in both implementations ---------------------------------------
@@ -448,28 +441,35 @@ def groups(p):
     return out
 
 
-DEFAULT_GROUPS = [("*", "half", "int8"), ("*", "float32", "half"), ("AddDeqRelu", "int32", "half"),
-                  ("Cast", "int32", "half")]  # fmt: skip
+# the default run: the shared program of the three composites (half -> int8) and AddDeqRelu (the
+# DEQSCALE element function of Cast int32 -> half too); every group of every product (SLOW_GROUPS on
+# the default one): test_differential_campaign
+DEFAULT_GROUPS = [("*", "half", "int8"), ("AddDeqRelu", "int32", "half")]
+SLOW_GROUPS = [
+    ("*", "float32", "half"),
+    ("*", "int16", "int8"),
+    ("*", "half", "uint8"),
+    ("Cast", "int32", "half"),
+]
 
 
 @pytest.mark.parametrize("group", DEFAULT_GROUPS, ids=lambda g: "-".join(g))
 def test_differential_default(group):
-    _check(_cases(DEFAULT, group, 120, DEFAULT_GROUPS.index(group)), DEFAULT)
+    cases = _cases(DEFAULT, group, 48, DEFAULT_GROUPS.index(group))
+    fast = _check(cases, DEFAULT)
+    if group != DEFAULT_GROUPS[0]:
+        return
+    # static == traced: eager public calls with Python ints (count form: one program, max_repeats)
+    # give the same state as the vmapped traced program
+    sample = [(c, f) for c, f in zip(cases, fast, strict=True) if c.form == "count"][:3]
+    for c, f in sample:
+        tensors, args, is_set = _call_args(c)
+        eager = getattr(aj, c.api)(fast_state(c, DEFAULT), *tensors, *args, profile=DEFAULT, max_repeats=RB)
+        assert np.array_equal(np.asarray(eager.ub), np.asarray(f.ub)) and int(eager.fault) == int(f.fault), c
 
 
 def test_default_groups_are_groups_of_the_default_profile():
-    assert set(DEFAULT_GROUPS) <= set(groups(DEFAULT))
-
-
-def test_static_equals_traced():
-    """Eager public calls with Python ints give the same state as the vmapped traced program."""
-    p = DEFAULT
-    cases = _cases(p, ("*", "half", "int8"), 6, 77) + _cases(p, ("AddDeqRelu", "int32", "half"), 3, 78)
-    fast = run_fast_batch(cases, p)
-    for c, f in zip(cases, fast, strict=True):
-        tensors, args, is_set = _call_args(c)
-        eager = getattr(aj, c.api)(fast_state(c, p), *tensors, *args, profile=p, isSetMask=is_set)
-        assert np.array_equal(np.asarray(eager.ub), np.asarray(f.ub)) and int(eager.fault) == int(f.fault), c
+    assert set(DEFAULT_GROUPS + SLOW_GROUPS) == set(groups(DEFAULT))
 
 
 @pytest.mark.slow
@@ -534,7 +534,7 @@ def _muls_cast_check(n, seed):
 
 
 def test_muls_cast_matches_the_reference():
-    _muls_cast_check(40, 21)
+    _muls_cast_check(30, 21)
 
 
 @pytest.mark.slow
