@@ -289,16 +289,18 @@ def random_case(rng, p, api, s, t, form):
     d_addr = addr(T)
     srcs = [addr(S) if rng.random() < 0.92 else d_addr for _ in range(n_src)]
     mask = None
+    low = 1 if p.zero_mask == "error" else 0  # a static zero mask is a UsageError there
     if form == "continuous":
-        mask = int(rng.integers(0, (RB * L if counter else L) + 1))
+        mask = int(rng.integers(low, (RB * L if counter else L) + 1))
     elif form == "bitwise":
         n64 = max(1, min(L, p.vector_mask_bits) // 64)
         if counter:
-            mask = [int(rng.integers(0, RB * L + 1))] + [0] * (n64 - 1)
+            mask = [int(rng.integers(low, RB * L + 1))] + [0] * (n64 - 1)
         else:
             mask = [int(rng.integers(0, 2**63)) * 2 + int(rng.integers(0, 2)) for _ in range(n64)]
             if min(L, p.vector_mask_bits) < 64:
                 mask = [mask[0] & ((1 << L) - 1)]
+            mask[0] |= low
     if rng.random() < 0.5:
         deq = int(rng.choice(HALF_SCALES))
     else:
