@@ -82,9 +82,11 @@ from .api import (
     Subs,
     Truncate,
 )
+from .api.castcomp import AddDeqRelu, AddReluCast, MulCast, MulsCast, SetDeqScale, SubReluCast
 from .api.compound import AbsSub, AddRelu, Axpy, FusedMulAdd, MulAddDst, MulAddRelu, Mull, Prelu, SubRelu
 from .api.fill import Brcb
 from .api.gather import Gather, Gatherb, GatherRepeatParams, Scatter
+from .api.reduce import GetReduceRepeatMaxMinSpr, GetReduceRepeatSumSpr
 from .api.registers import MaskMode, SaturationMode
 from .byok import GmArg, gm_kernel
 from .dtypes import (

@@ -37,6 +37,9 @@ WARN_APIS = (
     "Truncate",
     # appended by issue 16 "gather" (离散与聚合)
     "Gather", "Gatherb", "Scatter",
+    # appended by helper castcomp (the cast composites)
+    "AddReluCast", "SubReluCast", "MulCast", "AddDeqRelu", "SetDeqScale", "GetReduceRepeatSumSpr",
+    "GetReduceRepeatMaxMinSpr", "MulsCast",
 )  # fmt: skip
 WARN_ARGS = ("dst", "src", "src0", "src1")
 

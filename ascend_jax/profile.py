@@ -111,6 +111,15 @@ KNOWN_APIS = (
     "Gather",
     "Gatherb",
     "Scatter",
+    # helper "castcomp" (issues 15/16): reduce result registers, SetDeqScale, the cast composites
+    "GetReduceRepeatSumSpr",
+    "GetReduceRepeatMaxMinSpr",
+    "SetDeqScale",
+    "AddReluCast",
+    "SubReluCast",
+    "MulCast",
+    "AddDeqRelu",
+    "MulsCast",
 )
 
 # Allowed keys: name -> (type or tuple of allowed values, True) for a required key, or
@@ -270,6 +279,11 @@ _OFFSET_LIMITS = {"max_offset_8bit": (_INT, False, 2**32 - 1), "max_offset_16bit
 _API_EXTRA["Gather"] = dict(_OFFSET_LIMITS)
 _API_EXTRA["Scatter"] = dict(_OFFSET_LIMITS, duplicate_offsets=(("fault", "program_order"), False, "fault"))
 _API_EXTRA["Gatherb"] = {"dst_blk_stride_zero": (("as_one", "fault"), False, "as_one")}
+# helper "castcomp": GetReduceRepeatMaxMinSpr(value, index) (A2/A3) or (value) only (310P AI Core)
+_API_EXTRA["GetReduceRepeatMaxMinSpr"] = {"with_index": (_BOOL, False, True)}
+# the cast composites' (U, T) table: "src->dst" strings, " [count]" for a count-only pair
+for _n in ("AddReluCast", "SubReluCast", "MulCast"):
+    _API_EXTRA[_n] = {"pairs": (_LIST, False, ())}
 
 
 def _freeze(v):

@@ -9,6 +9,12 @@ Fields (see docs/MODEL.md): ``ub`` (uint8 bytes of the Unified Buffer, or of the
 byte, 1 once written; ``None`` unless the uninitialised-read checker is on). A state built without
 the checker fields (``None``) records no warnings. Batched states carry a leading batch axis on
 every field.
+
+Two more special registers (docs/MODEL.md "SetDeqScale and the DEQSCALE conversions", "Reduce
+result registers"): ``deqscale`` (DEQSCALE, 64 bits as 2 x uint32, low word first; SetDeqScale) and
+``reduce_spr`` (uint32[3]: the ReduceSum result bits, the max/min value bits, the max/min index;
+written by the reductions, read by GetReduceRepeatSumSpr / GetReduceRepeatMaxMinSpr). ``None`` (a
+state built by hand without them) reads as zero: ``register_words``.
 """
 
 from typing import Any
@@ -38,6 +44,9 @@ class CoreState:
     warn: Any = None
     warn_at: Any = None
     written: Any = None
+    # DEQSCALE (uint32[2]) and the reduce result registers (uint32[3]); None reads as zero
+    deqscale: Any = None
+    reduce_spr: Any = None
 
     @property
     def ub_bytes(self) -> int:
@@ -82,7 +91,23 @@ def reset_state(profile=None, ub_bytes=None, ub=None, check_uninit=False) -> Cor
         warn=jnp.zeros((), jnp.uint32),
         warn_at=jnp.zeros((2,), jnp.int32),
         written=jnp.zeros(ub.shape, jnp.uint8) if check_uninit else None,
+        deqscale=jnp.zeros((DEQSCALE_WORDS,), jnp.uint32),
+        reduce_spr=jnp.zeros((REDUCE_SPR_WORDS,), jnp.uint32),
     )
+
+
+DEQSCALE_WORDS = 2  # DEQSCALE: 64 bits
+REDUCE_SPR_WORDS = 3  # [ReduceSum result bits, max/min value bits, max/min index]
+
+
+def register_words(state: CoreState, name: str):
+    """``state.deqscale`` / ``state.reduce_spr``, or zeros of the state's batch shape when the state
+    was built without it (``None``)."""
+    v = getattr(state, name)
+    if v is not None:
+        return v
+    n = DEQSCALE_WORDS if name == "deqscale" else REDUCE_SPR_WORDS
+    return jnp.zeros(tuple(state.fault.shape) + (n,), jnp.uint32)
 
 
 def batch_states(state: CoreState, n: int) -> CoreState:

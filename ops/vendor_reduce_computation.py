@@ -5,8 +5,8 @@ C++ shape (vendor-samples/reduce_computation/reduce_computation.asc): half; TPip
 (src), two VECOUT queues (sharedTmpBuffer of the kernel's workSize, dst of 16); DataCopy GM -> UB;
 scenario 1 ``ReduceMax(dst, src, tmp, 288, true)``, 2 ``ReduceMax(dst, src, tmp, 128, 4, 8, true)``,
 3 / 4 the same with ReduceMin, 5 ``ReduceSum(dst, src, tmp, 288)`` then
-``dst.SetValue(1, GetReduceRepeatSumSpr<half>())`` (pending: the register helper is not modelled),
-6 ``ReduceSum(dst, src, tmp, 128, 65, 8)``; DataCopy UB -> GM of 16 elements. Sync calls are no-ops.
+``dst.SetValue(1, GetReduceRepeatSumSpr<half>())`` (the V_S flag pair before it is a no-op), 6
+``ReduceSum(dst, src, tmp, 128, 65, 8)``; DataCopy UB -> GM of 16 elements. Sync calls are no-ops.
 """
 
 import ascend_jax as aj
@@ -23,7 +23,7 @@ SCENARIOS = {
 DEFAULT_SCENARIO = 1
 PROFILES = dict.fromkeys(SCENARIOS, "ascend910b")
 PRODUCTS = ("ascend910b", "ascend910_93", "ascend950")  # the sample's README: A2, A3, 950
-PENDING = {5: "GetReduceRepeatSumSpr"}
+PENDING = {}
 DST_DATA_SIZE = 16
 SRC_DATA_SIZE = {1: 288, 2: 512, 3: 288, 4: 512, 5: 288, 6: 8320}
 
@@ -70,6 +70,10 @@ def kernel_of(scenarioNum):
             k.ReduceMin(dstLocal, srcLocal, sharedTmpBuffer, srcDataSize, True)
         elif scenarioNum == 4:
             k.ReduceMin(dstLocal, srcLocal, sharedTmpBuffer, mask, repeat, repStride, True)
+        elif scenarioNum == 5:
+            k.ReduceSum(dstLocal, srcLocal, sharedTmpBuffer, srcDataSize)
+            val = k.GetReduceRepeatSumSpr(aj.half)
+            k.SetValue(dstLocal, 1, val)
         else:
             k.ReduceSum(dstLocal, srcLocal, sharedTmpBuffer, mask, repeat, repStride)
         outQueueDst.EnQue(dstLocal)

@@ -32,6 +32,7 @@ def test_state_is_a_frozen_pytree_with_named_leaves():
     s = aj.reset_state("ascend910b", ub_bytes=256)
     paths = {jax.tree_util.keystr(k) for k, _ in jax.tree_util.tree_flatten_with_path(s)[0]}
     fields = {".ub", ".vmask", ".mask_mode", ".cmpmask", ".ctrl", ".rsvd_cnt", ".fault"}
+    fields |= {".deqscale", ".reduce_spr"}  # DEQSCALE and the reduce result registers (helper castcomp)
     assert paths == fields | {".warn", ".warn_at"}  # checker fields; .written only with check_uninit
     with pytest.raises(dataclasses.FrozenInstanceError):
         s.fault = jnp.uint32(1)
@@ -39,6 +40,7 @@ def test_state_is_a_frozen_pytree_with_named_leaves():
     assert int(t.fault) == 5 and int(s.fault) == 0 and t.ub is s.ub
     # positional construction in field order still works
     u = aj.CoreState(s.ub, s.vmask, s.mask_mode, s.cmpmask, s.ctrl, s.rsvd_cnt, s.fault, s.warn, s.warn_at)
+    u = u.replace(deqscale=s.deqscale, reduce_spr=s.reduce_spr)  # keyword-only in practice (after written)
     assert jax.tree_util.tree_structure(u) == jax.tree_util.tree_structure(s)
     assert not isinstance(s, dict) and "CoreState(" in repr(s)
     b = aj.batch_states(s, 3)

@@ -57,6 +57,7 @@ PORTED = [
     ("vendor_reduce_computation", 2, "-scenarioNum", np.float16, slice(None)),
     ("vendor_reduce_computation", 3, "-scenarioNum", np.float16, slice(None)),
     ("vendor_reduce_computation", 4, "-scenarioNum", np.float16, slice(None)),
+    ("vendor_reduce_computation", 5, "-scenarioNum", np.float16, slice(None)),
     ("vendor_reduce_computation", 6, "-scenarioNum", np.float16, slice(None)),
     ("vendor_cast", 1, "-scenarioNum", np.int32, slice(None)),
     ("vendor_brcb", 1, "-scenarioNum", np.uint16, slice(None)),  # gen_data.py ignores its arguments
@@ -68,6 +69,8 @@ PORTED = [
 PENDING = [
     ("vendor_compare", 4, "Compares"),
     ("vendor_reduce_computation", 5, "GetReduceRepeatSumSpr"),
+    ("vendor_gather", 3, "Gather"),
+    ("vendor_gather", 4, "Gatherb"),
     ("vendor_cast", 0, "int4b_t"),
 ]
 

@@ -322,9 +322,9 @@ def run_strided(st: StridedStatic, state, dyn):
     fault |= MEM.misaligned_fault(starts, any_act, p.operand_alignment_bytes)
     if st.src_dtype is None:
         fault |= strided_dst_faults(d_addr, srcs, blk_act, any_act, s[0])
-    else:
-        ((s_addr, s_rep),) = srcs
-        fault |= conversion_dst_faults(d_addr, s_addr, blk_act, src_act, any_act, s[0], s_rep, ns == nd)
+    else:  # a conversion: each source against dst (two for the cast composites)
+        for s_addr, s_rep in srcs:
+            fault |= conversion_dst_faults(d_addr, s_addr, blk_act, src_act, any_act, s[0], s_rep, ns == nd)
     xs = [read_lanes(state.ub, a, sdt, k in st.literal) for (a, _), k in zip(srcs, st.srcs, strict=True)]
     if st.read_dst:
         xs.append(read_lanes(state.ub, d_addr, dt))

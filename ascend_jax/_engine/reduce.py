@@ -238,7 +238,34 @@ def run_per_repeat(st: ReduceStatic, state, dyn):
     ub = state.ub
     for a, n, v, w in items:
         ub = write_items(ub, jnp.broadcast_to(a, v.shape), n, v, jnp.broadcast_to(w, v.shape) & ok)
-    return finish(state, plan, fault, ub)
+    new = finish(state, plan, fault, ub)
+    if st.api != "ReduceRepeat":
+        return new
+    # the result registers (MODEL.md "Reduce result registers"): SUM -- the repeat sums in repeat
+    # order; MAX/MIN -- the extremum of every active lane and its position r * L + l
+    if st.reduce_type == "SUM":
+        seq = dataclasses.replace(st, sum_order="sequential_repeats")
+        total = _sum_across(seq, tree_sum(xz, st, ctrl), ran, ctrl, L)
+        return set_spr(new, state, ok & any_act, sum_bits=total)
+    v, idx = extreme(x.reshape(-1), act.reshape(-1), st, ctrl, R * L)
+    # SPEC: "索引maxMinIndex按操作数数据类型存储" (GetReduceRepeatMaxMinSpr.md): T-width bits
+    idx = idx.astype(U32) & U32((1 << (8 * size)) - 1 if size < 4 else 0xFFFFFFFF)
+    return set_spr(new, state, ok & any_act, maxmin=(v, idx))
+
+
+def set_spr(new, old, write, sum_bits=None, maxmin=None):
+    """``new`` with the reduce result registers (``reduce_spr``: [sum, max/min value, max/min index])
+    written where ``write``; a state without the field (None) is returned as is."""
+    if old.reduce_spr is None:
+        return new
+    spr = old.reduce_spr
+    if sum_bits is not None:
+        spr = spr.at[..., 0].set(jnp.where(write, sum_bits, spr[..., 0]))
+    if maxmin is not None:
+        v, idx = maxmin
+        spr = spr.at[..., 1].set(jnp.where(write, v, spr[..., 1]))
+        spr = spr.at[..., 2].set(jnp.where(write, idx, spr[..., 2]))
+    return new.replace(reduce_spr=spr)
 
 
 # -- ReduceSum / ReduceMax / ReduceMin -----------------------------------------------------------
@@ -328,4 +355,9 @@ def run_whole(st: ReduceStatic, state, dyn):
     fault |= closing_faults(plan, dyn["bad_mask"], bad)
     w = jnp.broadcast_to(any_act & (fault == 0), (n_out,))
     ub = write_items(state.ub, d_addrs, size, vals, w)
-    return finish(state, plan, fault, ub)
+    new = finish(state, plan, fault, ub)
+    # MODEL.md "Reduce result registers": the result / the value and its index (T-width bits)
+    if st.api == "ReduceSum":
+        return set_spr(new, state, any_act & (fault == 0), sum_bits=v)
+    idx_bits = idx.astype(U32) & U32((1 << (8 * size)) - 1 if size < 4 else 0xFFFFFFFF)
+    return set_spr(new, state, any_act & (fault == 0), maxmin=(v, idx_bits))

@@ -3,6 +3,7 @@
 from .binary import Add, And, Div, Max, Min, Mul, Or, Sub
 from .binary_scalar import AddsFlexible, Ands, Divs, MaxsFlexible, MinsFlexible, MulsFlexible, Ors, Subs
 from .cast import Cast, RoundMode, Truncate
+from .castcomp import AddDeqRelu, AddReluCast, MulCast, MulsCast, SetDeqScale, SubReluCast
 from .compare import (
     CMPMODE,
     Compare,
@@ -18,6 +19,8 @@ from .fill import Brcb, CreateVecIndex, Duplicate
 from .gather import Gather, Gatherb, GatherRepeatParams, Scatter  # 离散与聚合 (issue 16)
 from .gather_mask import GatherMask, GatherMaskParams, GetGatherMaskRemainCount
 from .reduce import (
+    GetReduceRepeatMaxMinSpr,
+    GetReduceRepeatSumSpr,
     ReduceDataBlock,
     ReduceMax,
     ReduceMin,

@@ -19,10 +19,12 @@ import enum
 import jax.numpy as jnp
 
 from .._engine import convert as CV
+from .._engine.castcomp import DeqElem
 from .._engine.pipeline import StridedStatic, run_strided
 from ..errors import NotModelledError, UnsupportedError, UsageError
 from ..profile import as_profile
 from ..registry import ApiSpec, register
+from ..state import register_words
 from . import _args as A
 from ._forms import empty_dyn, plan_forms, plan_unary_call
 
@@ -117,9 +119,9 @@ def plan_cast(state, dst, src, roundMode, args, profile, isSetMask, max_repeats)
         raise UnsupportedError(
             api, "src.dtype/dst.dtype", f"{s.name}->{t.name}", "the count prototype only", p
         )
-    if "DEQSCALE" in modes:
-        raise NotModelledError("Cast: int32 -> half with SetDeqScale is not modelled yet")
-    if mode not in modes:
+    # SPEC: int32 -> half "roundMode不生效，与SetDeqScale(half scale)接口配合使用" (Cast.md): any mode
+    deq = "DEQSCALE" in modes
+    if not deq and mode not in modes:
         allowed = ", ".join("CAST_" + m for m in sorted(modes))
         raise UsageError(api, "roundMode", "CAST_" + mode, allowed, p, f"{s.name} -> {t.name}")
     if not (CV.modelled(s) and CV.modelled(t)):
@@ -135,7 +137,11 @@ def plan_cast(state, dst, src, roundMode, args, profile, isSetMask, max_repeats)
         nd, ns = L * t.itemsize // p.block_bytes, L * s.itemsize // p.block_bytes
         dyn["strides"] = jnp.asarray([1, 1, nd, ns], I32)
     dyn["rmode"] = jnp.asarray(CV.MODES[mode], I32)
-    st = StridedStatic(api=api, dtype=t, R=R, ordered=ordered, profile=p, elem=_ConvertElem(s), src_dtype=s)
+    elem = _ConvertElem(s)
+    if deq:  # docs/MODEL.md "SetDeqScale and the DEQSCALE conversions"
+        dyn["deq"] = register_words(state, "deqscale")
+        elem = DeqElem()
+    st = StridedStatic(api=api, dtype=t, R=R, ordered=ordered, profile=p, elem=elem, src_dtype=s)
     return st, dyn
 
 

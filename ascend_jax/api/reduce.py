@@ -15,13 +15,17 @@ form, mask, counts, repeats, addresses and strides are traced.
 import math
 
 import jax.numpy as jnp
+import numpy as np
+from jax import lax
 
+from .. import dtypes as _dt
 from .._engine import lanes as LN
 from .._engine.reduce import ReduceStatic, run_per_repeat, run_whole
 from ..errors import NotModelledError, UsageError
 from ..profile import as_profile
 from ..reduce_types import ReduceOrder, ReduceType, as_reduce_order, as_reduce_type
 from ..registry import ApiSpec, register
+from ..state import register_words
 from . import _args as A
 from ._forms import count_form as _count_form
 from ._forms import default_big_bucket, empty_dyn, highdim_form, state_concrete
@@ -40,6 +44,8 @@ __all__ = [
     "ReduceSum",
     "ReduceMax",
     "ReduceMin",
+    "GetReduceRepeatSumSpr",
+    "GetReduceRepeatMaxMinSpr",
 ]
 
 
@@ -345,3 +351,67 @@ def _make_extreme(name):
 
 ReduceMax = _make_extreme("ReduceMax")
 ReduceMin = _make_extreme("ReduceMin")
+
+
+# -- the reduce result registers (寄存器辅助接口/) -------------------------------------------------
+
+
+def _spr_value(bits, dt):
+    """T's value of the low ``sizeof(T)`` bytes of register word(s) ``bits``: a NumPy scalar when
+    concrete and unbatched, else a jnp array of T."""
+    nb = dt.itemsize * 8
+    if A.is_concrete_array(bits):
+        arr = np.asarray(bits, np.uint32)
+        if nb < 32:
+            arr = (arr & np.uint32((1 << nb) - 1)).astype(np.uint16)
+        v = arr.view(dt.np_dtype)
+        return v[()] if v.ndim == 0 else jnp.asarray(v)
+    if nb < 32:
+        return lax.bitcast_convert_type((bits & U32((1 << nb) - 1)).astype(jnp.uint16), dt.np_dtype)
+    return lax.bitcast_convert_type(bits, dt.np_dtype)
+
+
+@register(
+    ApiSpec(
+        "GetReduceRepeatSumSpr",
+        "reduce",
+        ("GetReduceRepeatSumSpr<T>() -> T",),
+        "memory-vector/归约计算/寄存器辅助接口/GetReduceRepeatSumSpr(ISASI).md",
+    )
+)
+def GetReduceRepeatSumSpr(state, T, profile=None):
+    """The ReduceSum result register as a T value (``AscendC::GetReduceRepeatSumSpr<T>()``): what the
+    last ReduceSum (or ReduceRepeat<SUM>: its repeat sums added in order) wrote; 0 after reset. T
+    must be the reduction's type ("否则会导致精度错误": the model reinterprets the low sizeof(T)
+    bytes). **Spec:** memory-vector/归约计算/寄存器辅助接口/GetReduceRepeatSumSpr(ISASI).md."""
+    p = as_profile(profile)
+    dt = _dt.as_dtype(T)
+    p.require_api("GetReduceRepeatSumSpr", dt)
+    return _spr_value(register_words(state, "reduce_spr")[..., 0], dt)
+
+
+@register(
+    ApiSpec(
+        "GetReduceRepeatMaxMinSpr",
+        "reduce",
+        (
+            "GetReduceRepeatMaxMinSpr<T>(T &maxMinValue, T &maxMinIndex)",
+            "GetReduceRepeatMaxMinSpr<T>(T &maxMinValue)",
+        ),
+        "memory-vector/归约计算/寄存器辅助接口/GetReduceRepeatMaxMinSpr(ISASI).md",
+    )
+)
+def GetReduceRepeatMaxMinSpr(state, T, profile=None):
+    """The max/min result register (``AscendC::GetReduceRepeatMaxMinSpr<T>``): ``(maxMinValue,
+    maxMinIndex)`` where the product has the two-output prototype (``apis.GetReduceRepeatMaxMinSpr.
+    with_index``), else ``maxMinValue`` alone. The index is T-typed bits, as on the NPU ("需要使用
+    reinterpret_cast方法转换到整数类型": view it as uint16 / uint32). **Spec:**
+    memory-vector/归约计算/寄存器辅助接口/GetReduceRepeatMaxMinSpr(ISASI).md."""
+    p = as_profile(profile)
+    dt = _dt.as_dtype(T)
+    a = p.require_api("GetReduceRepeatMaxMinSpr", dt)
+    spr = register_words(state, "reduce_spr")
+    value = _spr_value(spr[..., 1], dt)
+    if not a.with_index:
+        return value
+    return value, _spr_value(spr[..., 2], dt)

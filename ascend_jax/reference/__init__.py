@@ -145,3 +145,10 @@ __all__ += [
 from .gather import Gather, Gatherb, Scatter  # noqa: E402
 
 __all__ += ["Gather", "Gatherb", "Scatter"]
+
+# helper castcomp (issues 15/16): reduce result registers, SetDeqScale, the cast composites
+from .castcomp import AddDeqRelu, AddReluCast, MulCast, MulsCast, SetDeqScale, SubReluCast  # noqa: E402
+from .reduce import GetReduceRepeatMaxMinSpr, GetReduceRepeatSumSpr  # noqa: E402
+
+__all__ += ["GetReduceRepeatSumSpr", "GetReduceRepeatMaxMinSpr"]
+__all__ += ["SetDeqScale", "AddReluCast", "SubReluCast", "MulCast", "AddDeqRelu", "MulsCast"]

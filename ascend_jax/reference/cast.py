@@ -21,7 +21,8 @@ Numerics (MODEL.md "Cast"):
   on every profile, ``float_subnormals`` included (the bfloat16 -> half example of
   precision_conversion.md, a 950-only pair, prints a half subnormal); CTRL[48] (arithmetic float
   saturation) does not apply to conversions.
-* ``int32 -> half`` (DEQSCALE, SetDeqScale) is not modelled yet (NotModelledError).
+* ``int32 -> half`` (the DEQSCALE pairs): ``src × scale`` (SetDeqScale's half scale), rounded once
+  by RINT, whatever ``roundMode`` (``deq_lane_function``).
 """
 
 import enum
@@ -146,6 +147,31 @@ def _saturating(profile, ctrl):
     return bit < 0 or ((ctrl >> bit) & 1) == 0
 
 
+def deq_lane_function(profile, state):
+    """``f(int32 bits) -> half bits`` of the DEQSCALE pair: Cast(x × scale) with the half scale of
+    DEQSCALE bits 0~15 (SetDeqScale.md 表1), the exact product rounded once by RINT (AddDeqRelu.md:
+    "采用RINT舍入方式"; "Cast(src_i / 2^{17} × scale × 2^{17}) = Cast(src_i × scale)"), overflow by the
+    conversion rule. CHOICE (MODEL.md): a NaN scale or 0 × inf -> canonical NaN; x × inf -> inf of the
+    product's sign; a zero product -> zero of the product's sign; a subnormal scale keeps its value."""
+    fmt = _num.float_format(_dt.as_dtype("half"))
+    sat = _saturating(profile, _st.get_ctrl(state))
+    scale = _num.decode(int(state.deqscale) & 0xFFFF, fmt)
+
+    def f(bits):
+        x = _num.bits_to_int(bits, _dt.as_dtype("int32"))
+        neg = (x < 0) != (math.copysign(1.0, scale) < 0)
+        if math.isnan(scale) or (math.isinf(scale) and x == 0):
+            return fmt.canonical_nan_bits
+        if math.isinf(scale):
+            return (fmt.sign_bit if neg else 0) | fmt.inf_bits
+        v = Fraction(x) * Fraction(scale)
+        if v == 0:
+            return fmt.sign_bit if neg else 0
+        return _round_float(v, fmt, "RINT", sat)
+
+    return f
+
+
 def lane_function(src, dst, mode, profile, ctrl):
     """``f(src_bits) -> dst_bits`` for one lane of Cast ``src -> dst`` under ``mode``."""
     s, t = _dt.as_dtype(src), _dt.as_dtype(dst)
@@ -263,9 +289,9 @@ def Cast(state, dst, src, roundMode, *args, profile, isSetMask=True):
         raise UnsupportedError(
             api, "src.dtype/dst.dtype", f"{s.name}->{t.name}", "the count prototype only", profile
         )
-    if "DEQSCALE" in modes:
-        raise NotModelledError("Cast: int32 -> half with SetDeqScale is not modelled yet")
-    if mode not in modes:
+    # SPEC: int32 -> half "roundMode不生效，与SetDeqScale(half scale)接口配合使用": any round mode
+    deq = "DEQSCALE" in modes
+    if not deq and mode not in modes:
         allowed = ", ".join("CAST_" + m for m in sorted(modes))
         raise UsageError(api, "roundMode", "CAST_" + mode, allowed, profile, f"{s.name} -> {t.name}")
     for tt, name in ((dst, "dst"), (src, "src")):
@@ -294,7 +320,10 @@ def Cast(state, dst, src, roundMode, *args, profile, isSetMask=True):
     )
     if fault:
         return _st.with_fault(state, fault)
-    f = lane_function(s, t, mode, profile, _st.get_ctrl(state))
+    if deq:  # MODEL.md "SetDeqScale and the DEQSCALE conversions"
+        f = deq_lane_function(profile, state)
+    else:
+        f = lane_function(s, t, mode, profile, _st.get_ctrl(state))
     bb = profile.block_bytes
     results = []
     for r in range(plan.repeats):

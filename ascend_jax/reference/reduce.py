@@ -20,6 +20,9 @@ index), whatever the tree, so the value and the index do not depend on the order
 
 import math
 
+import numpy as np
+
+from .. import dtypes as _dtypes
 from ..errors import Fault, NotModelledError, UsageError
 from ..params import UnaryRepeatParams
 from ..profile import as_profile
@@ -255,7 +258,36 @@ def _per_repeat(api, state, dst, src, args, reduce_type, order, profile, is_set_
             break
     if fault:
         return _st.with_fault(state, fault)
-    return _finish(state, plan, [(a, n, v) for _, a, n, v in writes], profile)
+    out = _finish(state, plan, [(a, n, v) for _, a, n, v in writes], profile)
+    if api == "ReduceRepeat" and src_blocks:
+        _write_spr(out, ar, rt, plan, state.ub, src_a, src_blk, src_rep, L, E, size, bb)
+    return out
+
+
+def _write_spr(out, ar, rt, plan, ub, src_a, src_blk, src_rep, L, E, size, bb):
+    """ReduceRepeat's result registers (MODEL.md "Reduce result registers"), on ``out`` in place.
+    SUM: the repeat sums added in repeat order (ReduceSum 方式一's order). MAX/MIN: the extremum of
+    every active lane of every repeat and its position ``r * L + l`` (continuous layout)."""
+    # SPEC: "获取调用ReduceRepeat<MAX/MIN>时所有repeat内的最值及其索引" (GetReduceRepeatMaxMinSpr.md)
+    rows = []
+    for r in range(plan.repeats):
+        row = plan.active[r]
+        if any(row):
+            rows.append(
+                (r, [_st.read_bits(ub, _lane_src_addr(src_a, r, l, E, size, src_blk, src_rep, bb), size)
+                     if row[l] else None for l in range(L)])
+            )  # fmt: skip
+    if rt == "SUM":
+        acc = None
+        for _, row in rows:
+            s = ar.tree([x if x is not None else ar.zero() for x in row])
+            acc = s if acc is None else ar.add(acc, s)
+        out.reduce_sum = acc
+        return
+    lanes = [(r * L + l, x) for r, row in rows for l, x in enumerate(row) if x is not None]
+    v, idx = ar.extreme(lanes, rt)
+    # SPEC: "索引maxMinIndex按操作数数据类型存储" -- T-width integer bits
+    out.reduce_maxmin = (v, idx & ((1 << (8 * size)) - 1))
 
 
 def _empty_block(rt, d, profile):
@@ -417,7 +449,15 @@ def _whole(api, state, dst, src, tmp, args, profile, is_set_mask=True, cal_index
     fault |= _common_faults(api, profile, state.ub.size, aligned, ranges)
     if fault:
         return _st.with_fault(state, fault)
-    return _finish(state, plan, out, profile)
+    new = _finish(state, plan, out, profile)
+    if rows:
+        # MODEL.md "Reduce result registers": the result (ReduceSum) or the value and its index
+        # (ReduceMax / ReduceMin; SPEC: "仅可获取准确最值，不能获取对应的准确索引" -- a model choice)
+        if api == "ReduceSum":
+            new.reduce_sum = out[0][2]
+        else:
+            new.reduce_maxmin = (v, idx & ((1 << (8 * size)) - 1))
+    return new
 
 
 def _sum(ar, rows, L, order):
@@ -469,3 +509,35 @@ def ReduceMin(state, dst, src, sharedTmpBuffer, *args, profile, calIndex=None):
     args, ci = _split_cal_index("ReduceMin", args)
     ci = ci if calIndex is None else calIndex
     return _whole("ReduceMin", state, dst, src, sharedTmpBuffer, args, profile, True, ci)
+
+
+# ---------------------------------------------------------------------------------------------
+# The reduce result registers (寄存器辅助接口/)
+
+
+def _as_t(bits, d):
+    """The T value whose bit pattern is the low sizeof(T) bytes of ``bits`` (a NumPy scalar)."""
+    raw = int(bits) & ((1 << (8 * d.itemsize)) - 1)
+    return np.array([raw], dtype=f"<u{d.itemsize}").view(d.np_dtype)[0]
+
+
+def GetReduceRepeatSumSpr(state, T, *, profile):
+    """The ReduceSum result register read as T (GetReduceRepeatSumSpr(ISASI).md: "获取ReduceSum接口的
+    计算结果 ... 计算结果以全局变量形式存储，可以随时调用获取")."""
+    profile = as_profile(profile)
+    d = _dtypes.as_dtype(T)
+    profile.require_api("GetReduceRepeatSumSpr", d)
+    return _as_t(state.reduce_sum, d)
+
+
+def GetReduceRepeatMaxMinSpr(state, T, *, profile):
+    """(maxMinValue, maxMinIndex) -- or maxMinValue alone on a product with the one-output
+    prototype -- of the max/min register (GetReduceRepeatMaxMinSpr(ISASI).md). SPEC: "索引maxMinIndex
+    按操作数数据类型存储": the index comes back as T holding the index's integer bits."""
+    profile = as_profile(profile)
+    d = _dtypes.as_dtype(T)
+    a = profile.require_api("GetReduceRepeatMaxMinSpr", d)
+    value, index = state.reduce_maxmin
+    if not a.with_index:
+        return _as_t(value, d)
+    return _as_t(value, d), _as_t(index, d)

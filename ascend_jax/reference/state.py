@@ -35,6 +35,10 @@ class RefState:
     warn: int = 0  # OR of checks.Warn bits
     warn_at: tuple = (0, 0)  # (API code, argument code) of the first warning
     written: object = None  # uint8[N]: 1 = byte written since reset; None: not tracked
+    # special registers written by SetDeqScale and the reductions (MODEL.md); 0 at reset
+    deqscale: int = 0  # DEQSCALE, a 64-bit value
+    reduce_sum: int = 0  # the ReduceSum result register: T's bit pattern
+    reduce_maxmin: tuple = (0, 0)  # the max/min register: (T's value bits, index bits)
 
 
 def copy_state(state: RefState) -> RefState:
@@ -51,6 +55,9 @@ def copy_state(state: RefState) -> RefState:
         warn=int(state.warn),
         warn_at=tuple(int(x) for x in state.warn_at),
         written=None if state.written is None else np.array(state.written, dtype=np.uint8, copy=True),
+        deqscale=int(state.deqscale),
+        reduce_sum=int(state.reduce_sum),
+        reduce_maxmin=tuple(int(x) for x in state.reduce_maxmin),
     )
 
 

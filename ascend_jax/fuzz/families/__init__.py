@@ -73,6 +73,21 @@ NOT_FUZZED.update(
         api: "离散与聚合 (issue 16): no fuzz adapter yet; covered by tests/test_gather_scatter.py (fast path "
         "vs reference on random offsets, addresses, counts, masks and strides, vmapped)"
         for api in ("Gather", "Gatherb", "Scatter")
+# helper castcomp (issues 15/16)
+NOT_FUZZED.update(
+    {
+        api: "castcomp (issues 15/16): no fuzz adapter yet; covered by tests/test_castcomp.py "
+        "(fast path vs reference on random NumPy-drawn cases, vmapped, compared bit for bit)"
+        for api in (
+            "GetReduceRepeatSumSpr",
+            "GetReduceRepeatMaxMinSpr",
+            "SetDeqScale",
+            "AddReluCast",
+            "SubReluCast",
+            "MulCast",
+            "AddDeqRelu",
+            "MulsCast",
+        )
     }
 )
 

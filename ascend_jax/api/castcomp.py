@@ -1,0 +1,240 @@
+"""SetDeqScale (类型转换/寄存器配置说明/SetDeqScale.md) and the cast composites of 复合计算/: AddReluCast,
+SubReluCast, MulCast (``dst_i = Cast(f(src0_i, src1_i))``, U sources, T dst) and AddDeqRelu
+(``dst_i = Relu(Deq(src0_i + src1_i))``, int32 sources, half dst) on the strided core with
+``src_dtype`` (lanes counted by the wider type; each operand spans L * sizeof / 32 blocks a repeat).
+
+Prototypes (C++ argument order; ``isSetMask`` is the template argument):
+  SetDeqScale(scale)                        -- half: Cast int32 -> half, AddDeqRelu, CastDequant s322fp16
+  SetDeqScale(scale, offset, signMode)      -- float, int16 (9 bits), bool: CastDequant s162b8
+  X(dst, src0, src1, count)
+  X(dst, src0, src1, mask[] | mask, repeatTime, repeatParams)   -- BinaryRepeatParams
+One program per (U, T, repeat bucket) serves AddReluCast / SubReluCast / MulCast (the API is traced,
+``dyn["op"]``) and every call form; AddDeqRelu has its own (it reads DEQSCALE, traced too).
+docs/MODEL.md "SetDeqScale and the DEQSCALE conversions", "Cast composites".
+"""
+
+import jax.numpy as jnp
+import numpy as np
+
+from .. import dtypes as _dt
+from .._engine import castcomp as CC
+from .._engine.pipeline import StridedStatic, run_strided, set_extents
+from ..errors import NotModelledError, UnsupportedError, UsageError
+from ..profile import as_profile
+from ..registry import ApiSpec, register
+from ..state import DEQSCALE_WORDS, register_words
+from ..tensor import LocalTensor
+from . import _args as A
+from ._forms import empty_dyn, plan_forms
+
+I32 = jnp.int32
+U32 = jnp.uint32
+HALF = _dt.as_dtype("half")
+F32 = _dt.as_dtype("float32")
+
+_D = "memory-vector/复合计算/"
+
+
+# -- SetDeqScale ----------------------------------------------------------------------------------
+
+
+@register(
+    ApiSpec(
+        "SetDeqScale",
+        "cast",
+        ("SetDeqScale(half scale)", "SetDeqScale(float scale, int16_t offset, bool signMode)"),
+        "memory-vector/类型转换/寄存器配置说明/SetDeqScale.md",
+    )
+)
+def SetDeqScale(state, *args, profile=None):
+    """Write the 64-bit DEQSCALE register (``AscendC::SetDeqScale``).
+
+    ``SetDeqScale(state, scale)``: ``scale`` converted to half (round to nearest even), in bits 0~15
+    (Cast int32 -> half, AddDeqRelu, CastDequant s322fp16). ``SetDeqScale(state, scale, offset,
+    signMode)``: ``scale`` as float32 in bits 0~31, ``offset`` (int16, "只有前9位有效") in bits 37~45,
+    ``signMode`` in bit 46 (CastDequant s162b8). The other bits are written 0 (CHOICE). The
+    vector form ``SetDeqScale<T>(vdeq, vdeqInfo)`` is not modelled. **Spec:**
+    memory-vector/类型转换/寄存器配置说明/SetDeqScale.md. Profile keys: ``apis.SetDeqScale``.
+    """
+    api = "SetDeqScale"
+    p = as_profile(profile)
+    p.require_api(api)
+    if len(args) == 1:
+        words = CC.pack_deq(A.scalar_bits(api, args[0], HALF, p, "scale"))
+    elif len(args) == 3:
+        scale, offset, signMode = args
+        sb = A.scalar_bits(api, scale, F32, p, "scale")
+        # SPEC: "offset量化参数，int16_t类型，只有前9位有效"
+        A.static_int(api, "offset", offset, -(1 << 15), (1 << 15) - 1, p)
+        if A.is_static(signMode) and not isinstance(signMode, (bool, np.bool_)):
+            raise UsageError(api, "signMode", signMode, "True or False", p)
+        words = CC.pack_deq(sb, offset, signMode)
+    elif len(args) == 2:
+        raise NotModelledError(
+            "SetDeqScale(vdeq, vdeqInfo) (the vector quantisation form) is not modelled yet"
+        )
+    else:
+        raise TypeError(
+            f"SetDeqScale() takes (scale) or (scale, offset, signMode); got {len(args)} arguments"
+        )
+    old = register_words(state, "deqscale")
+    return state.replace(deqscale=jnp.broadcast_to(words, old.shape[:-1] + (DEQSCALE_WORDS,)).astype(U32))
+
+
+# -- the binary cast composites -------------------------------------------------------------------
+
+
+def cast_pairs(profile, api):
+    """{(src name, dst name): count_only} of the product's ``apis.<api>.pairs``."""
+    out = {}
+    for entry in profile.api(api).pairs:
+        words = entry.split()
+        src, dst = (x.strip() for x in words[0].split("->"))
+        out[(src, dst)] = "[count]" in words[1:]
+    return out
+
+
+def _pair_ops(p, s, t):
+    """The cast composites the product has for (U, T), in CAST_OPS order (one program's API set)."""
+    out = []
+    for op in CC.CAST_OPS:
+        a = p.api(op)
+        if a.supported and (s.name, t.name) in cast_pairs(p, op):
+            out.append(op)
+    return tuple(out)
+
+
+def plan(api, state, dst, src0, src1, args, profile, isSetMask, max_repeats):
+    """(StridedStatic, dyn) of one AddReluCast / SubReluCast / MulCast / AddDeqRelu call."""
+    p = as_profile(profile)
+    for name, t in (("dst", dst), ("src0", src0), ("src1", src1)):
+        A.check_tensor(api, name, t, p)
+    if not isinstance(isSetMask, bool):
+        raise UsageError(api, "isSetMask", isSetMask, "True or False", p)
+    if len(args) not in (1, 3):
+        raise TypeError(
+            f"{api}() takes (dst, src0, src1, count) or (dst, src0, src1, mask, repeatTime, repeatParams); "
+            f"got {3 + len(args)} arguments"
+        )
+    count_form = len(args) == 1
+    p.require_api(api)
+    A.check_same_dtype(api, p, src0=src0, src1=src1)
+    s, t = src0.dtype, dst.dtype
+    if api == "AddDeqRelu":
+        # SPEC: AddDeqRelu.md 表3 "src0、src1数据类型 int32_t, dst数据类型 half"
+        pairs = {("int32", "half"): False}
+    else:
+        pairs = cast_pairs(p, api)
+    if (s.name, t.name) not in pairs:
+        listed = ", ".join(f"{a}->{b}" for a, b in pairs)
+        raise UnsupportedError(api, "src0.dtype/dst.dtype", f"{s.name}->{t.name}", listed, p)
+    if pairs[(s.name, t.name)] and not count_form:
+        raise UnsupportedError(
+            api, "src0.dtype/dst.dtype", f"{s.name}->{t.name}", "the count prototype only", p
+        )
+    wide = s if s.itemsize > t.itemsize else t
+    dyn = empty_dyn("dst", "src0", "src1")
+    dyn["dst"], dyn["src0"], dyn["src1"] = A.addr_of(dst), A.addr_of(src0), A.addr_of(src1)
+    set_extents(dyn, dst=dst, src0=src0, src1=src1)
+    form, R, ordered = plan_forms(api, state, wide, args, p, isSetMask, max_repeats, dyn, binary=True)
+    if form == "count":
+        # SPEC: "针对源操作数的连续n个数据进行计算并连续写入目的操作数" (连续计算.md): every operand is
+        # contiguous; a repeat of L lanes spans L * sizeof / 32 blocks of that operand
+        L = p.lanes(wide)
+        nd, ns = L * t.itemsize // p.block_bytes, L * s.itemsize // p.block_bytes
+        dyn["strides"] = jnp.asarray([1, 1, 1, nd, ns, ns], I32)
+    if api == "AddDeqRelu":
+        dyn["deq"] = register_words(state, "deqscale")
+        kw = dict(api=api, elem=CC.DeqElem(add_relu=True))
+    else:
+        dyn["op"] = jnp.asarray(CC.CAST_OPS.index(api), I32)
+        kw = dict(api="*", api_codes=CC.CAST_OPS, elem=CC.CastOpsElem(s, _pair_ops(p, s, t)))
+    st = StridedStatic(dtype=t, R=R, ordered=ordered, profile=p, srcs=("src0", "src1"), src_dtype=s, **kw)
+    return st, dyn
+
+
+_PROTOS = (
+    "{name}<T, U>(dst, src0, src1, count)",
+    "{name}<T, U, isSetMask>(dst, src0, src1, mask[], repeatTime, repeatParams)",
+    "{name}<T, U, isSetMask>(dst, src0, src1, mask, repeatTime, repeatParams)",
+)
+
+
+def _make(name, formula, page, keys):
+    def api(state, dst, src0, src1, *args, profile=None, isSetMask=True, max_repeats=None):
+        st, dyn = plan(name, state, dst, src0, src1, args, profile, isSetMask, max_repeats)
+        return run_strided(st, state, dyn)
+
+    api.__name__ = api.__qualname__ = name
+    api.__doc__ = f"""``{formula}`` over the active lanes (Ascend C ``AscendC::{name}``).
+
+    Call forms (C++ order): ``{name}(state, dst, src0, src1, count)`` or ``{name}(state, dst, src0,
+    src1, mask, repeatTime, repeatParams)`` (``BinaryRepeatParams``; ``mask`` int, uint64 word list,
+    traced words, or ``MASK_PLACEHOLDER`` with ``isSetMask=False``). Lanes are counted by the wider
+    of U and T. Each step is rounded as its stand-alone API (docs/MODEL.md "Cast composites").
+
+    **Spec:** {page}. Profile keys: {keys}.
+    """
+    return register(ApiSpec(name, "compound", tuple(x.format(name=name) for x in _PROTOS), page))(api)
+
+
+AddReluCast = _make(
+    "AddReluCast", "dst_i = Cast(Relu(src0_i + src1_i))", _D + "AddReluCast.md", "``apis.AddReluCast.pairs``"
+)
+SubReluCast = _make(
+    "SubReluCast", "dst_i = Cast(Relu(src0_i - src1_i))", _D + "SubReluCast.md", "``apis.SubReluCast.pairs``"
+)
+MulCast = _make("MulCast", "dst_i = Cast(src0_i * src1_i)", _D + "MulCast.md", "``apis.MulCast.pairs``")
+AddDeqRelu = _make(
+    "AddDeqRelu",
+    "dst_i = Relu(Deq(src0_i + src1_i)), Deq(x) = Cast(x * DEQSCALE.scale) (RINT)",
+    _D + "AddDeqRelu.md",
+    "``apis.AddDeqRelu`` and the DEQSCALE register (SetDeqScale)",
+)
+
+
+# -- MulsCast(ISASI) ------------------------------------------------------------------------------
+
+
+@register(
+    ApiSpec(
+        "MulsCast",
+        "compound",
+        ("MulsCast<T0, T1, config>(dst, src0, src1, count)",),
+        _D + "MulsCast(ISASI).md",
+    )
+)
+def MulsCast(state, dst, src0, src1, count, *, profile=None, max_repeats=None):
+    """``dst_i = Cast(src0_i * scalar)`` or ``Cast(scalar * src1_i)`` over the first ``count`` elements
+    (Ascend C ``AscendC::MulsCast``, ISASI): float32 sources, a half dst; the product rounded as Muls
+    (float32), then CAST_ROUND to half, saturating. Exactly one of ``src0`` / ``src1`` is a Python
+    number (the scalar, converted to float32 first); the LocalTensor-element scalar (both operands
+    tensors, ``BinaryConfig``) is not modelled (NotModelledError). **Spec:**
+    memory-vector/复合计算/MulsCast(ISASI).md. Profile keys: ``apis.MulsCast``.
+    """
+    api = "MulsCast"
+    p = as_profile(profile)
+    A.check_tensor(api, "dst", dst, p)
+    t0, t1 = isinstance(src0, LocalTensor), isinstance(src1, LocalTensor)
+    if not t0 and not t1:
+        raise UsageError(api, "src0/src1", (src0, src1), "one LocalTensor operand", p, "two scalars")
+    if t0 and t1:
+        raise NotModelledError("MulsCast: a LocalTensor element as the scalar is not modelled yet")
+    vec, vec_name, scalar, s_name = (src0, "src0", src1, "src1") if t0 else (src1, "src1", src0, "src0")
+    p.require_api(api, vec.dtype, count_form=True)
+    if dst.dtype != HALF:  # SPEC: "dst ... 支持的数据类型为：half"
+        raise UsageError(api, "dst.dtype", dst.dtype.name, "half", p)
+    dyn = empty_dyn("dst", "src")
+    dyn["dst"], dyn["src"] = A.addr_of(dst), A.addr_of(vec)
+    set_extents(dyn, dst=dst, src=vec)
+    _, R, ordered = plan_forms(api, state, F32, (count,), p, True, max_repeats, dyn)
+    L = p.lanes(F32)  # lanes by the wider type (float32); each operand contiguous
+    dyn["strides"] = jnp.asarray([1, 1, L * 2 // p.block_bytes, L * 4 // p.block_bytes], I32)
+    dyn["scalar"] = A.scalar_bits(api, scalar, F32, p, s_name)
+    st = StridedStatic(
+        api=api, dtype=HALF, R=R, ordered=ordered, profile=p, elem=CC.MulsCastElem(), src_dtype=F32
+    )
+    return run_strided(st, state, dyn)
+
+
+__all__ = ["SetDeqScale", "AddReluCast", "SubReluCast", "MulCast", "AddDeqRelu", "MulsCast"]
