@@ -85,6 +85,7 @@ from .api import (
 from .api.compound import AbsSub, AddRelu, Axpy, FusedMulAdd, MulAddDst, MulAddRelu, Mull, Prelu, SubRelu
 from .api.fill import Brcb
 from .api.registers import MaskMode, SaturationMode
+from .api.sort import GetMrgSortResult, MrgSort, MrgSort4, ProposalConcat, ProposalExtract, RpSort16, Sort32
 from .byok import GmArg, gm_kernel
 from .dtypes import (
     DType,
@@ -129,6 +130,7 @@ from .params import (
 from .pipe import QuePosition, TBuf, TPipe, TPosition, TQue
 from .profile import DEFAULT_PROFILE, HwProfile, available_profiles, load_profile
 from .registry import REGISTRY
+from .sort_types import MrgSort4Info, MrgSortSrcList
 from .state import CoreState, batch_states, reset_state
 from .sweep import SweepResult, sweep
 from .tensor import MASK_PLACEHOLDER, LocalTensor

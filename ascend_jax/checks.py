@@ -35,8 +35,11 @@ WARN_APIS = (
     "AbsSub", "AddRelu", "Axpy", "Brcb", "Cast", "FusedMulAdd", "MulAddDst", "MulAddRelu", "Mull", "Prelu",
     "ReduceDataBlock", "ReduceMax", "ReduceMin", "ReducePairElem", "ReduceRepeat", "ReduceSum", "SubRelu",
     "Truncate",
+    # appended by the sort helper (排序组合（ISASI）)
+    "Sort32", "MrgSort", "MrgSort4", "RpSort16", "ProposalConcat", "ProposalExtract", "GetMrgSortResult",
 )  # fmt: skip
 WARN_ARGS = ("dst", "src", "src0", "src1")
+WARN_ARGS += ("src2", "src3", "src4")  # appended by the sort helper: MrgSortSrcList queues
 
 
 def api_code(name) -> int:

@@ -107,6 +107,14 @@ KNOWN_APIS = (
     "Mull",
     # data fill (issue 15, part)
     "Brcb",
+    # sorting 排序组合（ISASI） (issue 16, helper "sort")
+    "Sort32",
+    "MrgSort",
+    "GetMrgSortResult",
+    "MrgSort4",
+    "RpSort16",
+    "ProposalConcat",
+    "ProposalExtract",
 )
 
 # Allowed keys: name -> (type or tuple of allowed values, True) for a required key, or
@@ -259,6 +267,10 @@ _API_EXTRA["ReducePairElem"] = {"empty_pair": (("keep", "zero"), False, "keep")}
 # (方式一), "tree_repeats" (方式二), "vector_add_small" (950: 方式三 for 256..1024 bytes, else 方式二)
 _REDUCE_SUM_ORDER = (("sequential_repeats", "tree_repeats", "vector_add_small"), False, "tree_repeats")
 _API_EXTRA["ReduceSum"] = {"order_count": _REDUCE_SUM_ORDER, "order_highdim": _REDUCE_SUM_ORDER}
+# sorting (issue 16; docs/MODEL.md "Sorting and Region Proposals"): where a NaN score sorts -- above +inf
+# ("largest") or below -inf ("smallest"); the pages do not say (CHOICE)
+for _n in ("Sort32", "MrgSort", "MrgSort4", "RpSort16"):
+    _API_EXTRA[_n] = {"nan_order": (("largest", "smallest"), False, "largest")}
 
 
 def _freeze(v):

@@ -141,3 +141,15 @@ __all__ += [
     "Prelu",
     "Mull",
 ]
+# 排序组合（ISASI） (issue 16, helper "sort")
+from .sort import GetMrgSortResult, MrgSort, MrgSort4, ProposalConcat, ProposalExtract, RpSort16, Sort32  # noqa: E402
+
+__all__ += [
+    "Sort32",
+    "MrgSort",
+    "GetMrgSortResult",
+    "MrgSort4",
+    "RpSort16",
+    "ProposalConcat",
+    "ProposalExtract",
+]

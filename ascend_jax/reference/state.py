@@ -35,6 +35,8 @@ class RefState:
     warn: int = 0  # OR of checks.Warn bits
     warn_at: tuple = (0, 0)  # (API code, argument code) of the first warning
     written: object = None  # uint8[N]: 1 = byte written since reset; None: not tracked
+    # records the last MrgSort / MrgSort4 took from each queue (GetMrgSortResult)
+    mrgsort_cnt: tuple = (0, 0, 0, 0)
 
 
 def copy_state(state: RefState) -> RefState:
@@ -51,6 +53,7 @@ def copy_state(state: RefState) -> RefState:
         warn=int(state.warn),
         warn_at=tuple(int(x) for x in state.warn_at),
         written=None if state.written is None else np.array(state.written, dtype=np.uint8, copy=True),
+        mrgsort_cnt=tuple(int(x) for x in state.mrgsort_cnt),
     )
 
 
