@@ -33,6 +33,8 @@ EXPECTED_NOT_FUZZED = set(
     + ["Cast", "Truncate"]
     # composite ops, Prelu, Mull, Brcb (issues 15/16): covered by tests/test_compound.py
     + "AddRelu SubRelu FusedMulAdd MulAddRelu MulAddDst Axpy AbsSub Prelu Brcb Mull".split()
+    # sorting 排序组合（ISASI） (issue 16): covered by tests/test_sort.py
+    + "Sort32 MrgSort GetMrgSortResult MrgSort4 RpSort16 ProposalConcat ProposalExtract".split()
 )
 
 
