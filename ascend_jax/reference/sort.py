@@ -38,7 +38,7 @@ _UINT = {2: np.uint16, 4: np.uint32}
 
 
 def _score_value(bits, dtype):
-    return float(np.array([bits], dtype=_UINT[dtype.itemsize]).view(_FLOAT[dtype.name])[0])
+    return float(_UINT[dtype.itemsize](bits).view(_FLOAT[dtype.name]))
 
 
 def _before_key(bits, dtype, nan_order):
@@ -220,25 +220,26 @@ def _merge_call(api, state, dst, src, params, profile, rec_bytes, score_off, ali
             ]
             for q in range(nq)
         ]
+        keys = [  # each record's score, as an order key
+            [
+                _before_key(int.from_bytes(rec[score_off : score_off + d.itemsize], "little"), d, nan_order)
+                for rec in rq
+            ]
+            for rq in recs
+        ]
         pos = [0] * nq
         written = 0
         while True:
             if susp and any(pos[q] == lengths[q] for q in range(nq)):
                 break  # SPEC: "true：某个队列耗尽时，指令停止"
             best = None
-            for q in range(nq):  # the earlier queue wins a tie
-                if pos[q] < lengths[q]:
-                    rec = recs[q][pos[q]]
-                    key = _before_key(
-                        int.from_bytes(rec[score_off : score_off + d.itemsize], "little"), d, nan_order
-                    )
-                    if best is None or key < best[0]:
-                        best = (key, q)
+            for q in range(nq):  # the greatest head score; a tie keeps the earlier queue
+                if pos[q] < lengths[q] and (best is None or keys[q][pos[q]] < keys[best][pos[best]]):
+                    best = q
             if best is None:
                 break
-            q = best[1]
-            rec = recs[q][pos[q]]
-            pos[q] += 1
+            rec = recs[best][pos[best]]
+            pos[best] += 1
             at = d_addr + r * step + written * rec_bytes
             out.ub[at : at + rec_bytes] = np.frombuffer(rec, np.uint8)
             written += 1
