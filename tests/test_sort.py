@@ -670,3 +670,16 @@ def test_ref_state_copies_the_register():
     st = R.reset_state(A2, ub_bytes=64)
     st.mrgsort_cnt = (1, 2, 3, 4)
     assert RS.copy_state(st).mrgsort_cnt == (1, 2, 3, 4)
+
+
+def test_vendor_region_proposal_sort_runs_with_checker_warnings():
+    """issue 18 defect 7: the vendor sample's ProposalExtract reads and writes past its tensors; the
+    kernel runs as on hardware (the 64 scores come out sorted, bit for bit) and every case records
+    the EXTENT warning, first on ProposalExtract's dst."""
+    import ops.vendor_region_proposal_sort as rps
+
+    x = np.random.default_rng(9).uniform(-1000, 1000, (2, 64)).astype(np.float16)
+    y = np.zeros((2, 64), np.float16)
+    res = aj.jit_kernel(rps.region_proposal_sort_custom, P310)(x, y)
+    np.testing.assert_array_equal(res.gm[1].view(np.uint16), np.sort(x, axis=1)[:, ::-1].view(np.uint16))
+    assert res.warnings == ("EXTENT (first: ProposalExtract dst)",) * 2
