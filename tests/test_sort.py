@@ -683,3 +683,12 @@ def test_vendor_region_proposal_sort_runs_with_checker_warnings():
     res = aj.jit_kernel(rps.region_proposal_sort_custom, P310)(x, y)
     np.testing.assert_array_equal(res.gm[1].view(np.uint16), np.sort(x, axis=1)[:, ::-1].view(np.uint16))
     assert res.warnings == ("EXTENT (first: ProposalExtract dst)",) * 2
+
+
+def test_sort32_per_iteration_alignment_is_a_size_warning():
+    """dst 32-byte aligned (no fault) but not 256: the call runs, with a SIZE warning on dst."""
+    f, u = aj.float32, aj.uint32
+    args = (aj.LocalTensor(f, 2048 + 32, 64), aj.LocalTensor(f, 0, 32), aj.LocalTensor(u, 1024, 32), 1)
+    fa, r = _both(A2, np.zeros(UBN, np.uint8), lambda m, s: m.Sort32(s, *args, profile=A2))
+    _same(fa, r)
+    assert r.fault == 0 and aj.checks.describe(r.warn, r.warn_at) == "SIZE (first: Sort32 dst)"

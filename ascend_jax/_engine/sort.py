@@ -119,9 +119,10 @@ def _overlap(a, b):
     return (a[1] > a[0]) & (b[1] > b[0]) & (a[0] < b[1]) & (b[0] < a[1])
 
 
-def extent_warnings(api, state, dyn, ran, operands):
+def extent_warnings(api, state, dyn, ran, operands, size_hits=()):
     """EXTENT for each operand (key, lo, hi) whose accessed bytes leave its LocalTensor
-    (``dyn["ext"][key]`` bytes at ``dyn[key]``); dst first."""
+    (``dyn["ext"][key]`` bytes at ``dyn[key]``); dst first. Then ``size_hits``: (key, bool) SIZE
+    warnings (a documented requirement the call does not meet)."""
     if state.warn is None:
         return state
     ext = dyn.get("ext", {})
@@ -131,6 +132,8 @@ def extent_warnings(api, state, dyn, ran, operands):
             base = jnp.asarray(dyn[key], I32)
             out = (hi > lo) & ((lo < base) | (hi > base + ext[key]))
             hits.append((CK.Warn.EXTENT, CK.api_code(api), CK.arg_code(key), ran & out))
+    for key, cond in size_hits:
+        hits.append((CK.Warn.SIZE, CK.api_code(api), CK.arg_code(key), ran & cond))
     return add_warnings(state, hits)
 
 
@@ -165,7 +168,10 @@ def run_sort32(st: SortStatic, state, dyn):
     idx = d + jnp.arange(R * 256, dtype=I32).reshape(R, 256)
     ub = write_bytes(state.ub, idx, data, jnp.broadcast_to(act, idx.shape))
     new = state.replace(ub=ub, fault=state.fault | fault)
-    return extent_warnings(st.api, new, dyn, ran, (("dst", *r_dst), ("src0", *r_s0), ("src1", *r_s1)))
+    # SPEC: "每次迭代输入src0要求128B(float)/64B(half)对齐，src1要求128B对齐，输出dst要求256B对齐" --
+    # stricter than the tensors' 32 bytes (the MISALIGNED fault): a SIZE checker warning (CHOICE)
+    strict = (("dst", d % 256 != 0), ("src0", s0 % (32 * size) != 0), ("src1", s1 % 128 != 0))
+    return extent_warnings(st.api, new, dyn, ran, (("dst", *r_dst), ("src0", *r_s0), ("src1", *r_s1)), strict)
 
 
 # -- MrgSort / MrgSort4 ------------------------------------------------------------------------------
