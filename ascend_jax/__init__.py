@@ -88,6 +88,7 @@ from .api.fill import Brcb
 from .api.gather import Gather, Gatherb, GatherRepeatParams, Scatter
 from .api.reduce import GetReduceRepeatMaxMinSpr, GetReduceRepeatSumSpr
 from .api.registers import MaskMode, SaturationMode
+from .api.sort import GetMrgSortResult, MrgSort, MrgSort4, ProposalConcat, ProposalExtract, RpSort16, Sort32
 from .byok import GmArg, gm_kernel
 from .dtypes import (
     DType,
@@ -133,6 +134,7 @@ from .params import (
 from .pipe import QuePosition, TBuf, TPipe, TPosition, TQue
 from .profile import DEFAULT_PROFILE, HwProfile, available_profiles, load_profile
 from .registry import REGISTRY
+from .sort_types import MrgSort4Info, MrgSortSrcList
 from .state import CoreState, batch_states, reset_state
 from .sweep import SweepResult, sweep
 from .tensor import MASK_PLACEHOLDER, LocalTensor

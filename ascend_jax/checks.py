@@ -40,8 +40,11 @@ WARN_APIS = (
     # appended by helper castcomp (the cast composites)
     "AddReluCast", "SubReluCast", "MulCast", "AddDeqRelu", "SetDeqScale", "GetReduceRepeatSumSpr",
     "GetReduceRepeatMaxMinSpr", "MulsCast",
+    # appended by the sort helper (排序组合（ISASI）)
+    "Sort32", "MrgSort", "MrgSort4", "RpSort16", "ProposalConcat", "ProposalExtract", "GetMrgSortResult",
 )  # fmt: skip
 WARN_ARGS = ("dst", "src", "src0", "src1")
+WARN_ARGS += ("src2", "src3", "src4")  # appended by the sort helper: MrgSortSrcList queues
 
 
 def api_code(name) -> int:

@@ -120,6 +120,14 @@ KNOWN_APIS = (
     "MulCast",
     "AddDeqRelu",
     "MulsCast",
+    # sorting 排序组合（ISASI） (issue 16, helper "sort")
+    "Sort32",
+    "MrgSort",
+    "GetMrgSortResult",
+    "MrgSort4",
+    "RpSort16",
+    "ProposalConcat",
+    "ProposalExtract",
 )
 
 # Allowed keys: name -> (type or tuple of allowed values, True) for a required key, or
@@ -284,6 +292,10 @@ _API_EXTRA["GetReduceRepeatMaxMinSpr"] = {"with_index": (_BOOL, False, True)}
 # the cast composites' (U, T) table: "src->dst" strings, " [count]" for a count-only pair
 for _n in ("AddReluCast", "SubReluCast", "MulCast"):
     _API_EXTRA[_n] = {"pairs": (_LIST, False, ())}
+# sorting (issue 16; docs/MODEL.md "Sorting and Region Proposals"): where a NaN score sorts -- above +inf
+# ("largest") or below -inf ("smallest"); the pages do not say (CHOICE)
+for _n in ("Sort32", "MrgSort", "MrgSort4", "RpSort16"):
+    _API_EXTRA[_n] = {"nan_order": (("largest", "smallest"), False, "largest")}
 
 
 def _freeze(v):

@@ -6,7 +6,8 @@ Fields (see docs/MODEL.md): ``ub`` (uint8 bytes of the Unified Buffer, or of the
 (gather-mask remaining count), ``fault`` (OR of ``errors.Fault`` bits) and the checker fields
 (``checks.py``, never read by an API's result bits): ``warn`` (OR of ``checks.Warn`` bits),
 ``warn_at`` (int32[2]: API and argument code of the first warning) and ``written`` (uint8 per UB
-byte, 1 once written; ``None`` unless the uninitialised-read checker is on). A state built without
+byte, 1 once written; ``None`` unless the uninitialised-read checker is on); ``mrgsort_cnt``
+(int32[4], the MrgSort result register read by GetMrgSortResult; ``None`` until a merge runs). A state built without
 the checker fields (``None``) records no warnings. Batched states carry a leading batch axis on
 every field.
 
@@ -47,6 +48,9 @@ class CoreState:
     # DEQSCALE (uint32[2]) and the reduce result registers (uint32[3]); None reads as zero
     deqscale: Any = None
     reduce_spr: Any = None
+    # the records the last MrgSort / MrgSort4 took from each queue (int32[4], GetMrgSortResult);
+    # None until a merge runs (reads as zeros)
+    mrgsort_cnt: Any = None
 
     @property
     def ub_bytes(self) -> int:

@@ -63,6 +63,10 @@ PORTED = [
     ("vendor_brcb", 1, "-scenarioNum", np.uint16, slice(None)),  # gen_data.py ignores its arguments
     ("vendor_element_wise_compound_compute", 1, "-scenarioNum", np.float16, slice(None)),
     ("vendor_element_wise_compound_compute", 2, "-scenarioNum", np.float16, slice(None)),
+    ("vendor_mrg_sort", 1, "-scenarioNum", np.float32, slice(None)),
+    ("vendor_mrg_sort", 2, "-scenarioNum", np.float32, slice(None)),
+    ("vendor_mrg_sort", 3, "-scenarioNum", np.float32, slice(None)),
+    ("vendor_region_proposal_sort", 1, "-scenarioNum", np.float16, slice(None)),  # gen_data.py takes no flag
 ]
 
 # samples / scenarios waiting for an unmodelled API (op, scenario, API named in the error)

@@ -43,5 +43,6 @@ from .registers import (
 )
 from .select import DEFAULT_BINARY_CONFIG, SELMODE, BinaryConfig, Select, SelectFlexible
 from .shift import ShiftLeft, ShiftLeftTensor, ShiftRight, ShiftRightTensor
+from .sort import GetMrgSortResult, MrgSort, MrgSort4, ProposalConcat, ProposalExtract, RpSort16, Sort32
 from .unary import Abs, Exp, LeakyRelu, Ln, Neg, Not, Reciprocal, Relu, Rsqrt, Sqrt
 from .unary_scalar import Adds, Maxs, Mins, Muls

@@ -152,3 +152,15 @@ from .reduce import GetReduceRepeatMaxMinSpr, GetReduceRepeatSumSpr  # noqa: E40
 
 __all__ += ["GetReduceRepeatSumSpr", "GetReduceRepeatMaxMinSpr"]
 __all__ += ["SetDeqScale", "AddReluCast", "SubReluCast", "MulCast", "AddDeqRelu", "MulsCast"]
+# 排序组合（ISASI） (issue 16, helper "sort")
+from .sort import GetMrgSortResult, MrgSort, MrgSort4, ProposalConcat, ProposalExtract, RpSort16, Sort32  # noqa: E402
+
+__all__ += [
+    "Sort32",
+    "MrgSort",
+    "GetMrgSortResult",
+    "MrgSort4",
+    "RpSort16",
+    "ProposalConcat",
+    "ProposalExtract",
+]

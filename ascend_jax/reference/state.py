@@ -39,6 +39,8 @@ class RefState:
     deqscale: int = 0  # DEQSCALE, a 64-bit value
     reduce_sum: int = 0  # the ReduceSum result register: T's bit pattern
     reduce_maxmin: tuple = (0, 0)  # the max/min register: (T's value bits, index bits)
+    # records the last MrgSort / MrgSort4 took from each queue (GetMrgSortResult)
+    mrgsort_cnt: tuple = (0, 0, 0, 0)
 
 
 def copy_state(state: RefState) -> RefState:
@@ -58,6 +60,7 @@ def copy_state(state: RefState) -> RefState:
         deqscale=int(state.deqscale),
         reduce_sum=int(state.reduce_sum),
         reduce_maxmin=tuple(int(x) for x in state.reduce_maxmin),
+        mrgsort_cnt=tuple(int(x) for x in state.mrgsort_cnt),
     )
 
 
