@@ -23,6 +23,7 @@ from .api import (
     CompareCmpMask,
     Compares,
     CompareScalar,
+    ComparesFlexible,
     CreateVecIndex,
     DataCopy,
     DataCopyPad,
@@ -82,7 +83,18 @@ from .api import (
     Subs,
     Truncate,
 )
-from .api.compound import AbsSub, AddRelu, Axpy, FusedMulAdd, MulAddDst, MulAddRelu, Mull, Prelu, SubRelu
+from .api.compound import (
+    AbsSub,
+    AddRelu,
+    Axpy,
+    ExpSub,
+    FusedMulAdd,
+    MulAddDst,
+    MulAddRelu,
+    Mull,
+    Prelu,
+    SubRelu,
+)
 from .api.fill import Brcb
 from .api.registers import MaskMode, SaturationMode
 from .byok import GmArg, gm_kernel

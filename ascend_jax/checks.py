@@ -35,6 +35,8 @@ WARN_APIS = (
     "AbsSub", "AddRelu", "Axpy", "Brcb", "Cast", "FusedMulAdd", "MulAddDst", "MulAddRelu", "Mull", "Prelu",
     "ReduceDataBlock", "ReduceMax", "ReduceMin", "ReducePairElem", "ReduceRepeat", "ReduceSum", "SubRelu",
     "Truncate",
+    # appended by the ewmath helper (ExpSub fast path, Compares（灵活标量位置）)
+    "ExpSub", "ComparesFlexible",
 )  # fmt: skip
 WARN_ARGS = ("dst", "src", "src0", "src1")
 

@@ -141,3 +141,8 @@ __all__ += [
     "Prelu",
     "Mull",
 ]
+
+# Compares（灵活标量位置） (helper "ewmath")
+from .compare import ComparesFlexible  # noqa: E402
+
+__all__ += ["ComparesFlexible"]
