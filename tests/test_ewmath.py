@@ -90,16 +90,25 @@ def _sample(api, n, seed):
 _TR = {"Exp": TR.exp_f32_bits, "Ln": TR.ln_f32_bits}
 
 
+_PROGRAMS = {}
+
+
 def _fast(api, profile, ctrl, x):
-    f = EM.UNARY[api]
+    """One jitted program per (API, profile): the CTRL words are traced data."""
+    if (api, profile.name) not in _PROGRAMS:
+        f = EM.UNARY[api]
 
-    def run(x):
-        out = f(x, D.float32, profile, _ctrl(ctrl))
-        amb = _TR[api](x)[1] if api in _TR else jnp.zeros(x.shape, bool)
-        return out, amb
+        def run(x, c):
+            out = f(x, D.float32, profile, c)
+            amb = _TR[api](x)[1] if api in _TR else jnp.zeros(x.shape, bool)
+            return out, amb
 
-    out, amb = jax.jit(run)(x)
-    return np.asarray(out).astype(np.uint32), np.asarray(amb)
+        _PROGRAMS[(api, profile.name)] = jax.jit(run)
+    n = len(x)
+    xp = np.zeros(-(-n // 8192) * 8192, np.uint32)  # one shape: one compile
+    xp[:n] = x
+    out, amb = _PROGRAMS[(api, profile.name)](xp, _ctrl(ctrl))
+    return np.asarray(out)[:n].astype(np.uint32), np.asarray(amb)[:n]
 
 
 def _ref(api, profile, ctrl, x):
@@ -115,20 +124,30 @@ def _bad(x, got, want):
 @pytest.mark.parametrize("api", ["Exp", "Ln", "Rsqrt"])
 def test_f32_transcendental_against_reference(api):
     """~7,000 patterns per API (subnormals kept, non-saturating), bit for bit; no lane ambiguous."""
-    x = _sample(api, 6000, seed=len(api) * 7)
+    x = _sample(api, 7000, seed=len(api) * 7)
     got, amb = _fast(api, A2, NOSAT, x)
     want = _ref(api, A2, NOSAT, x)
     assert not _bad(x, got, want), _bad(x, got, want)
     assert not amb.any(), x[amb][:8]
 
 
-def test_f32_exp_flush_and_saturation():
-    """Exp on 950 (subnormal inputs read as zero, subnormal results flushed) and on A2 with CTRL[48]
-    saturating (inf -> MAX, NaN -> 0): the epilogue is the family's (``finish_float``)."""
+def test_f32_exp_saturation():
+    """Exp on A2 with CTRL[48] saturating (inf -> MAX, NaN -> 0): the family's epilogue (the same
+    program as the non-saturating run: CTRL is traced)."""
     x = _sample("Exp", 800, seed=3)
-    for prof, ctrl in ((P950, 0), (A2, 0)):
-        got, _ = _fast("Exp", prof, ctrl, x)
-        want = _ref("Exp", prof, ctrl, x)
+    got, _ = _fast("Exp", A2, 0, x)
+    want = _ref("Exp", A2, 0, x)
+    assert not _bad(x, got, want), _bad(x, got, want)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("api", ["Exp", "Ln", "Rsqrt"])
+def test_f32_transcendental_flush(api):
+    """950: subnormal inputs read as zero, subnormal results flushed."""
+    x = _sample(api, 1500, seed=3)
+    for prof, ctrl in ((P950, 0),):
+        got, _ = _fast(api, prof, ctrl, x)
+        want = _ref(api, prof, ctrl, x)
         assert not _bad(x, got, want), (prof.name, _bad(x, got, want))
 
 
@@ -203,7 +222,7 @@ def _exp_sub_sample(dt, n, seed):
     return np.concatenate([x, sp[0]]), np.concatenate([y, sp[1]])
 
 
-@pytest.mark.parametrize("dt", ["float32", "half"])
+@pytest.mark.parametrize("dt", ["half", pytest.param("float32", marks=pytest.mark.slow)])
 def test_exp_sub_element_against_reference(dt):
     """e**(src0 - src1): the float32 difference, then e**x rounded once to T (950: flush)."""
     d = D.as_dtype(dt)
@@ -381,9 +400,9 @@ class FlexCase:
     seed: int
 
 
-def _flex_case(rng):
-    variant = str(rng.choice(VARIANTS))
-    form = str(rng.choice(["count", "continuous", "bitwise"]))
+def _flex_case(rng, variants=VARIANTS, forms=("count", "continuous", "bitwise")):
+    variant = str(rng.choice(variants))
+    form = str(rng.choice(forms))
     addr = lambda: int(rng.integers(0, UBF // 32)) * 32  # noqa: E731
     dst, vec = addr(), addr()
     elem = addr() + 4 * int(rng.integers(0, 8))
@@ -474,12 +493,13 @@ def _check_flex(cases):
 
 
 def test_compares_flexible_differential():
-    """Every operand kind (number after / first, element of src1 / src0), count and high-dim forms,
-    Counter mode, element-in-dst overlaps: fast path == reference (UB, registers, fault word)."""
+    """The vendor's operand kinds (element of src1; a number first), count form, element-in-dst
+    overlaps, out-of-UB elements: fast path == reference (UB, registers, fault word). The campaign
+    (slow) covers every kind, the high-dim forms and Counter mode."""
     rng = np.random.default_rng(21)
-    cases = [_flex_case(rng) for _ in range(160)]
+    cases = [_flex_case(rng, ("element_src1", "scalar_first"), ("count",)) for _ in range(48)]
     groups = _check_flex(cases)
-    assert len(groups) >= 8  # (a_kind, b_kind) x mask kinds really exercised
+    assert len(groups) == 2  # (tensor, element) and (scalar, tensor): one program each
 
 
 @pytest.mark.slow
@@ -490,8 +510,9 @@ def test_compares_flexible_campaign():
 
 
 def test_compares_flexible_facts_and_misuse():
-    """x < s and s < x on known values; the element scalar of src1 by default; two numbers and a
-    bad config.scalarTensorIndex are UsageErrors in both implementations; not on A2."""
+    """The reference against NumPy: x < s and s < x on known values, the element scalar of src1 by
+    default (the differential ties the fast path to it); two numbers and a bad
+    config.scalarTensorIndex are UsageErrors in both implementations; not on A2."""
     f = D.float32
     vals = np.arange(64, dtype=np.float32) - 10  # -10 .. 53
     ub = np.zeros(UBF, np.uint8)
@@ -508,9 +529,6 @@ def test_compares_flexible_facts_and_misuse():
         rs = RS.reset_state(P950, ub_bytes=UBF)
         rs.ub = ub.copy()
         r = REF.ComparesFlexible(rs, T(D.uint8, 2048, 32), *args, CMPMODE.LT, 64, profile=P950, config=cfg)
-        fs = reset_state(P950, ub_bytes=UBF).replace(ub=jnp.asarray(ub))
-        got = aj.ComparesFlexible(fs, T(D.uint8, 2048, 32), *args, CMPMODE.LT, 64, profile=P950, config=cfg)
-        assert message(got, r) is None
         assert np.array_equal(r.ub[2048:2056], want), (args, r.ub[2048:2056])
     for mod, st in ((aj, reset_state(P950)), (REF, RS.reset_state(P950))):
         with pytest.raises(UsageError, match="src0/src1"):
