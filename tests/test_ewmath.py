@@ -168,9 +168,10 @@ def test_f32_exp_subnormal_results_and_boundaries():
 def _oracle_f64(api, x):
     """(float32 bits, decided) from float64 NumPy: decided where the float64 value is farther than
     2**-40 relative from a float32 midpoint (float64 libm error is < 2**-51 relative)."""
-    v = x.view(np.float32).astype(np.float64)
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"):  # NaN patterns, overflow to inf: as IEEE says
+        v = x.view(np.float32).astype(np.float64)
         r = {"Exp": np.exp, "Ln": np.log, "Rsqrt": lambda a: 1.0 / np.sqrt(a)}[api](v)
+        want = r.astype(np.float32).view(np.uint32)
     finite = np.isfinite(r) & (r != 0)
     m, e = np.frexp(np.where(finite, r, 1.0))  # r = m * 2**e, 0.5 <= |m| < 1
     # float32 position of the last kept bit: 24 bits for normal results, 2**-149 below
@@ -178,7 +179,7 @@ def _oracle_f64(api, x):
     scaled = np.ldexp(np.abs(np.where(finite, r, 1.0)), -lsb)  # exact (power-of-two scaling)
     frac = scaled - np.floor(scaled)
     decided = ~finite | (np.abs(frac - 0.5) > 2.0**-40 * scaled)
-    return r.astype(np.float32).view(np.uint32), decided
+    return want, decided
 
 
 @pytest.mark.slow
@@ -186,15 +187,10 @@ def _oracle_f64(api, x):
 def test_f32_transcendental_million(api):
     """>= 10**6 random patterns per API (subnormals kept): float64-decided lanes against NumPy, the
     rest (near a midpoint) against the reference's 80-digit function."""
-    fn = jax.jit(
-        lambda x: (EM.UNARY[api](x, D.float32, A2, _ctrl(NOSAT)), *(_TR[api](x)[1:] if api in _TR else ()))
-    )
     for b in range(5):
         x = _sample(api, 250_000, seed=100 + b)
-        res = fn(x)
-        got = np.asarray(res[0]).astype(np.uint32)
-        if api in _TR:
-            assert not np.asarray(res[1]).any()
+        got, amb = _fast(api, A2, NOSAT, x)
+        assert not amb.any(), x[amb][:8]
         want, decided = _oracle_f64(api, x)
         nan = np.isnan(x.view(np.float32)) | np.isnan(want.view(np.float32))
         want = np.where(nan, np.uint32(0x7FC00000), want)
