@@ -23,6 +23,7 @@ from .api import (
     CompareCmpMask,
     Compares,
     CompareScalar,
+    ComparesFlexible,
     CreateVecIndex,
     DataCopy,
     DataCopyPad,
@@ -84,6 +85,18 @@ from .api import (
 )
 from .api.castcomp import AddDeqRelu, AddReluCast, MulCast, MulsCast, SetDeqScale, SubReluCast
 from .api.compound import AbsSub, AddRelu, Axpy, FusedMulAdd, MulAddDst, MulAddRelu, Mull, Prelu, SubRelu
+from .api.compound import (
+    AbsSub,
+    AddRelu,
+    Axpy,
+    ExpSub,
+    FusedMulAdd,
+    MulAddDst,
+    MulAddRelu,
+    Mull,
+    Prelu,
+    SubRelu,
+)
 from .api.fill import Brcb
 from .api.gather import Gather, Gatherb, GatherRepeatParams, Scatter
 from .api.reduce import GetReduceRepeatMaxMinSpr, GetReduceRepeatSumSpr

@@ -42,6 +42,8 @@ WARN_APIS = (
     "GetReduceRepeatMaxMinSpr", "MulsCast",
     # appended by the sort helper (排序组合（ISASI）)
     "Sort32", "MrgSort", "MrgSort4", "RpSort16", "ProposalConcat", "ProposalExtract", "GetMrgSortResult",
+    # appended by the ewmath helper (ExpSub fast path, Compares（灵活标量位置）)
+    "ExpSub", "ComparesFlexible",
 )  # fmt: skip
 WARN_ARGS = ("dst", "src", "src0", "src1")
 WARN_ARGS += ("src2", "src3", "src4")  # appended by the sort helper: MrgSortSrcList queues

@@ -128,6 +128,8 @@ KNOWN_APIS = (
     "RpSort16",
     "ProposalConcat",
     "ProposalExtract",
+    # Compares（灵活标量位置） (issue 15, helper "ewmath")
+    "ComparesFlexible",
 )
 
 # Allowed keys: name -> (type or tuple of allowed values, True) for a required key, or
@@ -260,10 +262,14 @@ _API_EXTRA = {
 for _n in ("Compares", "CompareScalar", "CompareCmpMask"):
     _API_EXTRA[_n] = _API_EXTRA["Compare"]
 _API_EXTRA["SelectFlexible"] = _API_EXTRA["Select"]
+_API_EXTRA["ComparesFlexible"] = _API_EXTRA["Compare"]  # Compares（灵活标量位置）: the Compares keys
 # element-wise family (issue 15; docs/MODEL.md "Element-wise unary math"): the named numerics choice of
 # a function whose hardware results are not documented; absent = "correctly_rounded"
 for _n in ("Div", "Exp", "Ln", "Sqrt", "Rsqrt", "Reciprocal"):
     _API_EXTRA[_n] = {"numerics": (("correctly_rounded",), False, "correctly_rounded")}
+# integer Div (950): truncation toward zero; x / 0 (undocumented, CHOICE) = all ones (-1 / MAX), 0, or
+# saturated (MAX for x >= 0, MIN for x < 0); absent = "all_ones"
+_API_EXTRA["Div"]["int_div_by_zero"] = (("all_ones", "zero", "saturate"), False, "all_ones")
 # Duplicate(dst, src: LocalTensor, count) exists (950); absent = false
 _API_EXTRA["Duplicate"] = {"tensor_source": (_BOOL, False, False)}
 # Cast: the product's (src, dst, roundMode) table, one "src->dst: MODE MODE ... [count]" string a pair

@@ -12,10 +12,10 @@ Scenarios (``SCENARIO_NUM``, the sample's README):
 | 1 | ``Compare(dst, src0, src1, LT, 256)`` | [256] / [256] | ported (910B) |
 | 2 | ``Duplicate`` dst, ``Compare(src0, src1, LT, 64, repeatParams)`` to CMPMASK, ``GetCmpMask(dst)`` | [64] / [64] | ported (910B); a SIZE checker warning |
 | 3 | ``Compares(dst, src0, src1Local.GetValue(0), LT, 256)`` | [256] / [16] | ported (910B) |
-| 4 | ``Compares(dst, src0, src1Local[0], LT, 256)`` (flexible scalar position) | [256] / [16] | pending: Compares with a LocalTensor-element scalar (950) |
+| 4 | ``Compares(dst, src0, src1Local[0], LT, 256)`` (flexible scalar position: ``ComparesFlexible``) | [256] / [16] | ported (950) |
 
 Golden notes: the vendor golden is ``x < y`` packed LSB first, exact for every float input, so
-scenarios 1 and 3 match it bit for bit. Scenario 2 passes GetCmpMask a 32-byte dst where the page
+scenarios 1, 3 and 4 match it bit for bit. Scenario 2 passes GetCmpMask a 32-byte dst where the page
 asks for at least 128 bytes; it runs on hardware, so the model runs it too and records a checker
 warning (``Warn.SIZE`` on GetCmpMask dst, docs/MODEL.md "Checker warnings"): the 16 CMPMASK bytes
 land in dst (bits 64..127 are 0: a float compare has 64 lanes), bytes 16..31 keep Duplicate's
@@ -35,9 +35,7 @@ DEFAULT_SCENARIO = 1
 PROFILES = {1: "ascend910b", 2: "ascend910b", 3: "ascend910b", 4: "ascend950"}
 # the products the sample's README lists (A2, A3, 950); a scenario for one product runs only there
 PRODUCTS = ("ascend910b", "ascend910_93", "ascend950")
-PENDING = {
-    4: "Compares with a LocalTensor-element scalar (Compares（灵活标量位置）)",
-}
+PENDING = {}
 OUTPUT_SIZE = 32
 
 
@@ -81,6 +79,9 @@ def compare_custom(k, x, y, z, *, scenario, input_size, input_y_size):
     elif scenario == 3:
         src1Scalar = k.GetValue(src1Local, 0)
         k.Compares(dstLocal, src0Local, src1Scalar, cmpMode, input_size)
+    elif scenario == 4:
+        # Ascend 950 only; src0Local and src1Local[0] may swap places (config = BinaryConfig(0))
+        k.ComparesFlexible(dstLocal, src0Local, src1Local[0], cmpMode, input_size)
 
     outQueueDst.EnQue(dstLocal)
     inQueueSrc0.FreeTensor(src0Local)

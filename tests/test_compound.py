@@ -139,11 +139,7 @@ def test_doc_result_examples_reference(ex):
 
 @pytest.mark.parametrize(
     "ex",
-    [
-        e if e["api"] in _FAST_CHEAP else pytest.param(e, marks=pytest.mark.slow)
-        for e in _MODELLED
-        if e["api"] != "ExpSub"  # reference only (no float32 e^x in the fast path)
-    ],
+    [e if e["api"] in _FAST_CHEAP else pytest.param(e, marks=pytest.mark.slow) for e in _MODELLED],
     ids=lambda e: e["api"],
 )
 def test_doc_result_examples_fast(ex):

@@ -9,7 +9,7 @@ import pytest
 
 from ascend_jax import dtypes as D
 from ascend_jax._engine import elem_math as EM
-from ascend_jax.errors import NotModelledError, UsageError
+from ascend_jax.errors import UsageError
 from ascend_jax.profile import load_profile
 from ascend_jax.reference import elem as E
 
@@ -271,11 +271,6 @@ def test_float32_reciprocal_sqrt_random_bits(api, prof):
     want = _ref(api, d, prof, 0 if prof is P950 else NOSAT, x)
     got = _fast(EM.UNARY[api], d, prof, 0 if prof is P950 else NOSAT, x)
     assert not _mismatches(got, want, [x]), _mismatches(got, want, [x])
-
-
-def test_float32_transcendentals_not_available_yet():
-    with pytest.raises(NotModelledError, match="Exp"):
-        EM.exp(np.zeros(4, np.uint32), D.float32, A2, _ctrl_words(0))
 
 
 @pytest.mark.parametrize(("prof", "ctrl"), [(A2, 0), (P950, 0)], ids=["A2-sat", "950"])

@@ -273,9 +273,9 @@ def run_fast_batch(cases, p):
     for key, idx in groups.items():
         if key not in _FN:
             _FN[key] = jax.jit(jax.vmap(lambda s, d, k=key: run_strided(k, s, d)))
-        states = jax.tree_util.tree_map(lambda *x: jnp.stack(x), *[states[i] for i in idx])
+        sts = jax.tree_util.tree_map(lambda *x: jnp.stack(x), *[states[i] for i in idx])
         dyns = jax.tree_util.tree_map(lambda *x: jnp.stack(x), *[plans[i][1] for i in idx])
-        res = _FN[key](states, dyns)
+        res = _FN[key](sts, dyns)
         for j, i in enumerate(idx):
             out[i] = jax.tree_util.tree_map(lambda x, j=j: x[j], res)
     return out

@@ -23,9 +23,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 NO_REFERENCE: dict = {}
 NO_MODEL_SECTION: dict = {}
 # Profile APIs (KNOWN_APIS) whose fast path is not registered yet: API name -> reason.
-NOT_REGISTERED = {
-    "ExpSub": "issue 16: reference and profiles exist; the fast path needs float32 e^x (not modelled yet)",
-}
+NOT_REGISTERED: dict = {}
 
 NAMES = sorted(REGISTRY)
 

@@ -35,6 +35,7 @@ PORTED = [
     ("vendor_compare", 1, "-scenario_num", np.uint8, slice(None)),
     ("vendor_compare", 2, "-scenario_num", np.uint8, slice(0, 8)),
     ("vendor_compare", 3, "-scenario_num", np.uint8, slice(None)),
+    ("vendor_compare", 4, "-scenario_num", np.uint8, slice(None)),
     ("vendor_gather", 1, "-scenario_num", np.uint32, slice(0, 128)),
     ("vendor_gather", 2, "-scenario_num", np.uint32, slice(None)),
     ("vendor_gather", 3, "-scenario_num", np.uint16, slice(None)),

@@ -368,6 +368,9 @@ def run_binary(st: BinaryStatic, state, dyn):
         for s_addr, _ in sources:
             same, _, earlier = _stream_vs_blocks(d0, W, rep_act, s_addr, blk_act, R, ("earlier",))
             part, dep = part | same, dep | earlier
+        if elem is not None:
+            # SPEC: Compares（灵活标量位置）: an element scalar "不支持源操作数和目的操作数地址重叠"
+            part = part | jnp.any(rep_act & _meet(elem, dt.itemsize, d0 + rr * W, W))
     fault |= jnp.where(part, U32(Fault.PARTIAL_OVERLAP), U32(0))
     fault |= jnp.where(dep, U32(Fault.REPEAT_DEPENDENCY), U32(0))
     fault |= PL.closing_faults(plan, dyn["bad_mask"], dyn["bad_param"])

@@ -17,8 +17,9 @@ Float arithmetic never lets the backend's float unit see a subnormal (XLA on CPU
   within 1 ulp of float64 of the exact value, so a wrong 16-bit rounding would need the exact value
   within 2**-52 of a 16-bit midpoint; the exhaustive tests check every pattern against the
   reference's 80-digit decimal results). float32 Sqrt is a digit-by-digit integer square root of
-  the significand (26 result bits plus a sticky bit) rounded once; float32 Exp/Ln/Rsqrt are not
-  available yet (``NotModelledError``).
+  the significand (26 result bits plus a sticky bit) rounded once; float32 Exp, Ln and Rsqrt are
+  evaluated in 96-bit integer fixed point (Rsqrt: exact midpoint tests) and rounded once
+  (``transcend``: method and error bounds). ExpSub is float32 Sub, then that Exp rounded to T.
 """
 
 import functools
@@ -27,9 +28,11 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from .. import dtypes as _dt
 from ..errors import NotModelledError
 from . import elementwise as EW
 from . import numerics as N
+from . import transcend as TR
 
 U32 = jnp.uint32
 I32 = jnp.int32
@@ -383,9 +386,41 @@ def min_(x, y, dtype, profile, ctrl):
     return _int_binary("min", x, y, dtype, profile, ctrl)
 
 
+def _int_div(x, y, dtype, profile, ctrl):
+    """Integer ``Div`` (950 int16/uint16/int32/uint32): the quotient truncated toward zero (C++ ``/``),
+    the one overflow (MIN / -1) wrapping or saturating as every integer op; ``x / 0`` per
+    ``apis.Div.int_div_by_zero`` (CHOICE: the page gives no rule)."""
+    bits, signed = dtype.bits, dtype.is_signed_int
+    mask = _int_mask(bits)
+    choice = profile.api("Div").int_div_by_zero
+    if signed:
+        xv, yv = _to_i32(x, bits, True).astype(I32), _to_i32(y, bits, True).astype(I32)
+        xneg, yneg = xv < 0, yv < 0
+        ax = jnp.where(xneg, -xv, xv).astype(U32)  # -MIN wraps to MIN: 2**31 as uint32
+        ay = jnp.where(yneg, -yv, yv).astype(U32)
+    else:
+        ax, ay = x.astype(U32) & mask, y.astype(U32) & mask
+    zero = ay == 0
+    q = lax.div(ax, jnp.where(zero, np.uint32(1), ay))  # magnitudes: truncation toward zero
+    if signed:
+        hi = np.uint32((1 << (bits - 1)) - 1)
+        neg = xneg != yneg
+        r = jnp.where(neg, ~q + np.uint32(1), q) & mask
+        r = jnp.where(EW._int_saturating(profile, ctrl) & ~neg & (q > hi), hi, r)
+        sat_dz = jnp.where(xneg, np.uint32(1 << (bits - 1)), hi)
+    else:
+        r = q
+        sat_dz = jnp.full(q.shape, mask)
+    dz = {"all_ones": jnp.full(q.shape, mask), "zero": jnp.zeros(q.shape, U32), "saturate": sat_dz}[choice]
+    return jnp.where(zero, dz, r)
+
+
 def div(x, y, dtype, profile, ctrl):
-    """``Div``: per ``apis.Div.numerics`` (``correctly_rounded``: soft long division)."""
+    """``Div``: per ``apis.Div.numerics`` (``correctly_rounded``: soft long division); integers
+    truncate toward zero (``_int_div``)."""
     _numerics_choice("Div", profile)
+    if dtype.kind in ("int", "uint") and dtype.itemsize <= 4:
+        return _int_div(x, y, dtype, profile, ctrl)
     if not dtype.is_float or dtype.kind == "complex":
         raise NotModelledError(f"Div: {dtype.name} has no fast-path element function")
     return _float_div(x, y, dtype, profile, ctrl)
@@ -437,6 +472,37 @@ def relu(x, dtype, profile, ctrl):
     return max_(x, zero, dtype, profile, ctrl)
 
 
+_F32_TRANSCENDENTAL = ("Exp", "Ln", "Rsqrt")
+
+
+def _f32_transcendental(api, x, dtype, profile, ctrl):
+    """float32 Exp / Ln / Rsqrt: correctly rounded in integer arithmetic (``transcend``)."""
+    x = _flush_in(x.astype(U32), N.F32, profile)
+    if api == "Exp":
+        r, _ = TR.exp_f32_bits(x)
+    elif api == "Ln":
+        r, _ = TR.ln_f32_bits(x)
+    else:
+        r = TR.rsqrt_f32_bits(x)
+    return EW.finish_float(r, N.F32, dtype, profile, ctrl)
+
+
+def exp_sub(x, y, dtype, profile, ctrl):
+    """``ExpSub`` (复合计算/ExpSub(ISASI).md): ``e**(x - y)`` with the difference taken in float32
+    (half sources widened exactly first) and rounded as float32 ``Sub`` does, then ``e**d`` rounded
+    once to T (``apis.Exp.numerics``)."""
+    # SPEC: "源操作数数据类型为half类型时 ... dst_i = e^{(cast_f16_to_f32(src0_i) - cast_f16_to_f32(src1_i))}"
+    _numerics_choice("Exp", profile)
+    if dtype.name not in ("half", "float32"):
+        raise NotModelledError(f"ExpSub: {dtype.name} has no fast-path element function")
+    fmt = _fmt(dtype)
+    a = _to_f32_bits(_flush_in(x.astype(U32), fmt, profile), dtype)
+    b = _to_f32_bits(_flush_in(y.astype(U32), fmt, profile), dtype)
+    d = _flush_in(sub(a, b, _dt.float32, profile, ctrl), N.F32, profile)
+    r, _ = TR.exp_f32_bits(d, fmt)
+    return EW.finish_float(r, fmt, dtype, profile, ctrl)
+
+
 def _unary_math(api):
     def f(x, dtype, profile, ctrl):
         _numerics_choice(api, profile)
@@ -447,6 +513,8 @@ def _unary_math(api):
             return _float_div(one, x, dtype, profile, ctrl)
         if dtype.name == "float32" and api == "Sqrt":
             return _f32_sqrt(x, dtype, profile, ctrl)
+        if dtype.name == "float32" and api in _F32_TRANSCENDENTAL:
+            return _f32_transcendental(api, x, dtype, profile, ctrl)
         raise NotModelledError(f"{api}: {dtype.name} has no fast-path element function yet")
 
     f.__name__ = api.lower()

@@ -10,10 +10,11 @@ from .compare import (
     CompareCmpMask,
     Compares,
     CompareScalar,
+    ComparesFlexible,
     GetCmpMask,
     SetCmpMask,
 )
-from .compound import AbsSub, AddRelu, Axpy, FusedMulAdd, MulAddDst, MulAddRelu, Mull, Prelu, SubRelu
+from .compound import AbsSub, AddRelu, Axpy, ExpSub, FusedMulAdd, MulAddDst, MulAddRelu, Mull, Prelu, SubRelu
 from .data_copy import DataCopy, DataCopyPad
 from .fill import Brcb, CreateVecIndex, Duplicate
 from .gather import Gather, Gatherb, GatherRepeatParams, Scatter  # 离散与聚合 (issue 16)

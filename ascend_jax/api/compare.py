@@ -127,17 +127,54 @@ def _cmp_code(api, mode, dt, p, a, dyn):
 # -- Compare / Compares / CompareScalar with a UB result ----------------------------------------
 
 
-def _compare_to_ub(api, state, dst, src0, src1, cmpMode, args, profile, isSetMask, max_repeats, scalar):
+def _flexible_operands(api, src0, src1, config, p):
+    """(a_kind, b_kind, element tensor or None) of a Compares（灵活标量位置） call."""
+    t0, t1 = isinstance(src0, LocalTensor), isinstance(src1, LocalTensor)
+    if not t0 and not t1:
+        # SPEC: "左操作数及右操作数中，必须有一个为矢量；当前不支持左右操作数同时为标量"
+        raise UsageError(api, "src0/src1", "two scalars", "at least one LocalTensor", p)
+    if not (t0 and t1):
+        return ("scalar", "tensor", None) if not t0 else ("tensor", "scalar", None)
+    # SPEC: "config ... 当标量为LocalTensor单点元素类型时生效 ... 默认值DEFAULT_BINARY_CONFIG，表示右操作数为标量"
+    idx = 1 if config is None else getattr(config, "scalarTensorIndex", config)
+    if isinstance(idx, bool) or not isinstance(idx, (int, np.integer)) or int(idx) not in (0, 1):
+        raise UsageError(api, "config.scalarTensorIndex", idx, "0 or 1", p)
+    return ("element", "tensor", src0) if int(idx) == 0 else ("tensor", "element", src1)
+
+
+def _compare_to_ub(
+    api, state, dst, src0, src1, cmpMode, args, profile, isSetMask, max_repeats, scalar, config=None
+):
+    st, dyn = plan_compare_to_ub(
+        api, state, dst, src0, src1, cmpMode, args, profile, isSetMask, max_repeats, scalar, config
+    )
+    return run_binary(st, state, dyn)
+
+
+def plan_compare_to_ub(
+    api, state, dst, src0, src1, cmpMode, args, profile, isSetMask, max_repeats, scalar, config=None
+):
+    """(BinaryStatic, dyn) of one Compare / Compares / CompareScalar / ComparesFlexible call with a UB
+    result: the compile key and its traced data."""
     p = as_profile(profile)
     A.check_tensor(api, "dst", dst, p)
-    A.check_tensor(api, "src0", src0, p)
-    if scalar:
-        if isinstance(src1, LocalTensor):
-            raise UsageError(api, "src1Scalar", repr(src1), f"a scalar of type {src0.dtype.cpp}", p)
+    a_kind, b_kind, elem = "tensor", ("scalar" if scalar else "tensor"), None
+    if api == "ComparesFlexible":
+        a_kind, b_kind, elem = _flexible_operands(api, src0, src1, config, p)
+        tensors = {n: t for n, t in (("src0", src0), ("src1", src1)) if isinstance(t, LocalTensor)}
+        for n, t in tensors.items():
+            A.check_tensor(api, n, t, p)
+        A.check_same_dtype(api, p, **tensors)
+        dt = next(iter(tensors.values())).dtype
     else:
-        A.check_tensor(api, "src1", src1, p)
-        A.check_same_dtype(api, p, src0=src0, src1=src1)
-    dt = src0.dtype
+        A.check_tensor(api, "src0", src0, p)
+        if scalar:
+            if isinstance(src1, LocalTensor):
+                raise UsageError(api, "src1Scalar", repr(src1), f"a scalar of type {src0.dtype.cpp}", p)
+        else:
+            A.check_tensor(api, "src1", src1, p)
+            A.check_same_dtype(api, p, src0=src0, src1=src1)
+        dt = src0.dtype
     if len(args) == 1:
         form = "count"
     elif len(args) == 3:
@@ -171,11 +208,17 @@ def _compare_to_ub(api, state, dst, src0, src1, cmpMode, args, profile, isSetMas
             else "isSetMask is a reserved parameter of Compare",
         )
     dyn["dst"] = A.addr_of(dst)
-    dyn["src0"] = A.addr_of(src0)
-    if scalar:
-        dyn["scalar"] = A.scalar_bits(api, src1, dt, p)
-    else:
+    if a_kind == "tensor":
+        dyn["src0"] = A.addr_of(src0)
+    if b_kind == "tensor":
         dyn["src1"] = A.addr_of(src1)
+    if elem is not None:
+        dyn["elem"] = A.addr_of(elem)
+    if a_kind == "scalar":
+        dyn["scalar"] = A.scalar_bits(api, src0, dt, p, "src0")
+    if b_kind == "scalar":
+        flex = api == "ComparesFlexible"
+        dyn["scalar"] = A.scalar_bits(api, src1, dt, p, "src1") if flex else A.scalar_bits(api, src1, dt, p)
     tail = a.count_tail
     if form == "count":
         (count,) = args
@@ -192,7 +235,10 @@ def _compare_to_ub(api, state, dst, src0, src1, cmpMode, args, profile, isSetMas
         kind = "count"
     else:
         mask, repeat, params = args
-        if scalar:
+        if a_kind != "tensor":  # the one strided source is src1: UnaryRepeatParams on its slots
+            unary_strides(api, params, p, dyn, binary_layout=True)
+            dyn["strides"] = dyn["strides"][np.array([0, 2, 1, 3, 5, 4])]
+        elif scalar or api == "ComparesFlexible":
             unary_strides(api, params, p, dyn, binary_layout=True)
         else:
             binary_strides(api, params, p, dyn)
@@ -215,8 +261,8 @@ def _compare_to_ub(api, state, dst, src0, src1, cmpMode, args, profile, isSetMas
         mask_kind=kind,
         lowering="none",
         count_tail=tail,
-        a_kind="tensor",
-        b_kind="scalar" if scalar else "tensor",
+        a_kind=a_kind,
+        b_kind=b_kind,
         sel="none",
         sel_addr="dyn",
         cmp="dyn",
@@ -227,7 +273,7 @@ def _compare_to_ub(api, state, dst, src0, src1, cmpMode, args, profile, isSetMas
         side_slot=-1,
         profile=p,
     )
-    return run_binary(st, state, dyn)
+    return st, dyn
 
 
 def _compare_ub_public(
@@ -390,6 +436,51 @@ CompareScalar = _make_compares(
 )
 
 
+_COMPARES_FLEX_PROTOS = (
+    "Compares<T0, T1, isSetMask=true, config>(dst, src0, src1, cmpMode, count)",
+    "Compares<T0, T1, isSetMask=true, config>(dst, src0, src1, cmpMode, mask[], repeatTime, repeatParams)",
+    "Compares<T0, T1, isSetMask=true, config>(dst, src0, src1, cmpMode, mask, repeatTime, repeatParams)",
+)
+
+
+@register(
+    ApiSpec(
+        "ComparesFlexible",
+        "compare_select",
+        _COMPARES_FLEX_PROTOS,
+        "memory-vector/比较与选择/Compares（灵活标量位置）.md",
+    )
+)
+def ComparesFlexible(
+    state, dst, src0, src1, cmpMode, *args, profile=None, isSetMask=True, max_repeats=None, config=None
+):
+    """Compares（灵活标量位置） (Ascend C ``AscendC::Compares`` with a flexible scalar, 950):
+    ``dst bit i = src0_i cmpMode src1_i`` where exactly one of src0 / src1 is the scalar -- a Python
+    number in that position (scalar first or after), or, when both are LocalTensors, element 0 of the
+    one ``config`` names (``BinaryConfig(scalarTensorIndex)``; default 1: src1, "src1Local[0]").
+    The element is read from UB before the call writes; an element meeting an active dst byte is
+    PARTIAL_OVERLAP ("不支持源操作数和目的操作数地址重叠"). Call forms, output layout, mask and count
+    rules as :func:`Compares` (``UnaryRepeatParams`` strides apply to the tensor operand). Returns
+    the new CoreState.
+
+    **Spec:** memory-vector/比较与选择/Compares（灵活标量位置）.md. Profile keys: ``apis.ComparesFlexible``.
+    """
+    return _compare_to_ub(
+        "ComparesFlexible",
+        state,
+        dst,
+        src0,
+        src1,
+        cmpMode,
+        args,
+        profile,
+        isSetMask,
+        max_repeats,
+        True,
+        config,
+    )
+
+
 # -- SetCmpMask / GetCmpMask --------------------------------------------------------------------
 
 
@@ -486,4 +577,13 @@ def GetCmpMask(state, dst, profile=None):
     return _get_cmpmask(p, state, A.addr_of(dst), jnp.asarray(dst.nbytes, I32))
 
 
-__all__ = ["CMPMODE", "Compare", "CompareCmpMask", "CompareScalar", "Compares", "GetCmpMask", "SetCmpMask"]
+__all__ = [
+    "CMPMODE",
+    "Compare",
+    "CompareCmpMask",
+    "CompareScalar",
+    "Compares",
+    "ComparesFlexible",
+    "GetCmpMask",
+    "SetCmpMask",
+]

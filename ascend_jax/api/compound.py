@@ -9,8 +9,8 @@ Prototypes (C++ argument order; ``isSetMask`` is the template argument):
   AbsSub(dst, src0, src1, count) only (the page's single prototype).
 Element semantics: ``_engine/compound.py`` (each step rounded as its stand-alone API: FusedMulAdd is
 two roundings); docs/MODEL.md "Composite ops". Not modelled: the mixed-precision combinations
-(half sources with a float32 dst of Axpy / MulAddDst) -- ``NotModelledError``; ExpSub(ISASI) is
-reference-only (its float32 e^x has no fast path yet).
+(half sources with a float32 dst of Axpy / MulAddDst) -- ``NotModelledError``; ExpSub(ISASI) has its own
+program (float32 Sub, then e^x rounded once to T: ``_engine/elem_math.exp_sub``).
 
 One program per (dtype, repeat bucket) serves the six binary-shaped APIs and every call form: the
 API is traced data (``dyn["op"]``), the call form too (``dyn["kind"]``). Axpy has its own program,
@@ -23,6 +23,7 @@ import jax
 import jax.numpy as jnp
 
 from .._engine import compound as CE
+from .._engine import elem_math as EM
 from .._engine.mull import MullStatic, run_mull
 from .._engine.pipeline import StridedStatic, run_strided
 from ..errors import NotModelledError, UsageError
@@ -288,3 +289,51 @@ def Mull(state, dst0, dst1, src0, src1, *args, profile=None, max_repeats=None):
 
 
 __all__ = [*API_CODES, "Axpy", "Mull"]
+
+
+# -- ExpSub(ISASI): its own program (float32 e**x is the costly part of the family) -------------
+
+
+def _exp_sub_elem(x, y, s, dtype, profile, ctrl, dyn):
+    return EM.exp_sub(x, y, dtype, profile, ctrl)
+
+
+def plan_exp_sub(state, dst, src0, src1, args, profile, max_repeats=None):
+    """(StridedStatic, dyn) of one ExpSub call; static misuse raises UsageError."""
+    api = "ExpSub"
+    p = as_profile(profile)
+    for name, t in (("dst", dst), ("src0", src0), ("src1", src1)):
+        A.check_tensor(api, name, t, p)
+    if len(args) != 1:
+        # SPEC: ExpSub(ISASI).md lists one prototype, ExpSub(dst, src0, src1, count)
+        if len(args) == 3:
+            raise UsageError(api, "mask", args[0], "no high-dim prototype: call (count,)", p)
+        raise TypeError(f"ExpSub() takes (dst, src0, src1, count); got {3 + len(args)} arguments")
+    dt = dst.dtype
+    p.require_api(api, dt, count_form=True)
+    for t in (src0, src1):
+        if t.dtype != dt:  # template <typename T, typename U>: U != T is documented, not modelled
+            raise NotModelledError(f"ExpSub: U = {t.dtype.name} with T = {dt.name} is not modelled yet")
+    dyn = empty_dyn("dst", "src0", "src1")
+    dyn["dst"], dyn["src0"], dyn["src1"] = A.addr_of(dst), A.addr_of(src0), A.addr_of(src1)
+    _, R, ordered = plan_forms(api, state, dt, args, p, True, max_repeats, dyn, binary=True)
+    st = StridedStatic(
+        api=api, dtype=dt, R=R, ordered=ordered, profile=p, elem=_exp_sub_elem, srcs=("src0", "src1")
+    )
+    return st, dyn
+
+
+@register(ApiSpec("ExpSub", "compound", ("ExpSub(dst, src0, src1, count)",), _D + "ExpSub(ISASI).md"))
+def ExpSub(state, dst, src0, src1, *args, profile=None, max_repeats=None):
+    """``dst_i = e^(src0_i - src1_i)`` over the first ``count`` elements (Ascend C
+    ``AscendC::ExpSub``, ISASI; the count prototype only). The difference is a float32 Sub (half
+    sources widened exactly first), then e^x is rounded once to T (``apis.Exp.numerics``). T = U
+    only (the T != U combinations are not modelled: ``NotModelledError``).
+
+    **Spec:** memory-vector/复合计算/ExpSub(ISASI).md. Profile keys: ``apis.ExpSub``, ``apis.Exp``.
+    """
+    st, dyn = plan_exp_sub(state, dst, src0, src1, args, profile, max_repeats)
+    return run_strided(st, state, dyn)
+
+
+__all__ += ["ExpSub"]

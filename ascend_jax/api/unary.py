@@ -11,7 +11,8 @@ Element semantics: ``_engine/elem_math.py``; docs/MODEL.md.
 
 One program per (dtype, repeat bucket) serves all ten APIs and every call form: the API is traced
 data (``dyn["op"]``), the call form too (``dyn["kind"]``); the scalar is traced (zero for the
-tensor-only APIs).
+tensor-only APIs). float32 Exp, Ln and Rsqrt (integer fixed-point evaluations, ``_engine/transcend.py``) have
+a program each.
 """
 
 import functools
@@ -61,10 +62,32 @@ def modelled(api, dtype, profile):
     return True
 
 
+# float32 Exp / Ln / Rsqrt are integer fixed-point evaluations (``_engine/transcend.py``), far bigger than
+# the other element functions: each has its own program instead of joining the family's shared one
+_OWN_PROGRAM = ("Exp", "Ln", "Rsqrt")
+
+
+def _own_program(api, dtype):
+    return dtype.name == "float32" and api in _OWN_PROGRAM
+
+
+@functools.cache
+def _single_elem(api):
+    f = _fn(api)
+
+    def elem(x, s, dtype, profile, ctrl, dyn):
+        return f(x, s, dtype, profile, ctrl)
+
+    elem.__name__ = f"{api.lower()}_elem"
+    return elem
+
+
 def _codes(dtype, profile):
     out = []
     for i, api in enumerate(API_CODES):
         a = profile.api(api)
+        if _own_program(api, dtype):
+            continue
         if a.supported and dtype.name in a.all_dtypes() and modelled(api, dtype, profile):
             out.append((i, api))
     return tuple(out)
@@ -99,7 +122,12 @@ def plan(api, state, dst, src, scalar, args, profile, isSetMask, max_repeats):
     else:
         dyn["scalar"] = A.scalar_bits(api, scalar, dt, p)
     dyn["op"] = jnp.asarray(API_CODES.index(api), I32)
-    st = StridedStatic(api="*", dtype=dt, R=R, ordered=ordered, profile=p, elem=any_elem, api_codes=API_CODES)
+    if _own_program(api, dt):
+        st = StridedStatic(api=api, dtype=dt, R=R, ordered=ordered, profile=p, elem=_single_elem(api))
+    else:
+        st = StridedStatic(
+            api="*", dtype=dt, R=R, ordered=ordered, profile=p, elem=any_elem, api_codes=API_CODES
+        )
     return st, dyn
 
 

@@ -164,3 +164,8 @@ __all__ += [
     "ProposalConcat",
     "ProposalExtract",
 ]
+
+# Compares（灵活标量位置） (helper "ewmath")
+from .compare import ComparesFlexible  # noqa: E402
+
+__all__ += ["ComparesFlexible"]

@@ -256,11 +256,29 @@ def honoured_plan(api, state, d, mask, repeat_time, is_set_mask, profile):
 # Compare / Compares / CompareScalar (result in UB)
 
 
-def _compare_to_ub(api, state, dst, src0, src1, cmp_mode, args, profile, is_set_mask):
+def _flexible_kinds(api, src0, src1, config, profile):
+    """Compares（灵活标量位置）: [kind of src0, kind of src1], each "tensor", "scalar" or "element"."""
+    t0, t1 = isinstance(src0, LocalTensor), isinstance(src1, LocalTensor)
+    if not (t0 or t1):
+        # SPEC: "左操作数及右操作数中，必须有一个为矢量；当前不支持左右操作数同时为标量"
+        raise UsageError(api, "src0/src1", "two scalars", "at least one LocalTensor", profile)
+    if not (t0 and t1):
+        return ["tensor", "scalar"] if t0 else ["scalar", "tensor"]
+    # SPEC: "config ... 当标量为LocalTensor单点元素类型时生效 ... 默认值DEFAULT_BINARY_CONFIG，表示右操作数
+    #       为标量" (scalarTensorIndex: 0 = src0, 1 = src1); the element is element 0 of that tensor
+    idx = 1 if config is None else getattr(config, "scalarTensorIndex", config)
+    if isinstance(idx, bool) or not isinstance(idx, int) or idx not in (0, 1):
+        raise UsageError(api, "config.scalarTensorIndex", idx, "0 or 1", profile)
+    return ["element", "tensor"] if idx == 0 else ["tensor", "element"]
+
+
+def _compare_to_ub(api, state, dst, src0, src1, cmp_mode, args, profile, is_set_mask, config=None):
     profile = as_profile(profile)
     if not isinstance(is_set_mask, bool):
         raise UsageError(api, "isSetMask", is_set_mask, "True or False", profile)
     dst = check_tensor(api, "dst", dst, profile)
+    if api == "ComparesFlexible":
+        return _compare_flexible(api, state, dst, src0, src1, cmp_mode, args, profile, is_set_mask, config)
     src0 = check_tensor(api, "src0", src0, profile)
     scalar_form = not isinstance(src1, LocalTensor)
     if not scalar_form:
@@ -391,6 +409,127 @@ def _compare_to_ub(api, state, dst, src0, src1, cmp_mode, args, profile, is_set_
             out.ub[dst.addr + r * W + k] = byte
     _apply_registers(out, plan, profile)
     return out
+
+
+def _compare_flexible(api, state, dst, src0, src1, cmp_mode, args, profile, is_set_mask, config):
+    """Compares（灵活标量位置） (950): ``dst bit i = op0_i cmpMode op1_i`` where one operand is the
+    strided tensor and the other a number (either position) or element 0 of a LocalTensor."""
+    kinds = _flexible_kinds(api, src0, src1, config, profile)
+    ops = [src0, src1]
+    for i, name in enumerate(("src0", "src1")):
+        if kinds[i] != "scalar":
+            ops[i] = check_tensor(api, name, ops[i], profile)
+    vi = kinds.index("tensor")  # the strided operand
+    vec = ops[vi]
+    if len(args) not in (1, 3):
+        raise TypeError(f"{api}: expected (count,) or (mask, repeatTime, repeatParams), got {len(args)}")
+    count_form = len(args) == 1
+    d = vec.dtype
+    a = profile.require_api(api, d, count_form=count_form)
+    not_modelled(api, d)
+    other = ops[1 - vi]
+    if kinds[1 - vi] == "element" and other.dtype != d:
+        raise UsageError(api, ("src0", "src1")[1 - vi] + ".dtype", other.dtype.name, f"{d.name}", profile)
+    if dst.dtype.name not in a.dst_dtypes:
+        raise UnsupportedError(api, "dst.dtype", dst.dtype.name, ", ".join(a.dst_dtypes), profile)
+    if a.dst_strides != "ignored":
+        raise NotModelledError(f"{api}: dst_strides = {a.dst_strides!r}")
+    name = check_cmp_mode(api, cmp_mode, d, a, profile)
+    if count_form and not is_set_mask:
+        raise UsageError(api, "isSetMask", False, "True", profile, "the count prototype has no isSetMask")
+    scalar_bits = None
+    if kinds[1 - vi] == "scalar":
+        scalar_bits = _num.scalar_to_bits(api, other, d, profile, ("src0", "src1")[1 - vi])
+
+    L = profile.lanes(d)
+    E = profile.block_bytes // d.itemsize
+    W = L // 8
+    if count_form:
+        plan = count_plan(api, state, d, args[0], a, profile)
+        strides = (1, 8)
+    else:
+        mask, repeat_time, params = args
+        s = _masks.check_repeat_params(api, params, profile)  # UnaryRepeatParams
+        strides = (s[1], s[3])  # the tensor operand's block / repeat strides
+        if a.mask_honoured:
+            plan = honoured_plan(api, state, d, mask, repeat_time, is_set_mask, profile)
+        else:
+            plan = ignored_plan(api, d, mask, repeat_time, is_set_mask, profile)
+    if plan.outcome == "nop":
+        return _st.copy_state(state)
+    if plan.outcome == "fault":
+        return _st.with_fault(state, plan.fault)
+    issued = [any(row) for row in plan.active]
+    if not any(issued):
+        out = _st.copy_state(state)
+        _apply_registers(out, plan, profile)
+        return out
+
+    # -- faults (as Compares; the element scalar adds its own bytes) ---------------------------------
+    fault = 0
+    size = d.itemsize
+    # SPEC: "Unified Buffer | 32Byte对齐" (通用说明和约束.md) for dst and the tensor operand; an element
+    #       scalar has no alignment rule (as SelectFlexible, MODEL.md)
+    if dst.addr % profile.operand_alignment_bytes or vec.addr % profile.operand_alignment_bytes:
+        fault |= Fault.MISALIGNED
+    blocks = active_block_list(plan.active, L, E)
+    src_blocks = []
+    for r, b in blocks:
+        lo = block_addr(vec.addr, r, b, strides[0], strides[1])
+        src_blocks.append((r, lo, lo + 32))
+    elem = other.addr if kinds[1 - vi] == "element" else None
+    d_ranges = [(r, dst.addr + r * W, dst.addr + (r + 1) * W) for r in range(plan.repeats) if issued[r]]
+    limit = usable_limit(state, profile)
+    all_ranges = [(lo, hi) for _, lo, hi in src_blocks] + [(lo, hi) for _, lo, hi in d_ranges]
+    if elem is not None:
+        all_ranges.append((elem, elem + size))
+    if any(outside(lo, hi, limit) for lo, hi in all_ranges):
+        fault |= Fault.OUT_OF_UB
+    for rp, lo, hi in src_blocks:
+        for r, dlo, dhi in d_ranges:
+            if intersects(lo, hi, dlo, dhi):
+                if r == rp:
+                    fault |= Fault.PARTIAL_OVERLAP
+                elif r < rp:
+                    fault |= Fault.REPEAT_DEPENDENCY
+    if elem is not None and any(intersects(elem, elem + size, dlo, dhi) for _, dlo, dhi in d_ranges):
+        # SPEC: "调用灵活标量位置接口且源操作数为LocalTensor单点元素的场景，不支持源操作数和目的操作数地址重叠"
+        fault |= Fault.PARTIAL_OVERLAP
+    if any_in_scratch(all_ranges, scratch_regions(api, profile)):
+        fault |= Fault.SCRATCH_COLLISION
+    if fault:
+        return _st.with_fault(state, fault)
+
+    # -- compare (every read sees the state before the call) ----------------------------------------
+    read = element_reader(state.ub, size)
+    value = value_reader(d, profile)
+    s_val = value(scalar_bits) if scalar_bits is not None else value(read(elem))
+    out = _st.copy_state(state)
+    for r in range(plan.repeats):
+        if not issued[r]:
+            continue
+        bits = [0] * L
+        for l in range(L):
+            if not plan.active[r][l]:
+                continue
+            v = value(read(block_addr(vec.addr, r, l // E, *strides) + (l % E) * size))
+            # SPEC: "dst_i = Compares(src_i, scalar)" / "dst_i = Compares(scalar, src_i)"
+            av, bv = (v, s_val) if vi == 0 else (s_val, v)
+            bits[l] = 1 if compare_values(av, bv, name) else 0
+        for k in range(W):
+            byte = 0
+            for i in range(8):
+                byte |= bits[8 * k + i] << i
+            out.ub[dst.addr + r * W + k] = byte
+    _apply_registers(out, plan, profile)
+    return out
+
+
+def ComparesFlexible(state, dst, src0, src1, cmpMode, *args, profile, isSetMask=True, config=None):
+    """Compares（灵活标量位置） (比较与选择/Compares（灵活标量位置）.md, 950)."""
+    return _compare_to_ub(
+        "ComparesFlexible", state, dst, src0, src1, cmpMode, args, profile, isSetMask, config
+    )
 
 
 def _apply_registers(out, plan, profile):

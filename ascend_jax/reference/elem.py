@@ -219,9 +219,11 @@ def lane_function(api, dtype, profile, ctrl):
 
         return f1
     # integers
+    if api == "Div" and d.bits <= 32:
+        return _int_div(d, profile, ctrl)
     table = _INT_BINARY if api in BINARY_APIS else _INT_UNARY
     if api not in table:
-        # Div/Reciprocal on 950's integer types: the docs give no integer rule (rounding
+        # Reciprocal on 950's integer types and 64-bit Div: the docs give no integer rule (rounding
         # direction, division by zero); not modelled
         raise NotModelledError(f"{api}: integer {d.name} is not modelled by the reference")
     op = table[api]
@@ -233,6 +235,30 @@ def lane_function(api, dtype, profile, ctrl):
         return _num.int_to_bits(v, d)
 
     return fi
+
+
+def _int_div(d, profile, ctrl):
+    """Integer Div (950 int16/uint16/int32/uint32). The page gives no integer rule: CHOICE (docs/MODEL.md)
+    C++ integer division (the quotient truncated toward zero), the overflow MIN / -1 wrapping or
+    saturating as every integer op, and ``x / 0`` per ``apis.Div.int_div_by_zero``."""
+    choice = profile.api("Div").int_div_by_zero
+    saturate = _num.int_saturating(profile, ctrl)
+    lo, hi = _num.int_range(d)
+
+    def f(xb, yb):
+        a, b = _num.bits_to_int(xb, d), _num.bits_to_int(yb, d)
+        if b == 0:
+            v = {"all_ones": -1 if d.is_signed_int else hi, "zero": 0, "saturate": lo if a < 0 else hi}[
+                choice
+            ]
+            return _num.int_to_bits(v, d)
+        q = abs(a) // abs(b)  # SPEC: "dst_i = src0_i / src1_i" -- C++ / on integers truncates toward zero
+        if (a < 0) != (b < 0):
+            q = -q
+        v = _num.saturate_int(q, d) if saturate else _num.wrap_int(q, d)
+        return _num.int_to_bits(v, d)
+
+    return f
 
 
 def _complex_function(api, d, profile, ctrl):
