@@ -84,7 +84,6 @@ from .api import (
     Truncate,
 )
 from .api.castcomp import AddDeqRelu, AddReluCast, MulCast, MulsCast, SetDeqScale, SubReluCast
-from .api.compound import AbsSub, AddRelu, Axpy, FusedMulAdd, MulAddDst, MulAddRelu, Mull, Prelu, SubRelu
 from .api.compound import (
     AbsSub,
     AddRelu,

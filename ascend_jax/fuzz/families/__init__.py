@@ -78,6 +78,8 @@ NOT_FUZZED.update(
         api: "离散与聚合 (issue 16): no fuzz adapter yet; covered by tests/test_gather_scatter.py (fast path "
         "vs reference on random offsets, addresses, counts, masks and strides, vmapped)"
         for api in ("Gather", "Gatherb", "Scatter")
+    }
+)
 # helper castcomp (issues 15/16)
 NOT_FUZZED.update(
     {
@@ -92,6 +94,11 @@ NOT_FUZZED.update(
             "MulCast",
             "AddDeqRelu",
             "MulsCast",
+        )
+    }
+)
+NOT_FUZZED.update(
+    {
         api: "sorting 排序组合（ISASI） (issue 16): no fuzz adapter yet; covered by tests/test_sort.py "
         "(fast path vs reference on random cases with ties, -0/+0, NaN and inf, vmapped)"
         for api in (
