@@ -39,6 +39,9 @@ EXPECTED_NOT_FUZZED = set(
     + "Sort32 MrgSort GetMrgSortResult MrgSort4 RpSort16 ProposalConcat ProposalExtract".split()
     # ExpSub and ComparesFlexible (helper ewmath): covered by tests/test_ewmath.py
     + ["ExpSub", "ComparesFlexible"]
+    # reduce result registers, SetDeqScale, the cast composites (helper castcomp): tests/test_castcomp.py
+    + "GetReduceRepeatSumSpr GetReduceRepeatMaxMinSpr SetDeqScale AddReluCast SubReluCast MulCast".split()
+    + ["AddDeqRelu", "MulsCast"]
 )
 
 
