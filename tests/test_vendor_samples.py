@@ -72,10 +72,6 @@ PORTED = [
 
 # samples / scenarios waiting for an unmodelled API (op, scenario, API named in the error)
 PENDING = [
-    ("vendor_compare", 4, "Compares"),
-    ("vendor_reduce_computation", 5, "GetReduceRepeatSumSpr"),
-    ("vendor_gather", 3, "Gather"),
-    ("vendor_gather", 4, "Gatherb"),
     ("vendor_cast", 0, "int4b_t"),
 ]
 
