@@ -84,6 +84,15 @@ from .api import (
 )
 from .api.compound import AbsSub, AddRelu, Axpy, FusedMulAdd, MulAddDst, MulAddRelu, Mull, Prelu, SubRelu
 from .api.fill import Brcb
+from .api.layout import (  # data layout 数据排布转换 / 数据重排 (issue 16)
+    DeInterleave,
+    Interleave,
+    TransDataTo5HD,
+    TransDataTo5HDParams,
+    Transpose,
+    TransposeParamsExt,
+    TransposeType,
+)
 from .api.registers import MaskMode, SaturationMode
 from .byok import GmArg, gm_kernel
 from .dtypes import (

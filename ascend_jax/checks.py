@@ -35,6 +35,8 @@ WARN_APIS = (
     "AbsSub", "AddRelu", "Axpy", "Brcb", "Cast", "FusedMulAdd", "MulAddDst", "MulAddRelu", "Mull", "Prelu",
     "ReduceDataBlock", "ReduceMax", "ReduceMin", "ReducePairElem", "ReduceRepeat", "ReduceSum", "SubRelu",
     "Truncate",
+    # appended by issue 16 "layout" (数据排布转换 / 数据重排)
+    "Transpose", "TransDataTo5HD", "Interleave", "DeInterleave",
 )  # fmt: skip
 WARN_ARGS = ("dst", "src", "src0", "src1")
 

@@ -107,6 +107,11 @@ KNOWN_APIS = (
     "Mull",
     # data fill (issue 15, part)
     "Brcb",
+    # data layout 数据排布转换 and data rearrangement 数据重排 (issue 16, helper "layout")
+    "Transpose",
+    "TransDataTo5HD",
+    "Interleave",
+    "DeInterleave",
 )
 
 # Allowed keys: name -> (type or tuple of allowed values, True) for a required key, or
@@ -259,6 +264,13 @@ _API_EXTRA["ReducePairElem"] = {"empty_pair": (("keep", "zero"), False, "keep")}
 # (方式一), "tree_repeats" (方式二), "vector_add_small" (950: 方式三 for 256..1024 bytes, else 方式二)
 _REDUCE_SUM_ORDER = (("sequential_repeats", "tree_repeats", "vector_add_small"), False, "tree_repeats")
 _API_EXTRA["ReduceSum"] = {"order_count": _REDUCE_SUM_ORDER, "order_highdim": _REDUCE_SUM_ORDER}
+# data layout (issue 16, helper "layout"; docs/MODEL.md "Data layout"): the enhanced Transpose types per
+# TransposeType (empty: the product lacks that type) and whether sharedTmpBuffer is used ("none": 310P AI Core)
+_API_EXTRA["Transpose"] = {
+    "nd2nd_dtypes": (_LIST, False, ()),
+    "nchw_dtypes": (_LIST, False, ()),
+    "tmp_buffer": (("formula", "none"), False, "formula"),
+}
 
 
 def _freeze(v):

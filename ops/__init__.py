@@ -35,12 +35,14 @@ from . import (
     vendor_element_wise_compound_compute,
     vendor_element_wise_logic,
     vendor_gather,
+    vendor_interleave_pair,
     vendor_reduce,
     vendor_reduce_computation,
     vendor_reduce_data_block,
     vendor_reduce_pair_elem,
     vendor_reduce_repeat,
     vendor_select,
+    vendor_transpose,
 )
 
 OPS = {
@@ -75,6 +77,8 @@ VENDOR_OPS = {
     "vendor_cast": vendor_cast,
     "vendor_brcb": vendor_brcb,
     "vendor_element_wise_compound_compute": vendor_element_wise_compound_compute,
+    "vendor_transpose": vendor_transpose,
+    "vendor_interleave_pair": vendor_interleave_pair,
 }
 
 

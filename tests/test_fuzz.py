@@ -33,6 +33,8 @@ EXPECTED_NOT_FUZZED = set(
     + ["Cast", "Truncate"]
     # composite ops, Prelu, Mull, Brcb (issues 15/16): covered by tests/test_compound.py
     + "AddRelu SubRelu FusedMulAdd MulAddRelu MulAddDst Axpy AbsSub Prelu Brcb Mull".split()
+    # data layout (issue 16): covered by tests/test_layout.py
+    + "Transpose TransDataTo5HD Interleave DeInterleave".split()
 )
 
 

@@ -60,6 +60,9 @@ PORTED = [
     ("vendor_brcb", 1, "-scenarioNum", np.uint16, slice(None)),  # gen_data.py ignores its arguments
     ("vendor_element_wise_compound_compute", 1, "-scenarioNum", np.float16, slice(None)),
     ("vendor_element_wise_compound_compute", 2, "-scenarioNum", np.float16, slice(None)),
+    ("vendor_transpose", 1, "-scenario_num", np.float16, slice(None)),
+    ("vendor_transpose", 2, "-scenario_num", np.float16, slice(None)),
+    ("vendor_transpose", 3, "-scenario_num", np.float16, slice(None)),
 ]
 
 # samples / scenarios waiting for an unmodelled API (op, scenario, API named in the error)

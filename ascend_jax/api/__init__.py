@@ -16,6 +16,15 @@ from .compound import AbsSub, AddRelu, Axpy, FusedMulAdd, MulAddDst, MulAddRelu,
 from .data_copy import DataCopy, DataCopyPad
 from .fill import Brcb, CreateVecIndex, Duplicate
 from .gather_mask import GatherMask, GatherMaskParams, GetGatherMaskRemainCount
+from .layout import (  # data layout 数据排布转换 / 数据重排 (issue 16)
+    DeInterleave,
+    Interleave,
+    TransDataTo5HD,
+    TransDataTo5HDParams,
+    Transpose,
+    TransposeParamsExt,
+    TransposeType,
+)
 from .reduce import (
     ReduceDataBlock,
     ReduceMax,

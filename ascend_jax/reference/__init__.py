@@ -141,3 +141,7 @@ __all__ += [
     "Prelu",
     "Mull",
 ]
+# data layout 数据排布转换 and data rearrangement 数据重排 (issue 16)
+from .layout import DeInterleave, Interleave, TransDataTo5HD, Transpose  # noqa: E402
+
+__all__ += ["Transpose", "TransDataTo5HD", "Interleave", "DeInterleave"]
