@@ -41,10 +41,6 @@ TT = aj.TransposeType
 P5 = aj.TransDataTo5HDParams
 
 
-def _stack(xs):
-    return jax.tree_util.tree_map(lambda *x: jnp.stack(x), *xs)
-
-
 def _states(prof, ub):
     rs = RS.reset_state(prof, ub_bytes=ub.size)
     rs.ub = ub.copy()
@@ -55,26 +51,6 @@ def _put(ub, addr, values):
     raw = np.ascontiguousarray(values).view(np.uint8).reshape(-1)
     ub[addr : addr + raw.size] = raw
     return ub
-
-
-def _batch(run, key, states, dyns):
-    return jax.jit(jax.vmap(lambda s, d: run(key, s, d)))(_stack(states), _stack(dyns))
-
-
-def _case(res, j):
-    return jax.tree_util.tree_map(lambda x: x[j], res)
-
-
-def _check(fast, ref_fn, ub0, what):
-    """fast == reference bit for bit; a reference UsageError <-> fast BAD_PARAM with UB unchanged."""
-    try:
-        ref = ref_fn()
-    except UsageError:
-        assert int(fast.fault) == Fault.BAD_PARAM, what
-        assert np.array_equal(np.asarray(fast.ub), ub0), what
-        return "bad"
-    assert message(fast, ref) is None, what
-    return int(ref.fault)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -175,8 +151,72 @@ def test_interleave_examples(name):
 
 # ---------------------------------------------------------------------------------------------
 # differential campaigns (>= 2,000 cases per API on a profile that has it)
+#
+# Cases are drawn with NumPy, grouped by what a call's static part is (prototype, transposeType,
+# static tensor lengths), each group's traced parameters planned at once (the API planner vmapped:
+# the same code as a single call, BAD_PARAM included), then every case runs in ONE compiled program
+# per (family, dtype, bucket) and is compared with the reference (UB bytes and fault word; the
+# registers are checked unchanged for all cases at once).
 
-UB_T = 16384
+
+def _batched_state(prof, ubs):
+    st0 = reset_state(prof, ub_bytes=ubs.shape[1])
+    n = ubs.shape[0]
+    st = jax.tree_util.tree_map(lambda x: jnp.broadcast_to(x, (n,) + x.shape), st0)
+    return st0, st.replace(ub=jnp.asarray(ubs))
+
+
+def _vplan(plan_one, arrays):
+    """(key, dyn) of many cases: ``plan_one(*traced scalars) -> (key, dyn)`` vmapped over ``arrays``."""
+    keys = []
+
+    def f(*xs):
+        k, dyn = plan_one(*xs)
+        keys.append(k)
+        return dyn
+
+    dyn = jax.jit(jax.vmap(f))(*(jnp.asarray(np.asarray(a)) for a in arrays))
+    return keys[0], dyn
+
+
+def _concat(dyns):
+    return jax.tree_util.tree_map(
+        lambda *x: jnp.concatenate([jnp.reshape(v, (-1,) + v.shape[1:]) for v in x]), *dyns
+    )
+
+
+def _run_and_compare(run, key, prof, ubs, dyn, ref_fns, what):
+    """Run all cases in one program; compare each with its reference. Returns {fault word or "bad": n}."""
+    st0, states = _batched_state(prof, ubs)
+    res = jax.jit(jax.vmap(lambda s, d: run(key, s, d)))(states, dyn)
+    for f in ("vmask", "mask_mode", "cmpmask", "ctrl", "rsvd_cnt"):
+        assert (np.asarray(getattr(res, f)) == np.asarray(getattr(st0, f))).all(), f
+    ub, fault = np.asarray(res.ub), np.asarray(res.fault)
+    seen = {}
+    for j, ref_fn in enumerate(ref_fns):
+        try:
+            ref = ref_fn()
+        except UsageError:
+            assert int(fault[j]) == Fault.BAD_PARAM and np.array_equal(ub[j], ubs[j]), what[j]
+            seen["bad"] = seen.get("bad", 0) + 1
+            continue
+        assert int(fault[j]) == int(ref.fault), (what[j], int(fault[j]), int(ref.fault))
+        assert np.array_equal(ub[j], ref.ub), (what[j], np.nonzero(ub[j] != ref.ub)[0][:8])
+        seen[int(ref.fault)] = seen.get(int(ref.fault), 0) + 1
+    return seen
+
+
+def _fault_bits(seen):
+    bits = 0
+    for v in seen:
+        bits |= v if isinstance(v, int) else 0
+    return bits
+
+
+def _ref_state(prof, ub):
+    rs = RS.reset_state(prof, ub_bytes=ub.size)
+    rs.ub = ub.copy()
+    return rs
 
 
 def _addr(rng, ub_size, nbytes, size):
@@ -188,78 +228,77 @@ def _addr(rng, ub_size, nbytes, size):
     return int(rng.integers(0, max(1, (ub_size - nbytes) // 32))) * 32
 
 
+UB_T = 16384
+TMP_LEN = 8192  # sharedTmpBuffer bytes: enough for every drawn case (a too small one: test_faults_and_nops)
+T_KINDS = ("plain", "b16", "nchw", "nhwc", "none", "bad")
+T_TYPES = {
+    "b16": TT.TRANSPOSE_ND2ND_B16,
+    "nchw": TT.TRANSPOSE_NCHW2NHWC,
+    "nhwc": TT.TRANSPOSE_NHWC2NCHW,
+    "none": TT.TRANSPOSE_TYPE_NONE,
+}
+
+
 def _transpose_case(rng, size):
-    """(args for plan / the reference, traced flag) of one random Transpose call."""
-    kind = rng.choice(["plain", "b16", "nchw", "nhwc", "none", "bad"], p=[0.2, 0.1, 0.3, 0.3, 0.04, 0.06])
+    kind = T_KINDS[int(rng.choice(6, p=[0.2, 0.1, 0.3, 0.3, 0.04, 0.06]))]
     if kind in ("plain", "b16"):
-        nbytes = 512
         sizes = (int(rng.integers(0, 9)), int(rng.integers(0, 9)), 16, 16)
+        nbytes = 512
     else:
-        n, c = int(rng.integers(0, 3)), int(rng.integers(0, 7))
-        h = int(rng.choice([1, 2, 4]))
-        w = int(rng.choice([16, 32])) // h * (2 // size if size < 2 else 1)
+        n, c, h = int(rng.integers(0, 3)), int(rng.integers(0, 7)), int(rng.choice([1, 2, 4]))
+        w = int(rng.choice([16, 32])) // h
         if kind == "bad":
             w = int(rng.choice([3, 5, 7]))  # h*w*sizeof(T) not 32-byte aligned
         sizes = (n, c, h, w)
         nbytes = n * c * h * w * size
     dst = _addr(rng, UB_T, nbytes, size)
     src = dst if rng.random() < 0.08 else _addr(rng, UB_T, nbytes, size)
-    ttype = {
-        "b16": TT.TRANSPOSE_ND2ND_B16,
-        "nchw": TT.TRANSPOSE_NCHW2NHWC,
-        "nhwc": TT.TRANSPOSE_NHWC2NCHW,
-        "none": TT.TRANSPOSE_TYPE_NONE,
-        "bad": (TT.TRANSPOSE_NCHW2NHWC, TT.TRANSPOSE_NHWC2NCHW)[int(rng.integers(0, 2))],
-    }.get(kind)
     c = sizes[1]
-    need = ((c + 2) if ttype == TT.TRANSPOSE_NCHW2NHWC else (2 * c + 1)) * 512
-    tmp_len = need + int(rng.integers(0, 64)) - (64 if rng.random() < 0.05 else 0)
-    tmp_len = max(tmp_len, 32)
+    need = ((c + 2) if kind == "nchw" else (2 * c + 1)) * 512
     tmp = _addr(rng, UB_T, need, 1) if rng.random() < 0.9 else src
-    return kind, sizes, dst, src, ttype, tmp, tmp_len
+    return "nchw" if kind == "bad" else kind, TMP_LEN, (dst, src, tmp) + sizes
 
 
 @pytest.mark.parametrize("prof,dt,n", [("ascend910b", "uint16", 2000 * SCALE)])
 def test_transpose_differential(prof, dt, n):
+    """Every prototype and transposeType (plain 16x16, ND2ND_B16, NCHW2NHWC, NHWC2NCHW, NONE) in
+    one program; sizes, addresses and the sharedTmpBuffer address traced."""
     d = as_dtype(dt)
     rng = np.random.default_rng(16)
-    cases, states, dyns, key = [], [], [], None
+    groups = {}
     for _ in range(n):
         ub = rng.integers(0, 256, UB_T, dtype=np.uint8)
-        kind, sizes, dst, src, ttype, tmp, tmp_len = _transpose_case(rng, d.itemsize)
-        st = reset_state(prof, ub_bytes=UB_T).replace(ub=jnp.asarray(ub))
-        dT, sT = T(d, dst, 256), T(d, src, 256)
-        if kind == "plain":
+        kind, tmp_len, vals = _transpose_case(rng, d.itemsize)
+        groups.setdefault((kind, tmp_len), []).append((ub, vals))
+    keys, dyns, ubs, refs, what = set(), [], [], [], []
+    for (kind, tmp_len), cases in groups.items():
+        ttype = T_TYPES.get(kind)
+
+        def one(dst, src, tmp, nn, c, h, w, kind=kind, ttype=ttype, tmp_len=tmp_len):
             extra = (None, None)
-        else:
-            traced = aj.TransposeParamsExt(*(jnp.asarray(v, jnp.int32) for v in sizes), ttype)
-            extra = (T(aj.uint8, tmp, tmp_len), traced)
-        k, dyn = LYA.plan_transpose(st, dT, sT, *extra, prof, max_repeats=16)
-        assert key is None or k == key
-        key = k
-        cases.append((ub, kind, sizes, dst, src, ttype, tmp, tmp_len))
-        states.append(st)
+            if kind != "plain":
+                extra = (T(aj.uint8, tmp, tmp_len), aj.TransposeParamsExt(nn, c, h, w, ttype))
+            return LYA.plan_transpose(None, T(d, dst, 256), T(d, src, 256), *extra, prof, max_repeats=16)
+
+        key, dyn = _vplan(one, np.array([v for _, v in cases]).T)
+        keys.add(key)
         dyns.append(dyn)
-    res = _batch(LYE.run_transpose, key, states, dyns)
-    seen = {}
-    for j, (ub, kind, sizes, dst, src, ttype, tmp, tmp_len) in enumerate(cases):
-        rs = RS.reset_state(prof, ub_bytes=UB_T)
-        rs.ub = ub.copy()
-        extra = () if kind == "plain" else (T(aj.uint8, tmp, tmp_len), aj.TransposeParamsExt(*sizes, ttype))
-        out = _check(
-            _case(res, j),
-            lambda rs=rs, extra=extra, dst=dst, src=src: REF.Transpose(
-                rs, T(d, dst, 256), T(d, src, 256), *extra, profile=prof
-            ),
-            ub,
-            (kind, sizes, dst, src, ttype, tmp, tmp_len),
-        )
-        seen[out] = seen.get(out, 0) + 1
+        for ub, (dst, src, tmp, *sizes) in cases:
+            extra = (
+                () if kind == "plain" else (T(aj.uint8, tmp, tmp_len), aj.TransposeParamsExt(*sizes, ttype))
+            )
+            refs.append(
+                lambda rs=_ref_state(prof, ub), extra=extra, dst=dst, src=src: REF.Transpose(
+                    rs, T(d, dst, 256), T(d, src, 256), *extra, profile=prof
+                )
+            )
+            ubs.append(ub)
+            what.append((kind, tmp_len, dst, src, tmp, sizes))
+    assert len(keys) == 1  # one program for every prototype and type
+    seen = _run_and_compare(LYE.run_transpose, keys.pop(), prof, np.stack(ubs), _concat(dyns), refs, what)
     # the campaign reached clean runs, BAD_PARAM and every fault kind this API has
     assert seen.get(0, 0) > n // 3 and seen.get("bad", 0) > 0, seen
-    bits = 0
-    for v in seen:
-        bits |= v if isinstance(v, int) else 0
+    bits = _fault_bits(seen)
     assert bits & Fault.MISALIGNED and bits & Fault.OUT_OF_UB and bits & Fault.PARTIAL_OVERLAP, seen
 
 
@@ -267,20 +306,20 @@ UB_5 = 16384
 
 
 def _5hd_case(rng, size):
-    mode = rng.choice(["contig", "nchw", "random"], p=[0.4, 0.3, 0.3])
+    mode = rng.choice(3, p=[0.4, 0.3, 0.3])
     rep = int(rng.choice([0, 1, 1, 2, 3, 4]))
-    if mode == "contig":
+    if mode == 0:  # 16 contiguous DataBlocks each (the page's matrix transpose)
         s, dd = int(rng.integers(0, 256)) * 32, int(rng.integers(0, 256)) * 32
         src = [s + 32 * i for i in range(16)]
         dst = [dd + 32 * i for i in range(16)] if rng.random() < 0.9 else list(src)
         ds, ss = (0, 0) if rng.random() < 0.5 else (int(rng.integers(0, 20)), int(rng.integers(0, 20)))
-    elif mode == "nchw":
+    elif mode == 1:  # NCHW -> NC1HWC0 (the page's second configuration)
         hw = int(rng.choice([4, 8])) * 32  # bytes of one HW plane
         s, dd = int(rng.integers(0, 128)) * 32, int(rng.integers(256, 384)) * 32
         src = [s + hw * i for i in range(16)]
         dst = [dd + 32 * i for i in range(16)]
         ds, ss = 16, 1
-    else:
+    else:  # any DataBlocks
         src = [int(rng.integers(0, 512)) * 32 for _ in range(16)]
         dst = [int(rng.integers(0, 512)) * 32 for _ in range(16)]
         ds, ss = int(rng.integers(0, 40)), int(rng.integers(0, 40))
@@ -288,9 +327,46 @@ def _5hd_case(rng, size):
         src[int(rng.integers(0, 16))] += size  # misaligned
     if rng.random() < 0.05:
         dst[int(rng.integers(0, 16))] = UB_5 + 32 * int(rng.integers(0, 4))  # outside UB
-    halves = (bool(rng.integers(0, 2)), bool(rng.integers(0, 2)))
     bad = rng.random() < 0.03
-    return dst, src, (halves[0], halves[1], 300 if bad else rep, ds, ss)
+    return dst, src, (int(rng.integers(0, 2)), int(rng.integers(0, 2)), 300 if bad else rep, ds, ss)
+
+
+def _5hd_differential(prof, d, n, seed, table):
+    rng = np.random.default_rng(seed)
+    ubs, cols, refs, what = [], [], [], []
+    for _ in range(n):
+        ub = rng.integers(0, 256, UB_5, dtype=np.uint8)
+        dst, src, params = _5hd_case(rng, d.itemsize)
+        if table:
+            params = params[:2] + (min(params[2], 4),) + params[3:]  # within the bucket
+            tabs = [int(rng.integers(384, 508)) * 32 for _ in range(2)]
+            if rng.random() < 0.05:
+                tabs[0] += 8  # a misaligned address table
+            _put(ub, tabs[0], np.array(dst, np.uint64))
+            _put(ub, tabs[1], np.array(src, np.uint64))
+            cols.append(tabs + list(params))
+            args = tuple(T(aj.uint64, a, 16) for a in tabs)
+        else:
+            cols.append(dst + src + list(params))
+            args = (dst, src)
+        ubs.append(ub)
+        p5 = P5(bool(params[0]), bool(params[1]), *params[2:])
+        refs.append(
+            lambda rs=_ref_state(prof, ub), args=args, p5=p5: REF.TransDataTo5HD(
+                rs, *args, p5, T=d, profile=prof
+            )
+        )
+        what.append((args, params))
+
+    def one(*x):
+        if table:
+            lists = (T(aj.uint64, x[0], 16), T(aj.uint64, x[1], 16))
+        else:
+            lists = (jnp.stack(x[:16]), jnp.stack(x[16:32]))
+        return LYA.plan_5hd(None, *lists, P5(*x[-5:]), d, prof, max_repeats=4)
+
+    key, dyn = _vplan(one, np.array(cols).T)
+    return _run_and_compare(LYE.run_5hd, key, prof, np.stack(ubs), dyn, refs, what)
 
 
 @pytest.mark.parametrize(
@@ -302,39 +378,11 @@ def _5hd_case(rng, size):
     ],
 )
 def test_trans_data_to_5hd_differential(prof, dt, n):
-    """2,000 cases over the three element widths (the byte permutation differs per width)."""
-    d = as_dtype(dt)
-    rng = np.random.default_rng(5)
-    cases, states, dyns, key = [], [], [], None
-    for _ in range(n):
-        ub = rng.integers(0, 256, UB_5, dtype=np.uint8)
-        dst, src, params = _5hd_case(rng, d.itemsize)
-        st = reset_state(prof, ub_bytes=UB_5).replace(ub=jnp.asarray(ub))
-        traced = P5(*(jnp.asarray(v, jnp.int32) for v in params))
-        k, dyn = LYA.plan_5hd(st, dst, src, traced, d, prof, max_repeats=4)
-        assert key is None or k == key
-        key = k
-        cases.append((ub, dst, src, params))
-        states.append(st)
-        dyns.append(dyn)
-    res = _batch(LYE.run_5hd, key, states, dyns)
-    seen = {}
-    for j, (ub, dst, src, params) in enumerate(cases):
-        rs = RS.reset_state(prof, ub_bytes=UB_5)
-        rs.ub = ub.copy()
-        out = _check(
-            _case(res, j),
-            lambda rs=rs, dst=dst, src=src, params=params: REF.TransDataTo5HD(
-                rs, dst, src, P5(*params), T=d, profile=prof
-            ),
-            ub,
-            (dst, src, params),
-        )
-        seen[out] = seen.get(out, 0) + 1
+    """2,000 cases over the three element widths (the byte permutation differs per width):
+    repeatTimes, strides, the half flags and the 32 addresses traced."""
+    seen = _5hd_differential(prof, as_dtype(dt), n, 5, table=False)
     assert seen.get(0, 0) > n // 4, seen
-    bits = 0
-    for v in seen:
-        bits |= v if isinstance(v, int) else 0
+    bits = _fault_bits(seen)
     assert bits & Fault.MISALIGNED and bits & Fault.OUT_OF_UB, seen
     if dt == "half":
         assert bits & Fault.PARTIAL_OVERLAP and bits & Fault.REPEAT_DEPENDENCY and seen.get("bad"), seen
@@ -342,84 +390,57 @@ def test_trans_data_to_5hd_differential(prof, dt, n):
 
 def test_trans_data_to_5hd_table_form_differential():
     """The LocalTensor<uint64_t> prototype: the 16 + 16 addresses are read from UB at run time
-    (random tables, some misaligned or outside UB), one program."""
-    prof, d = "ascend910b", aj.half
-    rng = np.random.default_rng(55)
-    cases, states, dyns, key = [], [], [], None
-    for _ in range(150 * SCALE):
-        ub = rng.integers(0, 256, UB_5, dtype=np.uint8)
-        dst, src, params = _5hd_case(rng, 2)
-        if params[2] > 255:
-            params = params[:2] + (1,) + params[3:]
-        tabs = [int(rng.integers(384, 508)) * 32 for _ in range(2)]
-        if rng.random() < 0.05:
-            tabs[0] += 8
-        _put(ub, tabs[0], np.array(dst, np.uint64))
-        _put(ub, tabs[1], np.array(src, np.uint64))
-        st = reset_state(prof, ub_bytes=UB_5).replace(ub=jnp.asarray(ub))
-        tt = [T(aj.uint64, a, 16) for a in tabs]
-        k, dyn = LYA.plan_5hd(st, *tt, P5(*params), d, prof, max_repeats=4)
-        assert key is None or k == key
-        key = k
-        cases.append((ub, tt, params))
-        states.append(st)
-        dyns.append(dyn)
-    res = _batch(LYE.run_5hd, key, states, dyns)
-    for j, (ub, tt, params) in enumerate(cases):
-        rs = RS.reset_state(prof, ub_bytes=UB_5)
-        rs.ub = ub.copy()
-        ref = REF.TransDataTo5HD(rs, *tt, P5(*params), T=d, profile=prof)
-        assert message(_case(res, j), ref) is None, (tt, params)
+    (random tables, some misaligned), one program."""
+    seen = _5hd_differential("ascend910b", aj.half, 200 * SCALE, 55, table=True)
+    assert seen.get(0, 0) > 20 and _fault_bits(seen) & Fault.MISALIGNED, seen
 
 
 UB_I = 8192
+PAIR_FORMS = (("Interleave", 2), ("DeInterleave", 2), ("DeInterleave", 1))
 
 
 @pytest.mark.parametrize("prof,dt,n", [("ascend950", "half", 2000 * SCALE)])
 def test_interleave_differential(prof, dt, n):
-    """Interleave and both DeInterleave prototypes (the API is traced: one program), 2,000 cases
-    of each API."""
+    """Interleave and both DeInterleave prototypes in one program (the API is traced), 2,000 cases
+    of each API; addresses and counts traced."""
     d = as_dtype(dt)
     rng = np.random.default_rng(1)
-    cases, states, dyns, key = [], [], [], None
-    for _ in range(n):
-        for api in ("Interleave", "DeInterleave"):
-            ub = rng.integers(0, 256, UB_I, dtype=np.uint8)
-            one = api == "DeInterleave" and rng.random() < 0.5
-            count = 2 * int(rng.integers(0, 129))
-            if rng.random() < 0.03:
-                count += 1  # odd: BAD_PARAM (traced) / UsageError (reference)
-            nb = count * d.itemsize
-            addrs = [_addr(rng, UB_I, nb, d.itemsize) for _ in range(4)]
-            if rng.random() < 0.05:
-                addrs[int(rng.integers(0, 2))] = addrs[2 + int(rng.integers(0, 2))]  # dst on a src
+    groups = {}
+    for i in range(2 * n):
+        api, n_src = PAIR_FORMS[0] if i % 2 == 0 else PAIR_FORMS[1 + int(rng.integers(0, 2))]
+        ub = rng.integers(0, 256, UB_I, dtype=np.uint8)
+        count = 2 * int(rng.integers(0, 129))
+        if rng.random() < 0.03:
+            count += 1  # odd: BAD_PARAM (traced) / UsageError (reference)
+        addrs = [_addr(rng, UB_I, count * d.itemsize, d.itemsize) for _ in range(4)]
+        if rng.random() < 0.05:
+            addrs[int(rng.integers(0, 2))] = addrs[2 + int(rng.integers(0, n_src))]  # dst on a src
+        groups.setdefault((api, n_src), []).append((ub, addrs + [count]))
+    keys, dyns, ubs, refs, what = set(), [], [], [], []
+    for (api, n_src), cases in groups.items():
+
+        def one(d0, d1, s0, s1, count, api=api, n_src=n_src):
+            ts = [T(d, a, 256) for a in (d0, d1, s0, s1)]
+            name = "count" if n_src == 2 else "srcCount"
+            return LYA.plan_pair(api, None, tuple(ts[:2]), tuple(ts[2 : 2 + n_src]), count, name, prof, 2)
+
+        key, dyn = _vplan(one, np.array([v for _, v in cases]).T)
+        keys.add(key)
+        dyns.append(dyn)
+        for ub, (*addrs, count) in cases:
             ts = [T(d, a, 256) for a in addrs]
-            st = reset_state(prof, ub_bytes=UB_I).replace(ub=jnp.asarray(ub))
-            srcs = (ts[2],) if one else (ts[2], ts[3])
-            name = "srcCount" if one else "count"
-            k, dyn = LYA.plan_pair(
-                api, st, tuple(ts[:2]), srcs, jnp.asarray(count), name, prof, max_repeats=2
+            refs.append(
+                lambda rs=_ref_state(prof, ub), api=api, ts=ts, k=n_src, c=count: getattr(REF, api)(
+                    rs, *ts[: 2 + k], c, profile=prof
+                )
             )
-            assert key is None or k == key
-            key = k
-            cases.append((ub, api, ts, srcs, count))
-            states.append(st)
-            dyns.append(dyn)
-    res = _batch(LYE.run_pair, key, states, dyns)
-    seen = {}
-    for j, (ub, api, ts, srcs, count) in enumerate(cases):
-        rs = RS.reset_state(prof, ub_bytes=UB_I)
-        rs.ub = ub.copy()
-        out = _check(
-            _case(res, j),
-            lambda rs=rs, api=api, ts=ts, srcs=srcs, count=count: getattr(REF, api)(
-                rs, ts[0], ts[1], *srcs, count, profile=prof
-            ),
-            ub,
-            (api, ts, srcs, count),
-        )
-        seen[out] = seen.get(out, 0) + 1
+            ubs.append(ub)
+            what.append((api, n_src, addrs, count))
+    assert len(keys) == 1  # one program for the two APIs and three prototypes
+    seen = _run_and_compare(LYE.run_pair, keys.pop(), prof, np.stack(ubs), _concat(dyns), refs, what)
     assert seen.get(0, 0) > n // 2 and seen.get("bad"), seen
+    bits = _fault_bits(seen)
+    assert bits & Fault.MISALIGNED and bits & Fault.OUT_OF_UB and bits & Fault.PARTIAL_OVERLAP, seen
 
 
 # ---------------------------------------------------------------------------------------------
@@ -523,6 +544,20 @@ def test_faults_and_nops():
     ) == (F.PARTIAL_OVERLAP)
     assert _both("Transpose", "ascend910b", 16384, T(h, 16, 256), T(h, 4096, 256)) == F.MISALIGNED
     assert _both("Transpose", "ascend910b", 16384, T(h, 16384 - 256, 256), T(h, 4096, 256)) == F.OUT_OF_UB
+    # a traced cSize whose tmpBufferSize exceeds sharedTmpBuffer: BAD_PARAM (static: a UsageError)
+    small = jax.jit(
+        lambda s, c: aj.Transpose(
+            s,
+            T(h, 0, 32),
+            T(h, 4096, 32),
+            T(aj.uint8, 8192, 1536),
+            aj.TransposeParamsExt(1, c, 1, 16, TT.TRANSPOSE_NCHW2NHWC),
+            profile="ascend910b",
+            max_repeats=1,
+        )
+    )
+    st = reset_state("ascend910b", ub_bytes=16384)
+    assert int(small(st, 2).fault) == F.BAD_PARAM and int(small(st, 1).fault) == 0  # 2048 > 1536 >= 1536
     zero = aj.TransposeParamsExt(0, 2, 1, 16, TT.TRANSPOSE_NHWC2NCHW)
     assert _both("Transpose", "ascend910b", 16384, T(h, 16, 32), T(h, 16, 32), tmp, zero) == 0  # NOP
     none = aj.TransposeParamsExt(1, 1, 16, 16, TT.TRANSPOSE_TYPE_NONE)
