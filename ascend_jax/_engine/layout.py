@@ -16,7 +16,7 @@ bit), so each program is a gather of source elements followed by one masked scat
 
 Faults are decided before any write and suppress the whole call (shared helpers of
 ``pipeline.py`` / ``memory.py``); a traced parameter outside its range records only ``BAD_PARAM``;
-``BUCKET_OVERFLOW`` (model limit) is recorded only when the call would otherwise run.
+``BUCKET_OVERFLOW`` (model limit) is recorded only when the slots the bucket covers show no fault.
 """
 
 import dataclasses
