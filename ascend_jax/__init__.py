@@ -98,6 +98,15 @@ from .api.compound import (
 )
 from .api.fill import Brcb
 from .api.gather import Gather, Gatherb, GatherRepeatParams, Scatter
+from .api.layout import (  # data layout 数据排布转换 / 数据重排 (issue 16)
+    DeInterleave,
+    Interleave,
+    TransDataTo5HD,
+    TransDataTo5HDParams,
+    Transpose,
+    TransposeParamsExt,
+    TransposeType,
+)
 from .api.reduce import GetReduceRepeatMaxMinSpr, GetReduceRepeatSumSpr
 from .api.registers import MaskMode, SaturationMode
 from .api.sort import GetMrgSortResult, MrgSort, MrgSort4, ProposalConcat, ProposalExtract, RpSort16, Sort32

@@ -44,6 +44,8 @@ WARN_APIS = (
     "Sort32", "MrgSort", "MrgSort4", "RpSort16", "ProposalConcat", "ProposalExtract", "GetMrgSortResult",
     # appended by the ewmath helper (ExpSub fast path, Compares（灵活标量位置）)
     "ExpSub", "ComparesFlexible",
+    # appended by issue 16 "layout" (数据排布转换 / 数据重排)
+    "Transpose", "TransDataTo5HD", "Interleave", "DeInterleave",
 )  # fmt: skip
 WARN_ARGS = ("dst", "src", "src0", "src1")
 WARN_ARGS += ("src2", "src3", "src4")  # appended by the sort helper: MrgSortSrcList queues

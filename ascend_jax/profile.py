@@ -130,6 +130,11 @@ KNOWN_APIS = (
     "ProposalExtract",
     # Compares（灵活标量位置） (issue 15, helper "ewmath")
     "ComparesFlexible",
+    # data layout 数据排布转换 and data rearrangement 数据重排 (issue 16, helper "layout")
+    "Transpose",
+    "TransDataTo5HD",
+    "Interleave",
+    "DeInterleave",
 )
 
 # Allowed keys: name -> (type or tuple of allowed values, True) for a required key, or
@@ -302,6 +307,13 @@ for _n in ("AddReluCast", "SubReluCast", "MulCast"):
 # ("largest") or below -inf ("smallest"); the pages do not say (CHOICE)
 for _n in ("Sort32", "MrgSort", "MrgSort4", "RpSort16"):
     _API_EXTRA[_n] = {"nan_order": (("largest", "smallest"), False, "largest")}
+# data layout (issue 16, helper "layout"; docs/MODEL.md "Data layout"): the enhanced Transpose types per
+# TransposeType (empty: the product lacks that type) and whether sharedTmpBuffer is used ("none": 310P AI Core)
+_API_EXTRA["Transpose"] = {
+    "nd2nd_dtypes": (_LIST, False, ()),
+    "nchw_dtypes": (_LIST, False, ()),
+    "tmp_buffer": (("formula", "none"), False, "formula"),
+}
 
 
 def _freeze(v):

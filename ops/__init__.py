@@ -35,6 +35,7 @@ from . import (
     vendor_element_wise_compound_compute,
     vendor_element_wise_logic,
     vendor_gather,
+    vendor_interleave_pair,
     vendor_mrg_sort,
     vendor_reduce,
     vendor_reduce_computation,
@@ -43,6 +44,7 @@ from . import (
     vendor_reduce_repeat,
     vendor_region_proposal_sort,
     vendor_select,
+    vendor_transpose,
 )
 
 OPS = {
@@ -79,6 +81,8 @@ VENDOR_OPS = {
     "vendor_element_wise_compound_compute": vendor_element_wise_compound_compute,
     "vendor_mrg_sort": vendor_mrg_sort,
     "vendor_region_proposal_sort": vendor_region_proposal_sort,
+    "vendor_transpose": vendor_transpose,
+    "vendor_interleave_pair": vendor_interleave_pair,
 }
 
 

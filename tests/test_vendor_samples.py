@@ -68,6 +68,9 @@ PORTED = [
     ("vendor_mrg_sort", 2, "-scenarioNum", np.float32, slice(None)),
     ("vendor_mrg_sort", 3, "-scenarioNum", np.float32, slice(None)),
     ("vendor_region_proposal_sort", 1, "-scenarioNum", np.float16, slice(None)),  # gen_data.py takes no flag
+    ("vendor_transpose", 1, "-scenario_num", np.float16, slice(None)),
+    ("vendor_transpose", 2, "-scenario_num", np.float16, slice(None)),
+    ("vendor_transpose", 3, "-scenario_num", np.float16, slice(None)),
 ]
 
 # samples / scenarios waiting for an unmodelled API (op, scenario, API named in the error)

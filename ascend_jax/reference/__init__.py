@@ -169,3 +169,7 @@ __all__ += [
 from .compare import ComparesFlexible  # noqa: E402
 
 __all__ += ["ComparesFlexible"]
+# data layout 数据排布转换 and data rearrangement 数据重排 (issue 16)
+from .layout import DeInterleave, Interleave, TransDataTo5HD, Transpose  # noqa: E402
+
+__all__ += ["Transpose", "TransDataTo5HD", "Interleave", "DeInterleave"]
