@@ -33,7 +33,7 @@ _BLOCK = 32
 class BinaryStatic:
     """Static (hashable) description of one call; see the module docstring.
 
-    mask_kind: "count" (count form), "all" (mask ignored: every lane of repeats < repeatTime),
+    mask_kind: "dyn" (traced: ``dyn["kind"]``, every call form in one program), "count" (count form), "all" (mask ignored: every lane of repeats < repeatTime),
       "continuous" | "bitwise" (the mask argument) | "register" (SetVectorMask state).
     lowering: register epilogue of the count form ("counter_mode" | "repeat_loop" | "vf_loop" | "none").
     count_tail: count form only -- "computed" (lanes g < count) or "dropped" (whole repeats only).
@@ -267,7 +267,8 @@ def run_binary(st: BinaryStatic, state, dyn):
     limit = min(ub.shape[-1], p.ub_usable_bytes)
     rr = np.arange(R, dtype=np.int32)
 
-    plan = LN.plan(p, dt, R, state, dyn, LN.KINDS[st.mask_kind], st.lowering, st.count_tail)
+    kind = None if st.mask_kind == "dyn" else LN.KINDS[st.mask_kind]  # "dyn": dyn["kind"] (AnyForm)
+    plan = LN.plan(p, dt, R, state, dyn, kind, st.lowering, st.count_tail)
     if st.out == "cmpmask":  # one repeat by definition: a larger Counter count means all lanes
         plan = dataclasses.replace(plan, overflow=jnp.zeros((), bool))
     act = plan.act

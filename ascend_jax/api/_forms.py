@@ -227,8 +227,8 @@ def plan_forms(api, state, dt, args, p, isSetMask, max_repeats, dyn, binary=Fals
     if len(args) == 1 and isinstance(args[0], AnyForm):
         f = args[0]
         if not A.is_static(f.form):
-            return _plan_any_form(api, state, dt, f, p, isSetMask, max_repeats, dyn, binary)
-        args, isSetMask = _static_form_args(api, f, p, isSetMask)
+            return plan_any_form(api, state, dt, f, p, isSetMask, max_repeats, dyn, binary)
+        args, isSetMask = static_form_args(api, f, p, isSetMask)
     if len(args) == 1:
         form = "count"
         use_reg = (not isSetMask) and p.level2_is_set_mask == "honoured"
@@ -249,7 +249,7 @@ def plan_forms(api, state, dt, args, p, isSetMask, max_repeats, dyn, binary=Fals
     return form, R, ordered
 
 
-def _static_form_args(api, f, p, isSetMask):
+def static_form_args(api, f, p, isSetMask):
     """An AnyForm with a Python-int form: the ordinary arguments of that form."""
     params = f.repeatParams
     if f.form == AnyForm.COUNT:
@@ -272,7 +272,9 @@ def _traced(v, dtype):
     return jnp.asarray(int(v), dtype)
 
 
-def _plan_any_form(api, state, dt, f, p, isSetMask, max_repeats, dyn, binary):
+def plan_any_form(
+    api, state, dt, f, p, isSetMask, max_repeats, dyn, binary, strides_of=None, count_kw=None, honoured=True
+):
     """Every call form at once: each form's checks fill its own copy of ``dyn``; the traced form
     code picks the lane plan's kind, the form's fields and its validity flags (a code outside 0..3
     is BAD_PARAM). One program: R is the ``max_repeats`` bucket (else the big bucket) and writes go
@@ -291,19 +293,21 @@ def _plan_any_form(api, state, dt, f, p, isSetMask, max_repeats, dyn, binary):
         mask_words=words,
         repeatTime=_traced(f.repeatTime, I32),
     )
-    strides_of = binary_strides if binary else unary_strides
-    default = BinaryRepeatParams() if binary else UnaryRepeatParams()
+    strides_of = strides_of or (binary_strides if binary else unary_strides)
     use_reg = (not isSetMask) and p.level2_is_set_mask == "honoured"
     sub = [dict(dyn) for _ in range(4)]
     kinds = ["count_register" if use_reg else "count"]
-    count_form(api, f.count, dt, p, max_repeats, sub[0], registers=state if use_reg else None)
-    strides_of(api, default, p, sub[0])
+    count_form(
+        api, f.count, dt, p, max_repeats, sub[0], registers=state if use_reg else None, **(count_kw or {})
+    )
+    strides_of(api, None, p, sub[0])  # the count form's contiguous defaults
     for d, mask, set_mask in (
         (sub[1], f.mask, True),
         (sub[2], f.mask_words, True),
         (sub[3], MASK_PLACEHOLDER, False),
     ):
-        kinds.append(highdim_form(api, mask, f.repeatTime, dt, p, set_mask, state, max_repeats, d)[0])
+        hd = highdim_form(api, mask, f.repeatTime, dt, p, set_mask, state, max_repeats, d, honoured=honoured)
+        kinds.append(hd[0])
         strides_of(api, f.repeatParams, p, d)
 
     def pick(key):

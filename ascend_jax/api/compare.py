@@ -24,12 +24,22 @@ from jax import lax
 from .. import checks as CK
 from .._engine.binary import BinaryStatic, run_binary
 from ..errors import Fault, NotModelledError, UnsupportedError, UsageError
+from ..params import AnyForm
 from ..profile import as_profile
 from ..registry import ApiSpec, register
 from ..state import add_warnings
 from ..tensor import LocalTensor
 from . import _args as A
-from ._forms import binary_dyn, binary_strides, count_form, highdim_form, scratch_regions, unary_strides
+from ._forms import (
+    binary_dyn,
+    binary_strides,
+    count_form,
+    highdim_form,
+    plan_any_form,
+    scratch_regions,
+    static_form_args,
+    unary_strides,
+)
 
 U32 = jnp.uint32
 I32 = jnp.int32
@@ -175,7 +185,12 @@ def plan_compare_to_ub(
             A.check_tensor(api, "src1", src1, p)
             A.check_same_dtype(api, p, src0=src0, src1=src1)
         dt = src0.dtype
-    if len(args) == 1:
+    anyf = len(args) == 1 and isinstance(args[0], AnyForm) and not A.is_static(args[0].form)
+    if len(args) == 1 and isinstance(args[0], AnyForm) and not anyf:
+        args, isSetMask = static_form_args(api, args[0], as_profile(profile), isSetMask)
+    if anyf:
+        form = "any"
+    elif len(args) == 1:
         form = "count"
     elif len(args) == 3:
         form = "highdim"
@@ -220,7 +235,14 @@ def plan_compare_to_ub(
         flex = api == "ComparesFlexible"
         dyn["scalar"] = A.scalar_bits(api, src1, dt, p, "src1") if flex else A.scalar_bits(api, src1, dt, p)
     tail = a.count_tail
-    if form == "count":
+    if form == "any":  # every call form in one program (AnyForm traced)
+        strides = (lambda *x: unary_strides(*x, binary_layout=True)) if scalar else binary_strides
+        count_kw = dict(align_bytes=a.count_alignment_bytes, whole_repeats=(tail == "dropped"))
+        _, R, _ = plan_any_form(
+            api, state, dt, args[0], p, True, max_repeats, dyn, True, strides, count_kw, a.mask_honoured
+        )
+        kind = "dyn"
+    elif form == "count":
         (count,) = args
         R = count_form(
             api,

@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 from ... import dtypes as _dt
-from ...params import BinaryRepeatParams, UnaryRepeatParams
+from ...params import AnyForm, BinaryRepeatParams, UnaryRepeatParams
 from ...profile import api_default, as_profile
 from ...tensor import MASK_PLACEHOLDER, LocalTensor
 from ..regs import draw as draw_registers
@@ -470,6 +470,9 @@ def call(mod, c, st, p, dyn=None, R=None):
         else:
             args = (dst, src0, scalar, g("cmp", c.mode))
             params = UnaryRepeatParams(s[0], s[1], s[3], s[4])
+        if "form" in T:  # the fast path: every call form in one program
+            f = AnyForm(T["form"], T["count"], T["cmask"], T["words"], T["repeat"], params)
+            return getattr(mod, c.api)(st, *args, f, **kw)
         if c.form != "count":
             tail = tail + (params,)
         return getattr(mod, c.api)(st, *args, *tail, isSetMask=isset, **kw)
@@ -520,6 +523,12 @@ def _binary_config(mod, idx):
     return _Cfg()
 
 
+def _any_form(c, p):
+    """Whether the fast path takes the case's call form traced (``AnyForm``): the compare APIs with a
+    UB result, for the types their high-dim forms take."""
+    return c.api in CMP_APIS and c.dtype in p.api(c.api).dtypes
+
+
 def stack_dyn(cs, p):
     """The traced values of a batch of cases of one signature (everything but the static key)."""
     d = _dt.as_dtype(cs[0].dtype)
@@ -542,6 +551,16 @@ def stack_dyn(cs, p):
         dyn["scalar"] = np.array([c.scalar_bits for c in cs], np.uint32)
     else:
         dyn["scalar"] = np.array([c.scalar_bits for c in cs], np.uint64).astype(d.bits_dtype).view(d.np_dtype)
+    if _any_form(c0, p):
+        # every call form of the compare APIs in one program: the form code and each form's fields
+        codes = {"count": AnyForm.COUNT, "continuous": AnyForm.CONTINUOUS, "bitwise": AnyForm.BITWISE}
+        dyn["form"] = np.array([codes.get(c.form, AnyForm.PLACEHOLDER) for c in cs], np.int32)
+        dyn["cmask"] = np.array(
+            [min(c.mask, 2**32 - 1) if c.form == "continuous" else 0 for c in cs], np.uint32
+        )
+        z = np.zeros(nw32, np.uint32)
+        dyn["words"] = np.stack([mask_words32(c.mask, nw32) if c.form == "bitwise" else z for c in cs])
+        return dyn
     if c0.form == "continuous":
         # traced as uint32: a Normal-mode continuous mask above 2**32-1 (only 2**64-1 is drawn, never
         # in Counter mode) acts exactly as 2**32-1 (>= L lanes, register all ones)
@@ -639,7 +658,10 @@ class CompareSelectFamily(Family):
         )
 
     def signature(self, case, p):
-        return ("compare_select",) + case.key()
+        k = case.key()
+        if _any_form(case, p):
+            k = k[:3] + ("any",) + k[4:]
+        return ("compare_select",) + k
 
     def initial_ub(self, case):
         return initial_ub(case)
