@@ -9,6 +9,7 @@ ascend310p, every API, dtype, variant, call form and bucket) are ``@pytest.mark.
 """
 
 import json
+import pathlib
 
 import numpy as np
 import pytest
@@ -17,6 +18,7 @@ from ascend_jax import fuzz
 from ascend_jax.dtypes import as_dtype
 from ascend_jax.fuzz.capsule import make_capsule, replay
 from ascend_jax.fuzz.engine import check_static
+from ascend_jax.fuzz.export import diff_dir, export_capsule
 from ascend_jax.fuzz.families import NOT_FUZZED, family_of, family_of_api
 from ascend_jax.fuzz.families import cast as CF
 from ascend_jax.fuzz.families import compound as CM
@@ -193,9 +195,9 @@ def test_invalid_static_rejected_by_both():
     assert want <= whats, sorted(want - whats)
 
 
-def test_json_round_trip_and_capsule_replay():
+def test_json_round_trip_capsule_replay_and_export(tmp_path):
     """Cases survive JSON (exact floats); a capsule of each family replays (the same batch size as
-    the campaigns above: no new program)."""
+    the campaigns above: no new program) and exports as .bin files whose golden diffs clean."""
     for fam, cases in (reduce_cases(4, 5), compound_cases(4, 6), cast_cases(4, 7)):
         for c in cases:
             assert fam.from_json(json.loads(json.dumps(fam.to_json(c)))) == c
@@ -205,6 +207,10 @@ def test_json_round_trip_and_capsule_replay():
         assert family_of(cap["family"]) is family_of(c)
         diff, text = replay(json.loads(json.dumps(cap)), batch=BATCH)
         assert diff is None and "agree" in text, text
+        out = tmp_path / fam.name
+        names = {f.name for f in map(pathlib.Path, export_capsule(cap, out))}
+        assert {"golden_dst.bin", "params.json"} <= names and any(n.startswith("input_src") for n in names)
+        assert diff_dir(out).clean
 
 
 @pytest.mark.xfail(
