@@ -5,11 +5,14 @@ the base class runs and compares). ``FAMILIES`` lists the adapters; ``NOT_FUZZED
 registered APIs no adapter covers, each with the reason. ``run_all`` / ``compare`` run cases of
 any families through the engine's runner and comparator."""
 
+from .cast import CastFamily
 from .compare_select import CompareSelectFamily
+from .compound import CompoundFamily
 from .data_copy import DataCopyFamily
 from .elementwise import ElementwiseFamily
 from .family import Family
 from .gather_shift import GatherFamily, ShiftFamily
+from .reduce import ReduceFamily
 from .registers import RegisterFamily
 from .unary_scalar import UnaryScalarFamily
 
@@ -21,46 +24,18 @@ FAMILIES = (
     RegisterFamily(),
     DataCopyFamily(),
     ElementwiseFamily(),
+    ReduceFamily(),
+    CompoundFamily(),
+    CastFamily(),
 )
 
 # Registered APIs without an adapter (the test suite asserts this is exactly the set left over).
 NOT_FUZZED = {}
-# reduction family (issue 16, helper "reduce")
-NOT_FUZZED.update(
-    {
-        api: (
-            "reduction family (issue 16): no fuzz adapter yet; covered by tests/test_reduce_differential.py "
-            "(fast path vs reference on random cases of every call form, vmapped)"
-        )
-        for api in (
-            "ReduceRepeat",
-            "ReduceDataBlock",
-            "ReducePairElem",
-            "ReduceSum",
-            "ReduceMax",
-            "ReduceMin",
-        )
-    }
-)
-NOT_FUZZED.update(
-    {
-        api: "type conversion (issue 15): no fuzz adapter yet (waits for the generic element-wise module); "
-        "covered by tests/test_cast_differential.py (fast path vs reference, every pair and round mode)"
-        for api in ("Cast", "Truncate")
-    }
-)
 NOT_FUZZED.update(
     {
         api: "composite ops 复合计算 (issue 16): no fuzz adapter yet; covered by tests/test_compound.py "
         "(fast path vs reference on random cases of every call form, vmapped)"
         for api in (
-            "AddRelu",
-            "SubRelu",
-            "FusedMulAdd",
-            "MulAddRelu",
-            "MulAddDst",
-            "Axpy",
-            "AbsSub",
             "Prelu",
             "Brcb",
             "Mull",

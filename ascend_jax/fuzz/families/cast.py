@@ -1,0 +1,324 @@
+"""Random cases for type conversion 类型转换/ (issue 15): Cast (every (src, dst) pair and RoundMode the
+product's table ``apis.Cast.pairs`` lists, every call form, the CTRL cast-saturation bit) and
+Truncate(ISASI) (count form, every round mode), run through the fast path and the NumPy reference
+and compared on the whole UB, the registers and the fault word.
+
+Fast path: Cast cases are planned by ``api/cast.py``'s planner (``plan_cast``: the public API's static
+checks, the call form and the round mode as traced data); the cases of one signature ((src, dst)
+pair, repeat bucket) run in ONE vmapped program of the strided core with everything traced.
+Truncate takes its round mode as a template argument (static in the public API): its cases run
+through the public ``ascend_jax.Truncate`` vmapped, one program per (dtype, round mode, bucket), the
+count and the addresses traced. Reference: the public reference functions.
+
+Source data: random bits, the dtype's specials (NaN, inf, -0, subnormals, integer extremes) or small
+multiples of 1/4 (halves and quarters between integers: every round mode differs on them).
+"""
+
+import dataclasses
+import functools
+import types
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ... import dtypes as _dt
+from ...errors import NotModelledError, UsageError
+from ...params import UnaryRepeatParams
+from ...tensor import MASK_PLACEHOLDER, LocalTensor
+from .base import generic_shrinks, make_ub, smaller_ints, strided_operand
+from .compound import (
+    COUNT_FORMS,
+    FORMS,
+    bucket_of,
+    draw_layout,
+    form_text,
+    mode_shrinks,
+    reps_needed,
+    src_mutations,
+    state_for,
+    strided_labels,
+    strided_program,
+)
+from .family import Family
+
+APIS = ("Cast", "Truncate")
+TRUNCATE_MODES = ("RINT", "ROUND", "FLOOR", "CEIL", "TRUNC")  # SPEC: Truncate(ISASI).md roundMode
+DEFAULT_STRIDES = (1, 1, 8, 8)  # UnaryRepeatParams (dstBlk, srcBlk, dstRep, srcRep)
+
+
+def _api_module():
+    # the Cast planner (an explicit exception in .importlinter, as for the element-wise family: the
+    # public API takes the round mode as a static argument)
+    from ...api import cast
+
+    return cast
+
+
+@functools.cache
+def pairs(p):
+    """{(src, dst): (sorted round modes, count_only)} of the product's table (``apis.Cast.pairs``)."""
+    out = {}
+    for entry in p.api("Cast").pairs:
+        head, modes = entry.split(":")
+        s, t = (x.strip() for x in head.split("->"))
+        words = modes.split()
+        out[(s, t)] = (tuple(sorted(w for w in words if w != "[count]")), "[count]" in words)
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class CastCase:
+    api: str  # Cast | Truncate
+    src_dtype: str
+    dtype: str  # dst's element type
+    mode: str  # round mode without CAST_
+    form: str  # count | count_register | continuous | bitwise | register
+    dst: int
+    srcs: tuple = ()  # (src,)
+    count: int = 0
+    mask: object = None
+    repeat: int = 0
+    strides: tuple = DEFAULT_STRIDES
+    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
+    mask_mode: int = 0
+    ctrl: tuple = (0, 0)
+    ub_seed: int = 0
+    ub_bytes: int = 8192
+    data: str = "raw"  # raw | specials | small (of the source type)
+
+    def call_repr(self):
+        s, t = _dt.as_dtype(self.src_dtype), _dt.as_dtype(self.dtype)
+        if self.api == "Truncate":
+            return f"Truncate<{t.cpp}, CAST_{self.mode}>(dst@{self.dst}, src@{self.srcs[0]}, {self.count})"
+        reg = ", false" if self.form in ("count_register", "register") else ""
+        head = f"Cast<{t.cpp}, {s.cpp}{reg}>(dst@{self.dst}, src@{self.srcs[0]}, CAST_{self.mode}"
+        return head + form_text(self)
+
+
+def wide_dtype(c):
+    """The wider of the two types: it counts the lanes (Cast.md)."""
+    s, t = _dt.as_dtype(c.src_dtype), _dt.as_dtype(c.dtype)
+    return s if s.itemsize > t.itemsize else t
+
+
+def random_case(rng, p, api, src, dst, mode, form, ub_bytes=8192, fault_rate=0.1):
+    S, T = _dt.as_dtype(src), _dt.as_dtype(dst)
+    W = S if S.itemsize > T.itemsize else T
+    L = p.lanes(W)
+    blocks = tuple(max(1, L * d.itemsize // p.block_bytes) for d in (T, S))
+    lay = draw_layout(rng, p, L, blocks, DEFAULT_STRIDES, form, fault_rate, ub_bytes)
+    if form not in COUNT_FORMS and rng.random() < 0.3:
+        # each operand at its own contiguous repeat stride (blocks a repeat), as a kernel would
+        lay["strides"] = (lay["strides"][0], lay["strides"][1]) + blocks
+    ctrl = list(lay["ctrl"])
+    bit = p.cast_saturation_ctrl_bit
+    if bit >= 0 and rng.random() < 0.5:  # CTRL[59]: 0 = saturating, 1 = not (SetCtrlSpr 表3)
+        ctrl[bit // 32] ^= 1 << (bit % 32)
+    lay["ctrl"] = tuple(ctrl)
+    return CastCase(
+        api=api,
+        src_dtype=S.name,
+        dtype=T.name,
+        mode=mode,
+        ub_seed=int(rng.integers(0, 2**31)),
+        ub_bytes=ub_bytes,
+        data=["raw", "specials", "small"][int(rng.integers(3))],
+        **lay,
+    )
+
+
+# -- calls ----------------------------------------------------------------------------------------
+
+
+def _tensors(c, dyn=None):
+    s, t = _dt.as_dtype(c.src_dtype), _dt.as_dtype(c.dtype)
+    d_addr, s_addr = (c.dst, c.srcs[0]) if dyn is None else (dyn["dst"], dyn["src"])
+    return LocalTensor(t, d_addr, 4096), LocalTensor(s, s_addr, 4096)
+
+
+def _tail(c):
+    if c.form in COUNT_FORMS:
+        return (c.count,), c.form == "count"
+    mask = MASK_PLACEHOLDER if c.form == "register" else (list(c.mask) if c.form == "bitwise" else c.mask)
+    return (mask, c.repeat, UnaryRepeatParams(*c.strides)), c.form != "register"
+
+
+def call(mod, c, state, p, dyn=None, max_repeats=None):
+    """``c.api`` of ``mod`` (the reference, or ``ascend_jax``); ``dyn``: Truncate's traced count and
+    addresses (one case's row of ``stack_dyn``)."""
+    dst, src = _tensors(c, dyn)
+    kw = {} if max_repeats is None else {"max_repeats": max_repeats}
+    if c.api == "Truncate":
+        count = c.count if dyn is None else dyn["count"]
+        return mod.Truncate(state, dst, src, count, roundMode="CAST_" + c.mode, profile=p, **kw)
+    args, is_set = _tail(c)
+    return mod.Cast(state, dst, src, "CAST_" + c.mode, *args, profile=p, isSetMask=is_set, **kw)
+
+
+def plan(c, state, p, R):
+    dst, src = _tensors(c)
+    args, is_set = _tail(c)
+    return _api_module().plan_cast(state, dst, src, "CAST_" + c.mode, args, p, is_set, R)
+
+
+@functools.cache
+def is_modelled(api, src, dst, mode, p):
+    """Whether the fast path models the conversion on ``p`` (a trial call of a plain case)."""
+    c = CastCase(api, src, dst, mode, "count", 0, (0,), count=1)
+    try:
+        if api == "Cast":
+            plan(c, state_for(c, p), p, 1)
+        else:
+            import ascend_jax as aj
+
+            jax.eval_shape(lambda st: call(aj, c, st, p), state_for(c, p))
+    except (NotModelledError, UsageError):
+        return False
+    return True
+
+
+# -- the engine's adapter ----------------------------------------------------------------------
+
+
+class CastFamily(Family):
+    name = "cast"
+    apis = APIS
+    case_type = CastCase
+    run_batch = 128
+
+    def __init__(self, buckets=(4, 16, 256)):
+        self.buckets = tuple(buckets)
+
+    def units(self, p, api):
+        a = p.api(api)
+        if not a.supported:
+            return []
+        if api == "Truncate":
+            return [
+                (api, dt, dt, m, "count")
+                for dt in a.all_dtypes()
+                for m in TRUNCATE_MODES
+                if is_modelled(api, dt, dt, m, p)
+            ]
+        forms = [f for f in FORMS if f != "count_register" or p.level2_is_set_mask == "honoured"]
+        out = []
+        for (s, t), (modes, count_only) in pairs(p).items():
+            for m in modes:
+                if is_modelled(api, s, t, m, p):
+                    out += [(api, s, t, m, f) for f in (("count",) if count_only else forms)]
+        return out
+
+    def unit_dtype(self, unit):
+        return unit[2]  # dst's type (``--dtypes`` keeps the conversions to these types)
+
+    def generate(self, rng, p, unit, fault_rate):
+        api, s, t, m, form = unit
+        return random_case(rng, p, api, s, t, m, form, fault_rate=fault_rate)
+
+    def invalid_static(self, rng, p, case):
+        rep = dataclasses.replace
+        opts = []
+        W = wide_dtype(case)
+        if case.form in COUNT_FORMS:
+            opts.append((rep(case, count=p.ub_usable_bytes // W.itemsize + 1), "count"))
+        else:
+            opts.append((rep(case, repeat=p.max_repeat_times + 1), "repeatTime"))
+            opts.append(
+                (rep(case, strides=case.strides[:2] + (256, case.strides[3])), "repeatParams.dstRepStride")
+            )
+        ok = (
+            pairs(p).get((case.src_dtype, case.dtype), ((), False))[0]
+            if case.api == "Cast"
+            else TRUNCATE_MODES
+        )
+        bad_modes = [
+            m for m in ("RINT", "FLOOR", "CEIL", "ROUND", "TRUNC", "ODD", "NONE", "HYBRID") if m not in ok
+        ]
+        if bad_modes:
+            opts.append((rep(case, mode=bad_modes[int(rng.integers(len(bad_modes)))]), "roundMode"))
+        if case.api == "Cast":
+            listed = pairs(p)
+            bad = [
+                t
+                for t in ("int8", "uint8", "int16", "half", "int32", "float32")
+                if (case.src_dtype, t) not in listed
+            ]
+            if bad:
+                opts.append((rep(case, dtype=bad[int(rng.integers(len(bad)))]), "src.dtype/dst.dtype"))
+        return opts[int(rng.integers(len(opts)))]
+
+    def invalid_data(self, rng, p, case):
+        return src_mutations(rng, p, case)
+
+    def signature(self, case, p):
+        R = bucket_of(reps_needed(case, p.lanes(wide_dtype(case))), self.buckets)
+        if case.api == "Truncate":  # the round mode is a template argument: static
+            return ("cast", "Truncate", case.dtype, case.mode, R)
+        return ("cast", "Cast", case.src_dtype, case.dtype, R)
+
+    def initial_ub(self, case):
+        return make_ub(
+            types.SimpleNamespace(
+                ub_seed=case.ub_seed, ub_bytes=case.ub_bytes, dtype=case.src_dtype, data=case.data
+            )
+        )
+
+    def stack_dyn(self, cases, p):
+        if cases[0].api == "Truncate":
+            return {
+                "dst": np.array([c.dst for c in cases], np.int32),
+                "src": np.array([c.srcs[0] for c in cases], np.int32),
+                "count": np.array([c.count for c in cases], np.int32),
+            }
+        R = self.signature(cases[0], p)[-1]
+        dyns = [plan(c, state_for(c, p), p, R)[1] for c in cases]
+        return jax.tree_util.tree_map(lambda *x: np.stack([np.asarray(v) for v in x]), *dyns)
+
+    def fast_fn(self, case0, p):
+        R = self.signature(case0, p)[-1]
+        if case0.api == "Truncate":
+            import ascend_jax as aj
+
+            def run(state, dyn):
+                dyn = {k: jnp.asarray(v) for k, v in dyn.items()}
+                one = lambda st, dy: call(aj, case0, st, p, dyn=dy, max_repeats=R)  # noqa: E731
+                return jax.vmap(one)(state, dyn), None
+
+            return run
+        st, _ = plan(case0, state_for(case0, p), p, R)
+        fn = strided_program(st)
+        return lambda state, dyn: (fn(state, dyn), None)
+
+    def reference(self, case, p, mod, state):
+        return call(mod, case, state, p), None
+
+    def call_static(self, mod, case, state, p):
+        return call(mod, case, state, p), None
+
+    def labels(self, case, p):
+        return strided_labels(case, p, p.lanes(wide_dtype(case)))
+
+    def shrink(self, case, p):
+        rep = dataclasses.replace
+        if case.form in COUNT_FORMS:
+            out = [rep(case, count=c) for c in smaller_ints(case.count, lo=1)]
+        else:
+            out = generic_shrinks(case, p, DEFAULT_STRIDES)  # its last candidate: data="small"
+        if case.form in COUNT_FORMS and case.data != "small":
+            out.append(rep(case, data="small"))
+        return out + mode_shrinks(case)
+
+    def operands(self, case, p):
+        S, T = _dt.as_dtype(case.src_dtype), _dt.as_dtype(case.dtype)
+        L = p.lanes(wide_dtype(case))
+        reps = reps_needed(case, L)
+        nd, ns = (max(1, L * d.itemsize // 32) for d in (T, S))
+        s = (1, 1, nd, ns) if case.form in COUNT_FORMS else case.strides
+        return [
+            strided_operand("src", case.srcs[0], S.name, s[1], s[3], ns, reps, "in"),
+            strided_operand("dst", case.dst, T.name, s[0], s[2], nd, reps, "inout"),
+        ]
+
+
+__all__ = ["APIS", "CastCase", "CastFamily", "pairs"]

@@ -1,0 +1,511 @@
+"""Random cases for the composite ops 复合计算/ (issue 16): AddRelu, SubRelu, FusedMulAdd, MulAddRelu,
+MulAddDst, AbsSub (two strided sources, ``BinaryRepeatParams``) and Axpy (one source and a scalar,
+``UnaryRepeatParams``), run through the fast path and the NumPy reference and compared on the whole
+UB, the registers and the fault word.
+
+Table-driven: ``API_TABLE`` gives each API's row (its ``shape`` -- how it is called and planned --
+and whether the page lists the count prototype only); ``SHAPES`` gives each shape's sources, scalar,
+default strides and planner. A new API of an existing shape is one row of ``API_TABLE`` (a composite
+with another dst type, say ``AddReluCast``, adds ``dst_dtype`` to its row); a new shape is one
+``SHAPES`` entry.
+
+Fast path: each case is planned by ``api/compound.py``'s own planner (the public API's static checks,
+the call form as traced data) with static Python values; the cases of one signature (shape, dtype,
+repeat bucket) then run in ONE vmapped program of the strided core with everything traced -- the API
+(``dyn["op"]``: one program serves the six binary-shaped APIs), the call form, addresses, count,
+mask words, repeat count, strides and the scalar. Reference: the public reference function.
+
+``draw_layout`` (the call form, registers, addresses, strides of a strided call with operands of
+any block counts) is shared with the Cast family (``cast.py``).
+"""
+
+import dataclasses
+import functools
+import math
+
+import jax
+import numpy as np
+
+from ... import dtypes as _dt
+from ...errors import NotModelledError, UsageError
+from ...params import BinaryRepeatParams, UnaryRepeatParams
+from ...tensor import MASK_PLACEHOLDER, LocalTensor
+from ..regs import draw as draw_registers
+from .base import (
+    generic_shrinks,
+    make_ub,
+    mask_label,
+    repeat_regime,
+    stride_regime,
+    strided_operand,
+)
+from .family import Family
+from .unary_scalar import _random_scalar
+
+FORMS = ("count", "count_register", "continuous", "bitwise", "register")
+COUNT_FORMS = ("count", "count_register")
+
+
+@dataclasses.dataclass(frozen=True)
+class Shape:
+    """How the APIs of a row are called: tensor sources, a scalar argument, the repeat parameters'
+    default strides (block strides of dst and the sources, then their repeat strides -- the C++
+    parameter order) and the planner of ``api/compound.py``."""
+
+    nsrc: int
+    scalar: bool
+    default_strides: tuple
+    planner: str
+
+
+SHAPES = {
+    "binary": Shape(2, False, (1, 1, 1, 8, 8, 8), "plan"),  # X(dst, src0, src1, ...), BinaryRepeatParams
+    "axpy": Shape(1, True, (1, 1, 8, 8), "plan_axpy"),  # Axpy(dst, src, scalarValue, ...), UnaryRepeatParams
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Row:
+    shape: str
+    count_only: bool = False  # the page lists X(dst, src0, src1, count) only (no isSetMask)
+
+
+API_TABLE = {
+    **{a: Row("binary") for a in ("AddRelu", "SubRelu", "FusedMulAdd", "MulAddRelu", "MulAddDst")},
+    "AbsSub": Row("binary", count_only=True),  # SPEC: AbsSub(ISASI).md lists one prototype (count)
+    "Axpy": Row("axpy"),
+}
+
+
+def _api_module():
+    # the API module's planner (an explicit exception in .importlinter, as for the element-wise
+    # family: the public API does not take the API code as traced data)
+    from ...api import compound
+
+    return compound
+
+
+@dataclasses.dataclass(frozen=True)
+class CompoundCase:
+    api: str
+    dtype: str
+    form: str  # count | count_register | continuous | bitwise | register
+    dst: int
+    srcs: tuple = ()
+    scalar: object = None  # Axpy's scalarValue (a Python number)
+    count: int = 0
+    mask: object = None  # int (continuous) or tuple of uint64 words (bitwise)
+    repeat: int = 0
+    strides: tuple = ()  # the shape's repeat parameters (``Shape.default_strides`` layout)
+    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
+    mask_mode: int = 0
+    ctrl: tuple = (0, 0)
+    ub_seed: int = 0
+    ub_bytes: int = 8192
+    data: str = "raw"  # raw | specials | small
+
+    @property
+    def shape(self):
+        return API_TABLE[self.api].shape
+
+    def call_repr(self):
+        d = _dt.as_dtype(self.dtype)
+        t = f"<{d.cpp}{', false' if self.form in ('count_register', 'register') else ''}>"
+        names = ("src0", "src1") if len(self.srcs) == 2 else ("src",)
+        ops = [f"dst@{self.dst}"] + [f"{n}@{a}" for n, a in zip(names, self.srcs, strict=True)]
+        if self.scalar is not None:
+            ops.append(repr(self.scalar))
+        head = f"{self.api}{t}({', '.join(ops)}"
+        return head + form_text(self)
+
+
+def form_text(c):
+    """The C++ arguments after the operands (``c``: any case with the layout fields)."""
+    if c.form in COUNT_FORMS:
+        return f", {c.count})"
+    m = (
+        "MASK_PLACEHOLDER"
+        if c.form == "register"
+        else ([hex(w) for w in c.mask] if c.form == "bitwise" else c.mask)
+    )
+    return f", {m}, {c.repeat}, {c.strides})  [mode={'counter' if c.mask_mode else 'normal'}]"
+
+
+# -- generation (shared with cast.py) ---------------------------------------------------------------
+
+
+def draw_layout(rng, p, L, blocks, default_strides, form, fault_rate, ub_bytes):
+    """The layout fields of a random strided call: ``L`` lanes a repeat, operand ``i`` (dst first)
+    spanning ``blocks[i]`` 32-byte blocks a repeat; ``default_strides``: block strides of the
+    operands, then their repeat strides. Returns a dict (form, dst, srcs, count, mask, repeat,
+    strides, vmask, mask_mode, ctrl); a share ``fault_rate`` of addresses / strides is bad."""
+    n = len(blocks)
+    nblocks = ub_bytes // 32
+    regs = draw_registers(rng, p, L, counter_ok=form != "count")
+    mask_mode = regs.mask_mode
+    vmask_words = list(regs.vmask)
+    rep_choices = [0, 1, 1, 2, 3, 4, 8, 17, 255]
+    repeat = (
+        int(rep_choices[rng.integers(len(rep_choices))]) if rng.random() < 0.8 else int(rng.integers(0, 256))
+    )
+    if rng.random() < 0.5 or form in COUNT_FORMS:
+        strides = tuple(default_strides)
+    else:
+        pick = [0, 1, 1, 2, 3, 4, 7, 8, 9, 16]
+        strides = tuple(int(pick[rng.integers(len(pick))]) for _ in default_strides)
+        if strides[0] == 0 and rng.random() > fault_rate:
+            strides = (1,) + strides[1:]
+
+    def footprint(i, reps):
+        return (max(reps, 1) - 1) * strides[n + i] + (blocks[i] - 1) * strides[i] + 1
+
+    count = 0
+    E = p.block_bytes // 4  # count bound: at most a third of the arena of 4-byte elements
+    if form in COUNT_FORMS:
+        count = int(rng.integers(0, min(3 * L, nblocks * E // 3) + 1))
+        if rng.random() < 0.1:
+            count = 0
+        reps = math.ceil(count / L)
+    else:
+        reps = repeat
+    count_reg = None
+    if mask_mode == 1:
+        lo = 1 if (p.zero_mask == "error" and form in ("continuous", "bitwise")) else 0
+        count_reg = int(rng.integers(lo, min(4 * L, nblocks * E // 3) + 1))
+        reps = max(reps, math.ceil(count_reg / L))
+    mask = None
+    if form == "continuous":
+        mask = int(rng.choice([0, 1, L // 2, L - 1, L, L + 5, int(rng.integers(0, L + 1))]))
+        if p.zero_mask == "error" and mask == 0:
+            mask = 1
+        if mask_mode == 1:
+            mask = count_reg
+    elif form == "bitwise":
+        w = vmask_words
+        nw = p.vector_mask_bits // 64
+        words = [w[2 * i] | (w[2 * i + 1] << 32) for i in range(nw)]
+        if mask_mode == 1:
+            words = [count_reg] + [0] * (nw - 1)
+        if p.zero_mask == "error" and not any(words):
+            words[0] = 1
+        mask = tuple(words)
+    if mask_mode == 1:
+        vmask_words = [count_reg & 0xFFFFFFFF, count_reg >> 32, 0, 0, 0, 0, 0, 0]
+
+    def addr(i):
+        fp = footprint(i, reps)
+        hi = max(0, nblocks - min(fp, nblocks))
+        b = int(rng.integers(0, hi + 1))
+        if rng.random() < fault_rate / 2:
+            return b * 32 + int(rng.choice([2, 4, 16]))  # misaligned
+        if rng.random() < fault_rate / 2:
+            return int(rng.integers(nblocks - 2, nblocks + 4)) * 32  # likely out of the arena
+        return b * 32
+
+    dst = addr(0)
+    srcs = tuple(dst if rng.random() < 0.15 else addr(1 + k) for k in range(n - 1))
+    return dict(
+        form=form,
+        dst=dst,
+        srcs=srcs,
+        count=count,
+        mask=mask,
+        repeat=repeat,
+        strides=strides,
+        vmask=tuple(int(x) for x in vmask_words),
+        mask_mode=mask_mode,
+        ctrl=regs.ctrl,
+    )
+
+
+def random_case(rng, p, api, dtype, form, ub_bytes=8192, fault_rate=0.1):
+    sh = SHAPES[API_TABLE[api].shape]
+    d = _dt.as_dtype(dtype)
+    L = p.lanes(d)
+    nblk = max(1, L * d.itemsize // p.block_bytes)
+    lay = draw_layout(rng, p, L, (nblk,) * (1 + sh.nsrc), sh.default_strides, form, fault_rate, ub_bytes)
+    scalar = None
+    if sh.scalar:
+        scalar = _random_scalar(rng, d)
+        if isinstance(scalar, float) and math.isnan(scalar):
+            scalar = float("nan")  # a canonical NaN scalar only (as the element-wise family)
+    return CompoundCase(
+        api=api,
+        dtype=d.name,
+        scalar=scalar,
+        ub_seed=int(rng.integers(0, 2**31)),
+        ub_bytes=ub_bytes,
+        data=["raw", "specials", "small"][int(rng.integers(3))],
+        **lay,
+    )
+
+
+# -- calls ----------------------------------------------------------------------------------------
+
+
+def _tail(c):
+    """(positional arguments after the operands, isSetMask) in C++ order."""
+    if c.form in COUNT_FORMS:
+        return (c.count,), c.form == "count"
+    mask = MASK_PLACEHOLDER if c.form == "register" else (list(c.mask) if c.form == "bitwise" else c.mask)
+    params = BinaryRepeatParams(*c.strides) if c.shape == "binary" else UnaryRepeatParams(*c.strides)
+    return (mask, c.repeat, params), c.form != "register"
+
+
+def _operands(c):
+    d = _dt.as_dtype(c.dtype)
+    ops = [LocalTensor(d, a, 4096) for a in c.srcs]
+    if c.scalar is not None:
+        ops.append(c.scalar)
+    return LocalTensor(d, c.dst, 4096), ops
+
+
+def call(mod, c, state, p):
+    """``c.api`` of ``mod`` (the reference, or ``ascend_jax``) with static Python values."""
+    dst, ops = _operands(c)
+    args, is_set = _tail(c)
+    fn = getattr(mod, c.api)
+    if API_TABLE[c.api].count_only:  # the page's one prototype: no isSetMask
+        return fn(state, dst, *ops, *args, profile=p)
+    return fn(state, dst, *ops, *args, profile=p, isSetMask=is_set)
+
+
+def plan(c, state, p, R):
+    """(StridedStatic, dyn) of the case by ``api/compound.py``'s planner (static checks included)."""
+    mod = _api_module()
+    dst, ops = _operands(c)
+    args, is_set = _tail(c)
+    if c.shape == "binary":
+        return mod.plan(c.api, state, dst, ops[0], ops[1], args, p, is_set, R)
+    return mod.plan_axpy(state, dst, ops[0], ops[1], args, p, is_set, R)
+
+
+def reps_needed(c, L):
+    """Repeats the case's lanes span (its repeat bucket is the smallest one >= this)."""
+    if c.form == "count":
+        r = math.ceil(c.count / L)
+    elif c.form == "count_register":
+        r = 1
+    else:
+        r = c.repeat
+    if c.mask_mode == 1 and c.form != "count":
+        r = max(r, math.ceil((c.vmask[0] | (c.vmask[1] << 32)) / L))
+    return r
+
+
+@functools.cache
+def _plan_state(p):
+    from ...state import reset_state
+
+    return reset_state(p, ub_bytes=32)
+
+
+def state_for(c, p):
+    """A tiny state with the case's mask registers (the planners read the mask mode / Counter count)."""
+    import jax.numpy as jnp
+
+    st = _plan_state(p)
+    return st.replace(
+        vmask=jnp.asarray(np.array(c.vmask, np.uint32)),
+        mask_mode=jnp.asarray(c.mask_mode, st.mask_mode.dtype),
+    )
+
+
+_FN_CACHE = {}
+
+
+def strided_program(st):
+    """One jitted, vmapped strided-core program per static key (shared with cast.py)."""
+    from ..._engine.pipeline import run_strided
+
+    st = dataclasses.replace(st, ordered=True)
+    if st not in _FN_CACHE:
+
+        def batched(state, dyn):
+            return jax.vmap(lambda s, d: run_strided(st, s, d))(state, dyn)
+
+        _FN_CACHE[st] = jax.jit(batched)
+    return _FN_CACHE[st]
+
+
+@functools.cache
+def is_modelled(api, dtype, p):
+    """Whether the fast path models ``api`` for ``dtype`` on ``p`` (a trial plan of a plain case)."""
+    d = _dt.as_dtype(dtype)
+    sh = SHAPES[API_TABLE[api].shape]
+    scalar = (0.0 if d.is_float else 0) if sh.scalar else None
+    c = CompoundCase(api, dtype, "count", 0, (0,) * sh.nsrc, scalar, count=1, strides=sh.default_strides)
+    try:
+        plan(c, state_for(c, p), p, 1)
+    except (NotModelledError, UsageError):
+        return False
+    return True
+
+
+def bucket_of(n, buckets):
+    for b in buckets:
+        if n <= b:
+            return b
+    return buckets[-1]
+
+
+# -- the engine's adapter ----------------------------------------------------------------------
+
+_ALL_DTYPES = ("int8", "uint8", "int16", "uint16", "half", "bfloat16", "int32", "uint32", "float32")
+
+
+class CompoundFamily(Family):
+    name = "compound"
+    apis = tuple(API_TABLE)
+    case_type = CompoundCase
+    run_batch = 128
+
+    def __init__(self, buckets=(4, 16, 256)):
+        self.buckets = tuple(buckets)
+
+    def forms(self, p, api, dt):
+        if API_TABLE[api].count_only or dt in p.api(api).count_only_dtypes:
+            # SPEC: count_only_dtypes: "仅支持tensor前n个数据计算接口"
+            return ("count",)
+        f = list(FORMS)
+        if p.level2_is_set_mask != "honoured":
+            f.remove("count_register")
+        return tuple(f)
+
+    def units(self, p, api):
+        a = p.api(api)
+        if not a.supported:
+            return []
+        return [
+            (api, dt, f) for dt in a.all_dtypes() if is_modelled(api, dt, p) for f in self.forms(p, api, dt)
+        ]
+
+    def generate(self, rng, p, unit, fault_rate):
+        api, dt, form = unit
+        return random_case(rng, p, api, dt, form, fault_rate=fault_rate)
+
+    def invalid_static(self, rng, p, case):
+        rep = dataclasses.replace
+        d = _dt.as_dtype(case.dtype)
+        opts = []
+        if case.form in COUNT_FORMS:
+            opts.append((rep(case, count=p.ub_usable_bytes // d.itemsize + 1), "count"))
+        else:
+            opts.append((rep(case, repeat=p.max_repeat_times + 1), "repeatTime"))
+            s = list(case.strides)
+            s[len(s) // 2] = 256
+            opts.append((rep(case, strides=tuple(s)), "repeatParams.dstRepStride"))
+        if API_TABLE[case.api].count_only:
+            # SPEC: AbsSub(ISASI).md has no high-dim prototype: a mask argument is misuse
+            sh = SHAPES[case.shape]
+            opts.append((rep(case, form="continuous", mask=1, repeat=1, strides=sh.default_strides), "mask"))
+        bad = [x for x in _ALL_DTYPES if x not in p.api(case.api).all_dtypes()]
+        if bad:
+            bd = _dt.as_dtype(bad[int(rng.integers(len(bad)))])
+            scalar = None if case.scalar is None else (1.0 if bd.is_float else 1)
+            opts.append((rep(case, dtype=bd.name, form="count", count=16, scalar=scalar), "dtype"))
+        return opts[int(rng.integers(len(opts)))]
+
+    def invalid_data(self, rng, p, case):
+        return src_mutations(rng, p, case)
+
+    def signature(self, case, p):
+        L = p.lanes(_dt.as_dtype(case.dtype))
+        return ("compound", case.shape, case.dtype, bucket_of(reps_needed(case, L), self.buckets))
+
+    def initial_ub(self, case):
+        return make_ub(case)
+
+    def stack_dyn(self, cases, p):
+        R = self.signature(cases[0], p)[3]
+        dyns = [plan(c, state_for(c, p), p, R)[1] for c in cases]
+        return jax.tree_util.tree_map(lambda *x: np.stack([np.asarray(v) for v in x]), *dyns)
+
+    def fast_fn(self, case0, p):
+        R = self.signature(case0, p)[3]
+        st, _ = plan(case0, state_for(case0, p), p, R)
+        fn = strided_program(st)
+        return lambda state, dyn: (fn(state, dyn), None)
+
+    def reference(self, case, p, mod, state):
+        return call(mod, case, state, p), None
+
+    def call_static(self, mod, case, state, p):
+        return call(mod, case, state, p), None
+
+    def labels(self, case, p):
+        return strided_labels(case, p, p.lanes(_dt.as_dtype(case.dtype)))
+
+    def shrink(self, case, p):
+        out = generic_shrinks(case, p, SHAPES[case.shape].default_strides)
+        out += mode_shrinks(case)
+        if case.scalar is not None and case.scalar not in (0, 1):
+            out.append(dataclasses.replace(case, scalar=type(case.scalar)(1)))
+        return out
+
+    def operands(self, case, p):
+        d = _dt.as_dtype(case.dtype)
+        L = p.lanes(d)
+        reps = reps_needed(case, L)
+        nblk = max(1, L * d.itemsize // 32)
+        s = SHAPES[case.shape].default_strides if case.form in COUNT_FORMS else case.strides
+        h = len(s) // 2
+        names = ("src0", "src1") if len(case.srcs) == 2 else ("src",)
+        ops = [
+            strided_operand(n, a, d.name, s[1 + i], s[h + 1 + i], nblk, reps, "in")
+            for i, (n, a) in enumerate(zip(names, case.srcs, strict=True))
+        ]
+        ops.append(strided_operand("dst", case.dst, d.name, s[0], s[h], nblk, reps, "inout"))
+        return ops
+
+
+def strided_labels(case, p, L):
+    """(mask kind, repeat regime, stride regime) of a strided case (shared with cast.py)."""
+    reps = reps_needed(case, L)
+    if case.form in COUNT_FORMS:
+        strides = "default"
+    else:
+        h = len(case.strides) // 2
+        strides = stride_regime(case.strides[:h], case.strides[h:])
+    form = "count" if case.form == "count_register" else case.form
+    return (
+        mask_label(form, case.mask_mode, case.mask, L, case.form != "count_register"),
+        repeat_regime(reps, p),
+        strides,
+    )
+
+
+def mode_shrinks(case):
+    """Counter -> Normal mode, a smaller register count (shared with cast.py)."""
+    rep = dataclasses.replace
+    out = []
+    if case.form == "count_register":
+        out += [rep(case, count=c) for c in (0, 1) if c < case.count]
+    if case.mask_mode == 1:
+        out.append(rep(case, mask_mode=0, vmask=(0xFFFFFFFF,) * 4 + (0,) * 4))
+    return out
+
+
+def src_mutations(rng, p, case):
+    """One data-dependent fault in a valid case: dst misaligned or at the end of UB, a source
+    partially overlapping dst, or dst's block stride 0 (shared with cast.py)."""
+    rep = dataclasses.replace
+    kinds = ["misaligned", "out-of-ub", "overlap"]
+    if case.form not in COUNT_FORMS:
+        kinds.append("dst-blk-stride-0")
+    k = kinds[int(rng.integers(len(kinds)))]
+    if k == "overlap":
+        i = int(rng.integers(len(case.srcs)))
+        s = list(case.srcs)
+        s[i] = case.dst + 32 * int(rng.choice([1, 2, 8]))
+        return rep(case, srcs=tuple(s)), k
+    if k == "dst-blk-stride-0":
+        s = list(case.strides)
+        s[0] = 0
+        return rep(case, strides=tuple(s)), k
+    if k == "misaligned":
+        return rep(case, dst=case.dst + max(1, p.operand_alignment_bytes // 2)), k
+    return rep(case, dst=case.ub_bytes - 32 * int(rng.integers(0, 3))), k
+
+
+__all__ = ["API_TABLE", "SHAPES", "CompoundCase", "CompoundFamily", "Row", "Shape"]

@@ -1,0 +1,420 @@
+"""Random cases for the reduction family 归约计算/ (issue 16): ReduceRepeat, ReduceDataBlock,
+ReducePairElem (per repeat / DataBlock / pair, ``reduceType``, ReduceRepeat's ``order``) and ReduceSum,
+ReduceMax, ReduceMin (the whole input to one value, ``calIndex``, ``sharedTmpBuffer``), run through
+the fast path and the NumPy reference and compared on the whole UB, the registers and the fault word.
+
+Call forms: per-repeat APIs -- high-dim continuous / bitwise mask and the MASK_PLACEHOLDER register
+form (isSetMask=false); ReduceSum -- the count form (and its isSetMask=false register variant where
+the product honours it) and the three high-dim forms; ReduceMax / ReduceMin -- the count form and
+the continuous / bitwise high-dim forms (their pages have no isSetMask). Normal and Counter mode.
+
+Fast path: each case is planned by ``api/reduce.py``'s planners (``plan_per_repeat`` / ``plan_whole``:
+the public API's static checks, the call form as traced data) with static Python values; the cases
+of one signature (API, dtype, reduceType, order, calIndex, ReduceSum's summation order, repeat
+bucket) run in ONE vmapped program of the reduction core with the call form, mask, counts,
+repeats, addresses and strides traced. Reference: the public reference functions.
+
+Data: random bits, the dtype's specials (NaN, inf, -0, subnormals, integer extremes) or small
+multiples of 1/4 (exact, finite sums; ties in MAX / MIN, where the lowest index wins).
+
+SRC_INSIDE_UB: the generator keeps every source block inside UB (a repeat count that would leave it
+is cut to the repeats that fit) and the data-dependent faults it injects move dst and
+sharedTmpBuffer only: the reference (``reference/reduce.py``) reads the source lanes before its
+OUT_OF_UB check and raises IndexError on a source past the end of UB (a reference defect, reported;
+``tests/test_fuzz_families_new.py::test_reference_reads_src_outside_ub`` is its strict xfail).
+"""
+
+import dataclasses
+import functools
+import math
+
+import jax
+import numpy as np
+
+from ... import dtypes as _dt
+from ...errors import NotModelledError, UsageError
+from ...tensor import MASK_PLACEHOLDER, LocalTensor
+from .base import Operand, generic_shrinks, make_ub, mask_label, repeat_regime, stride_regime, strided_operand
+from .compound import bucket_of, draw_layout, state_for
+from .family import Family
+
+PER_REPEAT = ("ReduceRepeat", "ReduceDataBlock", "ReducePairElem")
+WHOLE = ("ReduceSum", "ReduceMax", "ReduceMin")
+ORDERS = ("ORDER_VALUE_INDEX", "ORDER_INDEX_VALUE", "ORDER_ONLY_VALUE", "ORDER_ONLY_INDEX")
+DEFAULT_STRIDES = (1, 1, 8)  # dstRepStride, srcBlkStride, srcRepStride
+COUNT_FORMS = ("count", "count_register")
+TMP_LEN = 1 << 14  # sharedTmpBuffer's length (elements): always enough (the static formula check)
+
+
+def _api_module():
+    # the reduction planners (an explicit exception in .importlinter, as for the element-wise
+    # family: the public API compiles one program per call form)
+    from ...api import reduce
+
+    return reduce
+
+
+def _engine():
+    from ..._engine import reduce
+
+    return reduce
+
+
+@dataclasses.dataclass(frozen=True)
+class ReduceCase:
+    api: str
+    dtype: str
+    rtype: str  # reduceType of the per-repeat APIs: SUM | MAX | MIN; "" for the whole APIs
+    order: str  # ReduceRepeat's ReduceOrder (MAX / MIN) or ""
+    cal_index: bool  # ReduceMax / ReduceMin: calIndex
+    form: str  # count | count_register | continuous | bitwise | register
+    dst: int
+    src: int
+    tmp: int = 0  # sharedTmpBuffer's address (the whole APIs)
+    count: int = 0
+    mask: object = None  # int (continuous) or tuple of uint64 words (bitwise)
+    repeat: int = 0
+    strides: tuple = DEFAULT_STRIDES  # (dstRepStride, srcBlkStride, srcRepStride)
+    tmp_len: int = TMP_LEN
+    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
+    mask_mode: int = 0
+    ctrl: tuple = (0, 0)
+    ub_seed: int = 0
+    ub_bytes: int = 8192
+    data: str = "raw"  # raw | specials | small
+
+    def call_repr(self):
+        d = _dt.as_dtype(self.dtype)
+        reg = ", false" if self.form in ("count_register", "register") else ""
+        m = (
+            "MASK_PLACEHOLDER"
+            if self.form == "register"
+            else ([hex(w) for w in self.mask] if self.form == "bitwise" else self.mask)
+        )
+        mode = f"  [mode={'counter' if self.mask_mode else 'normal'}]"
+        if self.api in PER_REPEAT:
+            o = f", {self.order}" if self.order else ""
+            return (
+                f"{self.api}<ReduceType::{self.rtype}, {d.cpp}{reg}>(dst@{self.dst}, src@{self.src}, {m}, "
+                f"{self.repeat}, {', '.join(map(str, self.strides))}{o}){mode}"
+            )
+        head = f"{self.api}<{d.cpp}{reg}>(dst@{self.dst}, src@{self.src}, tmp@{self.tmp}[{self.tmp_len}]"
+        ci = f", {str(self.cal_index).lower()}" if self.api != "ReduceSum" else ""
+        if self.form in COUNT_FORMS:
+            return f"{head}, {self.count}{ci}){mode}"
+        return f"{head}, {m}, {self.repeat}, {self.strides[2]}{ci}){mode}"
+
+
+# -- generation ---------------------------------------------------------------------------------
+
+
+def forms_of(api, p, dt):
+    if api in PER_REPEAT:
+        return ("continuous", "bitwise", "register")
+    if dt in p.api(api).count_only_dtypes:
+        return ("count",)
+    if api == "ReduceSum":
+        f = ("count", "count_register", "continuous", "bitwise", "register")
+        return f if p.level2_is_set_mask == "honoured" else tuple(x for x in f if x != "count_register")
+    return ("count", "continuous", "bitwise")  # ReduceMax / ReduceMin: no isSetMask
+
+
+def random_case(rng, p, api, dtype, rtype, order, cal_index, form, ub_bytes=8192, fault_rate=0.1):
+    d = _dt.as_dtype(dtype)
+    L = p.lanes(d)
+    nblk = L * d.itemsize // p.block_bytes
+    # the call form, mask, counts and registers (a two-operand strided layout whose addresses are
+    # not used: the reductions' operands are placed below)
+    lay = draw_layout(rng, p, L, (nblk, nblk), (1, 1, 8, 8), form, fault_rate, ub_bytes)
+    strides = DEFAULT_STRIDES
+    if form not in COUNT_FORMS and rng.random() < 0.5:
+        strides = (
+            int(rng.choice([0, 1, 1, 2, 5])),
+            int(rng.choice([0, 1, 1, 1, 2])) if api in PER_REPEAT else 1,
+            int(rng.choice([0, 4, 8, 8, 8, 9, 16])),
+        )
+    nblocks = ub_bytes // 32
+    case = ReduceCase(
+        api, d.name, rtype, order, cal_index, form, 0, 0,
+        count=lay["count"], mask=lay["mask"], repeat=lay["repeat"], strides=strides,
+        vmask=lay["vmask"], mask_mode=lay["mask_mode"], ctrl=lay["ctrl"],
+        ub_seed=int(rng.integers(0, 2**31)), ub_bytes=ub_bytes,
+        data=["raw", "specials", "small", "small"][int(rng.integers(4))],
+    )  # fmt: skip
+    # SRC_INSIDE_UB: the source blocks stay inside UB with a block to spare (see the module docstring)
+    blk, srep = (1, 8) if form in COUNT_FORMS else strides[1:]
+    fixed = (nblk - 1) * blk + 2
+    if form not in COUNT_FORMS and srep and (case.repeat - 1) * srep + fixed > nblocks:
+        case = dataclasses.replace(case, repeat=(nblocks - fixed) // srep + 1)
+    span = (max(reps_needed(case, L), 1) - 1) * srep + fixed
+
+    def addr(lo_block, hi_block, outside=True):
+        b = int(rng.integers(lo_block, max(lo_block, hi_block) + 1))
+        if rng.random() < fault_rate / 2:
+            return b * 32 + d.itemsize * int(rng.integers(1, 32 // d.itemsize))  # misaligned
+        if outside and rng.random() < fault_rate / 2:
+            return (nblocks + int(rng.integers(-1, 4))) * 32  # likely out of the arena
+        return b * 32
+
+    src = addr(0, min(nblocks // 2, nblocks - span), outside=False)
+    dst = src if rng.random() < 0.05 else addr(nblocks // 2, nblocks - 2)
+    tmp = addr(nblocks // 2, 3 * nblocks // 4) if api in WHOLE else 0
+    return dataclasses.replace(case, src=src, dst=dst, tmp=tmp)
+
+
+# -- calls ----------------------------------------------------------------------------------------
+
+
+def _tensors(c):
+    d = _dt.as_dtype(c.dtype)
+    return LocalTensor(d, c.dst, 64), LocalTensor(d, c.src, 4096), LocalTensor(d, c.tmp, c.tmp_len)
+
+
+def _mask(c):
+    if c.form == "register":
+        return MASK_PLACEHOLDER
+    return list(c.mask) if c.form == "bitwise" else c.mask
+
+
+def _is_set(c):
+    return c.form not in ("register", "count_register")
+
+
+def _whole_args(c):
+    return (c.count,) if c.form in COUNT_FORMS else (_mask(c), c.repeat, c.strides[2])
+
+
+def call(mod, c, state, p):
+    """``c.api`` of ``mod`` (the reference, or ``ascend_jax``) with static Python values, as a
+    kernel calls it (C++ argument order)."""
+    dst, src, tmp = _tensors(c)
+    fn = getattr(mod, c.api)
+    if c.api in PER_REPEAT:
+        extra = (c.order,) if c.order else ()
+        return fn(
+            state, dst, src, _mask(c), c.repeat, *c.strides, *extra,
+            reduceType=c.rtype, profile=p, isSetMask=_is_set(c),
+        )  # fmt: skip
+    if c.api == "ReduceSum":
+        return fn(state, dst, src, tmp, *_whole_args(c), profile=p, isSetMask=_is_set(c))
+    return fn(state, dst, src, tmp, *_whole_args(c), c.cal_index, profile=p)
+
+
+def plan(c, state, p, R):
+    """(ReduceStatic, dyn) of the case by ``api/reduce.py``'s planners (static checks included)."""
+    mod = _api_module()
+    dst, src, tmp = _tensors(c)
+    if c.api in PER_REPEAT:
+        args = (_mask(c), c.repeat, *c.strides)
+        return mod.plan_per_repeat(c.api, state, dst, src, args, c.rtype, c.order or None, p, _is_set(c), R)
+    return mod.plan_whole(c.api, state, dst, src, tmp, _whole_args(c), p, _is_set(c), c.cal_index, R)
+
+
+def reps_needed(c, L):
+    if c.form == "count":
+        r = math.ceil(c.count / L)
+    elif c.form == "count_register":
+        r = 1
+    else:
+        r = c.repeat
+    if c.mask_mode == 1 and c.form != "count":
+        r = max(r, math.ceil((c.vmask[0] | (c.vmask[1] << 32)) / L))
+    return r
+
+
+_FN_CACHE = {}
+
+
+def _program(st):
+    """One jitted, vmapped reduction program per static key."""
+    eng = _engine()
+    run = eng.run_per_repeat if st.api in PER_REPEAT else eng.run_whole
+    if st not in _FN_CACHE:
+
+        def batched(state, dyn):
+            return jax.vmap(lambda s, d: run(st, s, d))(state, dyn)
+
+        _FN_CACHE[st] = jax.jit(batched)
+    return _FN_CACHE[st]
+
+
+def variants(p, api, dt):
+    """(reduceType, order, calIndex) of every static program of ``api`` on ``dt``."""
+    d = _dt.as_dtype(dt)
+    if api == "ReducePairElem":
+        return [("SUM", "", False)]
+    if api in PER_REPEAT:
+        out = []
+        for t in ("SUM", "MAX", "MIN"):
+            if api == "ReduceRepeat" and t != "SUM":
+                out += [(t, o, False) for o in p.api(api).orders]
+            else:
+                out.append((t, "", False))
+        return [v for v in out if v[0] != "SUM" or d.is_float]
+    if api == "ReduceSum":
+        return [("", "", False)]
+    return [("", "", False), ("", "", True)]
+
+
+@functools.cache
+def is_modelled(api, dt, rtype, order, cal_index, form, p):
+    """Whether the fast path models the variant (a trial plan of a plain case)."""
+    mask = {"continuous": 1, "bitwise": (1,) + (0,) * (p.vector_mask_bits // 64 - 1)}.get(form)
+    c = ReduceCase(api, dt, rtype, order, cal_index, form, 0, 0, count=1, mask=mask, repeat=1)
+    try:
+        plan(c, state_for(c, p), p, 1)
+    except (NotModelledError, UsageError):
+        return False
+    return True
+
+
+# -- the engine's adapter ----------------------------------------------------------------------
+
+_ALL_DTYPES = ("int8", "uint8", "int16", "uint16", "half", "bfloat16", "int32", "uint32", "float32")
+
+
+class ReduceFamily(Family):
+    name = "reduce"
+    apis = PER_REPEAT + WHOLE
+    case_type = ReduceCase
+    run_batch = 128
+
+    def __init__(self, buckets=(4, 16, 256)):
+        self.buckets = tuple(buckets)
+
+    def units(self, p, api):
+        a = p.api(api)
+        if not a.supported:
+            return []
+        return [
+            (api, dt, *v, f)
+            for dt in a.all_dtypes()
+            for v in variants(p, api, dt)
+            for f in forms_of(api, p, dt)
+            if is_modelled(api, dt, *v, f, p)
+        ]
+
+    def generate(self, rng, p, unit, fault_rate):
+        api, dt, rtype, order, ci, form = unit
+        return random_case(rng, p, api, dt, rtype, order, ci, form, fault_rate=fault_rate)
+
+    def invalid_static(self, rng, p, case):
+        rep = dataclasses.replace
+        d = _dt.as_dtype(case.dtype)
+        opts = []
+        if case.form in COUNT_FORMS:
+            opts.append((rep(case, count=p.ub_usable_bytes // d.itemsize + 1), "count"))
+        elif case.api in PER_REPEAT:
+            opts.append((rep(case, repeat=p.max_repeat_times + 1), "repeatTime"))
+            k = int(rng.integers(3))
+            s = list(case.strides)
+            s[k] = 1 << 16  # SPEC: "取值范围为[0, 2^16-1]" (ReduceRepeat.md 约束说明)
+            opts.append((rep(case, strides=tuple(s)), ("dstRepStride", "srcBlkStride", "srcRepStride")[k]))
+        else:
+            opts.append((rep(case, repeat=-1), "repeatTime"))
+            opts.append((rep(case, strides=case.strides[:2] + (1 << 16,)), "srcRepStride"))
+        if case.api in WHOLE and case.api != "ReduceSum":
+            # SPEC: the page's sharedTmpBuffer size formula (关键特性说明): one element too few
+            opts.append(
+                (
+                    rep(case, tmp_len=0, count=max(case.count, 1), repeat=max(case.repeat, 1)),
+                    "sharedTmpBuffer",
+                )
+            )
+        if case.api == "ReducePairElem":
+            opts.append((rep(case, rtype="MAX"), "reduceType"))  # SPEC: "当前仅支持求和操作"
+        if case.api == "ReduceRepeat" and case.rtype != "SUM":
+            opts.append((rep(case, order="ORDER_SOMETHING"), "order"))
+        bad = [x for x in _ALL_DTYPES if x not in p.api(case.api).all_dtypes()]
+        if bad:
+            bd = bad[int(rng.integers(len(bad)))]
+            rt = "MAX" if case.api in PER_REPEAT and case.api != "ReducePairElem" else case.rtype
+            order = p.api("ReduceRepeat").orders[0] if case.api == "ReduceRepeat" else case.order
+            opts.append((rep(case, dtype=bd, rtype=rt, order=order), "dtype"))
+        return opts[int(rng.integers(len(opts)))]
+
+    def invalid_data(self, rng, p, case):
+        rep = dataclasses.replace
+        names = ["dst", "src"] + (["tmp"] if case.api in WHOLE else [])
+        k = ["misaligned", "out-of-ub", "overlap"][int(rng.integers(3))]
+        name = names[int(rng.integers(len(names)))]
+        if k == "misaligned":
+            return rep(case, **{name: getattr(case, name) + _dt.as_dtype(case.dtype).itemsize}), f"{k} {name}"
+        if k == "out-of-ub":  # dst or sharedTmpBuffer (SRC_INSIDE_UB)
+            name = "dst" if name == "src" else name
+            return rep(case, **{name: case.ub_bytes - 32 * int(rng.integers(0, 3))}), f"{k} {name}"
+        other = "tmp" if name == "src" and case.api in WHOLE and rng.random() < 0.5 else "dst"
+        return rep(case, **{other: case.src + 32 * int(rng.choice([0, 1, 2, 8]))}), f"{k} {other} on src"
+
+    def signature(self, case, p):
+        R = bucket_of(reps_needed(case, p.lanes(_dt.as_dtype(case.dtype))), self.buckets)
+        order = ""
+        if case.api == "ReduceSum":  # the summation order of the form (a static choice)
+            a = p.api("ReduceSum")
+            order = a.order_count if case.form in COUNT_FORMS else a.order_highdim
+        return ("reduce", case.api, case.dtype, case.rtype, case.order, case.cal_index, order, R)
+
+    def initial_ub(self, case):
+        return make_ub(case)
+
+    def stack_dyn(self, cases, p):
+        R = self.signature(cases[0], p)[-1]
+        dyns = [plan(c, state_for(c, p), p, R)[1] for c in cases]
+        return jax.tree_util.tree_map(lambda *x: np.stack([np.asarray(v) for v in x]), *dyns)
+
+    def fast_fn(self, case0, p):
+        R = self.signature(case0, p)[-1]
+        st, _ = plan(case0, state_for(case0, p), p, R)
+        fn = _program(st)
+        return lambda state, dyn: (fn(state, dyn), None)
+
+    def reference(self, case, p, mod, state):
+        return call(mod, case, state, p), None
+
+    def call_static(self, mod, case, state, p):
+        return call(mod, case, state, p), None
+
+    def labels(self, case, p):
+        L = p.lanes(_dt.as_dtype(case.dtype))
+        form = "count" if case.form == "count_register" else case.form
+        strides = (
+            "default" if case.form in COUNT_FORMS else stride_regime((case.strides[1],), (case.strides[2],))
+        )
+        return (
+            mask_label(form, case.mask_mode, case.mask, L, case.form != "count_register"),
+            repeat_regime(reps_needed(case, L), p),
+            strides,
+        )
+
+    def shrink(self, case, p):
+        rep = dataclasses.replace
+        out = generic_shrinks(case, p, DEFAULT_STRIDES)
+        if case.form == "count_register":
+            out += [rep(case, count=c) for c in (0, 1) if c < case.count]
+        if case.mask_mode == 1:
+            out.append(rep(case, mask_mode=0, vmask=(0xFFFFFFFF,) * 4 + (0,) * 4))
+        if case.cal_index:
+            out.append(rep(case, cal_index=False))
+        return out
+
+    def operands(self, case, p):
+        d = _dt.as_dtype(case.dtype)
+        L = p.lanes(d)
+        reps = reps_needed(case, L)
+        nblk = L * d.itemsize // 32
+        blk, srep = (1, 8) if case.form in COUNT_FORMS else (case.strides[1], case.strides[2])
+        ops = [strided_operand("src", case.src, d.name, blk, srep, nblk, reps, "in")]
+        if case.api in WHOLE:
+            n_out = 2 if case.cal_index else 1
+            ops.append(Operand("dst", case.dst, n_out * d.itemsize, d.name, "inout", ("packed", case.dst)))
+        else:
+            # per repeat: results at dst + r * dstRepStride * unit (unit = the bytes a repeat writes)
+            unit = {"ReduceDataBlock": 8 * d.itemsize, "ReducePairElem": (L // 2) * d.itemsize}.get(
+                case.api, 2 * d.itemsize
+            )
+            span = (max(reps, 1) - 1) * case.strides[0] * unit + unit
+            ops.append(Operand("dst", case.dst, span, d.name, "inout", ("packed", case.dst)))
+        return ops
+
+
+__all__ = ["ORDERS", "PER_REPEAT", "WHOLE", "ReduceCase", "ReduceFamily"]

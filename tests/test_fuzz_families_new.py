@@ -1,0 +1,280 @@
+"""The fuzz adapters of the reductions (``fuzz/families/reduce.py``), the composite ops
+(``compound.py``) and Cast / Truncate (``cast.py``): random cases of every call form through the fast
+path (one vmapped program per signature) and the reference, bit for bit; deliberately invalid cases
+rejected by both with the same argument; capsules replay.
+
+The default run is small: one campaign per family (<= 200 cases, a few signatures, repeats kept in
+one bucket). The campaigns (2,000 cases per family on the default profile, 300+ on ascend950 and
+ascend310p, every API, dtype, variant, call form and bucket) are ``@pytest.mark.slow``.
+"""
+
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+from ascend_jax import fuzz
+from ascend_jax.dtypes import as_dtype
+from ascend_jax.fuzz.capsule import make_capsule, replay
+from ascend_jax.fuzz.engine import check_static
+from ascend_jax.fuzz.export import diff_dir, export_capsule
+from ascend_jax.fuzz.families import NOT_FUZZED, family_of, family_of_api
+from ascend_jax.fuzz.families import cast as CF
+from ascend_jax.fuzz.families import compound as CM
+from ascend_jax.fuzz.families import reduce as RF
+from ascend_jax.fuzz.generate import FuzzCase, registered_apis
+from ascend_jax.profile import load_profile
+from ascend_jax.testing.traces import max_traces
+
+P = load_profile("ascend910b")
+P950 = load_profile("ascend950")
+BUCKET = 4
+BATCH = 64
+
+APIS = {
+    "reduce": RF.PER_REPEAT + RF.WHOLE,
+    "compound": tuple(CM.API_TABLE),
+    "cast": CF.APIS,
+}
+
+
+def test_every_api_has_its_adapter():
+    names = set(registered_apis())
+    for fam, apis in APIS.items():
+        assert set(apis) <= names
+        for api in apis:
+            assert family_of_api(api).name == fam, api
+            assert api not in NOT_FUZZED, api
+
+
+def _draw(fam, p, units, n, seed, reps):
+    """``n`` cases of ``units`` (valid, and a share with a data-dependent fault) with at most
+    BUCKET repeats (one program per signature)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < n:
+        c = fam.generate(rng, p, units[int(rng.integers(len(units)))], 0.1)
+        if rng.random() < 0.1:
+            c = fam.invalid_data(rng, p, c)[0]
+        if reps(c) <= BUCKET:
+            out.append(c)
+    return out
+
+
+def _run(fam, p, cases, programs):
+    with max_traces("batched", programs):
+        fast, refs = fam.run_all(cases, p, batch=BATCH, workers=1)
+    for c, f, r in zip(cases, fast, refs, strict=True):
+        assert fam.compare(f, r) is None, (c.call_repr(), fam.compare(f, r))
+    faults = [int(f[0].fault) for f in fast]
+    assert any(faults) and not all(faults), faults
+    return fast
+
+
+# the default run's variants: (api, dtype, reduceType, order, calIndex) -- two programs, a per-repeat
+# API and a whole-input one (every variant: the slow campaigns)
+REDUCE_SMALL = (
+    ("ReduceRepeat", "half", "MAX", "ORDER_VALUE_INDEX", False),
+    ("ReduceMin", "half", "", "", True),
+)
+
+
+def reduce_cases(n, seed, variants=REDUCE_SMALL):
+    fam = RF.ReduceFamily(buckets=(BUCKET,))
+    units = [u for v in variants for u in fam.units(P, v[0]) if u[:5] == v]
+    return fam, _draw(fam, P, units, n, seed, lambda c: RF.reps_needed(c, P.lanes(as_dtype(c.dtype))))
+
+
+def test_reduce_small_campaign():
+    fam, cases = reduce_cases(150, seed=16)
+    fast = _run(fam, P, cases, len(REDUCE_SMALL))
+    assert {c.form for c in cases} == {"count", "continuous", "bitwise", "register"}
+    assert {c.mask_mode for c in cases} == {0, 1}
+    assert any(c.cal_index for c in cases)
+    # some results were written (not every case is a NOP or a fault)
+    ub0 = [fam.initial_ub(c) for c in cases]
+    assert sum(not np.array_equal(u, f[0].ub) for u, f in zip(ub0, fast, strict=True)) > len(cases) // 3
+
+
+def compound_cases(n, seed):
+    fam = CM.CompoundFamily(buckets=(BUCKET,))
+    units = [u for a in CM.API_TABLE for u in fam.units(P, a) if u[1] == "half"]
+    assert {u[0] for u in units} == set(CM.API_TABLE) - {"AbsSub"}  # AbsSub: not on 910b
+    return fam, _draw(fam, P, units, n, seed, lambda c: CM.reps_needed(c, P.lanes(as_dtype("half"))))
+
+
+def test_compound_small_campaign():
+    """Every composite API of ascend910b on half: two programs (the six binary-shaped APIs share one,
+    the API traced; Axpy has its own)."""
+    fam, cases = compound_cases(120, seed=17)
+    _run(fam, P, cases, 2)
+    assert {c.form for c in cases} == set(CM.FORMS)
+    assert {c.api for c in cases} == set(CM.API_TABLE) - {"AbsSub"}
+
+
+@pytest.mark.slow
+def test_abs_sub_count_only_on_950():
+    """AbsSub(ISASI): the count prototype only (ascend950), half: one program."""
+    fam = CM.CompoundFamily(buckets=(BUCKET,))
+    units = [u for u in fam.units(P950, "AbsSub") if u[1] == "half"]
+    assert {u[2] for u in units} == {"count"}
+    cases = _draw(fam, P950, units, 30, 18, lambda c: CM.reps_needed(c, P950.lanes(as_dtype("half"))))
+    _run(fam, P950, cases, 1)
+
+
+CAST_PAIRS = (("float32", "half"),)  # narrowing: two blocks of src, one of dst a repeat; 7 round modes
+
+
+def cast_cases(n, seed):
+    fam = CF.CastFamily(buckets=(BUCKET,))
+    units = [u for u in fam.units(P, "Cast") if (u[1], u[2]) in CAST_PAIRS]
+    return fam, _draw(fam, P, units, n, seed, lambda c: CM.reps_needed(c, P.lanes(CF.wide_dtype(c))))
+
+
+def test_cast_small_campaign():
+    """A (src, dst) pair of ascend910b, every call form, every round mode and both CTRL[59] values:
+    one program per pair (the round mode traced)."""
+    fam, cases = cast_cases(120, seed=19)
+    _run(fam, P, cases, len(CAST_PAIRS))
+    assert {c.form for c in cases} == set(CM.FORMS)
+    assert {c.mode for c in cases} == set(CF.pairs(P)[CAST_PAIRS[0]][0])
+    bit = P.cast_saturation_ctrl_bit
+    assert {(c.ctrl[bit // 32] >> (bit % 32)) & 1 for c in cases} == {0, 1}
+
+
+def test_truncate_small_campaign():
+    """Truncate(ISASI) on ascend950, float32, CAST_FLOOR: the public API vmapped (the round mode is a
+    template argument: one program per mode)."""
+    fam = CF.CastFamily(buckets=(BUCKET,))
+    units = [u for u in fam.units(P950, "Truncate") if u[1] == "float32" and u[3] == "FLOOR"]
+    assert len(units) == 1
+    cases = _draw(fam, P950, units, 40, 20, lambda c: CM.reps_needed(c, P950.lanes(as_dtype("float32"))))
+    with max_traces("run_strided", 1):
+        fast, refs = fam.run_all(cases, P950, batch=BATCH, workers=1)
+    for c, f, r in zip(cases, fast, refs, strict=True):
+        assert fam.compare(f, r) is None, (c.call_repr(), fam.compare(f, r))
+
+
+def test_units_cover_every_pair_and_mode():
+    """On ascend950 (the largest Cast table, and Truncate): every (src, dst, roundMode) of the table
+    but DEQSCALE and the complex pairs is a unit, in every call form the pair has; Truncate has every
+    (dtype, roundMode). On three products, every reduction and composite API the product supports
+    has units (no modelled API is silently left out)."""
+    p = P950
+    fam = CF.CastFamily()
+    units = fam.units(p, "Cast")
+    got = {(u[1], u[2], u[3]) for u in units}
+    want = {
+        (s, t, m)
+        for (s, t), (modes, _) in CF.pairs(p).items()
+        for m in modes
+        if "DEQSCALE" not in modes and "complex" not in s + t
+    }
+    assert want <= got, sorted(want - got)
+    assert {u[4] for u in units} == {"count", "continuous", "bitwise", "register"}  # 950: no count_register
+    trunc = {(u[1], u[3]) for u in fam.units(p, "Truncate")}
+    assert trunc == {(d, m) for d in p.api("Truncate").dtypes for m in CF.TRUNCATE_MODES}
+    for name in ("ascend910b", "ascend950", "ascend310p"):
+        q = load_profile(name)
+        for f in (RF.ReduceFamily(), CM.CompoundFamily()):
+            for api in f.apis:
+                assert bool(f.units(q, api)) == q.api(api).supported, (name, api)
+
+
+def test_invalid_static_rejected_by_both():
+    """Deliberately invalid static calls (count / repeatTime / strides / sharedTmpBuffer /
+    reduceType / order / roundMode / dtype pair / dtype out of range): both implementations reject
+    each with a UsageError naming the same argument (nothing is compiled)."""
+    rng = np.random.default_rng(8)
+    n = 0
+    whats = set()
+    for fam, cases in (reduce_cases(40, 1), compound_cases(25, 2), cast_cases(25, 3)):
+        for i, c in enumerate(cases):
+            bad, what = fam.invalid_static(rng, P, c)
+            rec = check_static(FuzzCase(i, c.api, fam, bad, "invalid-static", what, True), P)
+            assert rec["status"] == "rejected", rec
+            whats.add(what)
+            n += 1
+    assert n == 90
+    want = {"sharedTmpBuffer", "roundMode", "src.dtype/dst.dtype", "count", "repeatTime"}
+    assert want <= whats, sorted(want - whats)
+
+
+def test_json_round_trip_capsule_replay_and_export(tmp_path):
+    """Cases survive JSON (exact floats); a capsule of each family replays (the same batch size as
+    the campaigns above: no new program) and exports as .bin files whose golden diffs clean."""
+    for fam, cases in (reduce_cases(4, 5), compound_cases(4, 6), cast_cases(4, 7)):
+        for c in cases:
+            assert fam.from_json(json.loads(json.dumps(fam.to_json(c)))) == c
+        c = cases[0]
+        cap = make_capsule(fam, c, P, batch=BATCH)
+        assert cap["difference"] is None and cap["call"].startswith(c.api), cap["call"]
+        assert family_of(cap["family"]) is family_of(c)
+        diff, text = replay(json.loads(json.dumps(cap)), batch=BATCH)
+        assert diff is None and "agree" in text, text
+        out = tmp_path / fam.name
+        names = {f.name for f in map(pathlib.Path, export_capsule(cap, out))}
+        assert {"golden_dst.bin", "params.json"} <= names and any(n.startswith("input_src") for n in names)
+        assert diff_dir(out).clean
+
+
+@pytest.mark.xfail(
+    raises=IndexError, strict=True, reason="reference/reduce.py reads src before its OUT_OF_UB check"
+)
+@pytest.mark.parametrize("api", ["ReduceMax", "ReduceRepeat"])
+def test_reference_reads_src_outside_ub(api):
+    """A source past the end of UB is an OUT_OF_UB fault (docs/MODEL.md "Faults"); the reference
+    reads the source lanes first and raises IndexError (why the generator keeps sources inside UB:
+    SRC_INSIDE_UB in fuzz/families/reduce.py). Reference only: nothing is compiled."""
+    import ascend_jax.reference as ref
+    from ascend_jax.errors import Fault
+    from ascend_jax.tensor import LocalTensor
+
+    h = as_dtype("half")
+    st = ref.reset_state(P, ub_bytes=8192)
+    dst, src, tmp = LocalTensor(h, 0, 16), LocalTensor(h, 8192 - 64, 128), LocalTensor(h, 1024, 512)
+    if api == "ReduceMax":
+        out = ref.ReduceMax(st, dst, src, tmp, 128, False, profile=P)
+    else:
+        out = ref.ReduceRepeat(st, dst, src, 128, 1, 1, 1, 8, reduceType="MAX", profile=P)
+    assert out.fault & Fault.OUT_OF_UB
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(
+    raises=AssertionError,
+    strict=True,
+    reason="fast path and reference disagree on ReducePairElem REPEAT_DEPENDENCY",
+)
+def test_pair_elem_repeat_dependency_agrees():
+    """Found by the 910b campaign (seed 16): ReducePairElem<half> with one active lane whose repeat's
+    output span -- but not its one written result -- meets a later repeat's source block. The fast
+    path (``_engine/reduce.py``: the whole span ``[dst + r*dstRepStride*unit, +unit)``, as MODEL.md
+    "Reductions" words it) faults REPEAT_DEPENDENCY; the reference (``reference/reduce.py``: only the
+    bytes written) runs. One of them must change; this strict xfail flips when they agree."""
+    fam = RF.ReduceFamily(buckets=(BUCKET, 16, 256))
+    c = RF.ReduceCase(
+        "ReducePairElem", "half", "SUM", "", False, "register", dst=5696, src=2464, repeat=17,
+        vmask=(0, 0, 0, 1, 0, 0, 0, 0), ub_seed=1434786121, data="small",
+    )  # fmt: skip
+    fast, refs = fam.run_all([c], P, batch=1, workers=1)
+    assert fam.compare(fast[0], refs[0]) is None
+
+
+# -- campaigns (nightly) ---------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("family", sorted(APIS))
+@pytest.mark.parametrize("profile,cases", [("ascend910b", 2000), ("ascend950", 300), ("ascend310p", 300)])
+def test_campaign(family, profile, cases, request):
+    """``ascend-jax fuzz --apis <the family's APIs>``: 2,000 cases on the default profile, 300 on
+    ascend950 and ascend310p (valid and invalid cases, every API, dtype, variant, form, bucket)."""
+    if family == "reduce":  # a known disagreement: test_pair_elem_repeat_dependency_agrees
+        request.applymarker(pytest.mark.xfail(strict=False, reason="ReducePairElem REPEAT_DEPENDENCY"))
+    p = load_profile(profile)
+    apis = [a for a in APIS[family] if p.api(a).supported]
+    res = fuzz.run(apis=apis, profile=p, cases=cases, seed=16, batch=128)
+    assert res.ok, res.summary_table()
+    assert len(res.records) == cases
