@@ -230,7 +230,7 @@ def as_pad_params(p):
     return _as_struct(DataCopyPadExtParams, p, 4)
 
 
-@dataclasses.dataclass(frozen=True)
+@chex.dataclass(frozen=True, mappable_dataclass=False)  # a pytree: jit / vmap take it as traced data
 class AnyForm:
     """Every call form of a strided vector API in one set of values (not a C++ type: a model tool
     for fuzzers, sweeps and compilers). With its fields traced, one compiled program serves the

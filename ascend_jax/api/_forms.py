@@ -341,7 +341,7 @@ def plan_unary_call(api, state, dst, src, args, p, isSetMask, max_repeats, int64
             f"{api}() takes (dst, src, scalarValue, count) or "
             f"(dst, src, scalarValue, mask, repeatTime, repeatParams); got {3 + len(args)} arguments"
         )
-    p.require_api(api, dt, count_form=len(args) == 1)
+    p.require_api(api, dt, count_form=len(args) == 1 and not isinstance(args[0], AnyForm))
     A.check_modelled(api, dt, p, int64_lanes=int64_lanes)
     dyn = empty_dyn("dst", "src")
     dyn["dst"], dyn["src"] = A.addr_of(dst), A.addr_of(src)

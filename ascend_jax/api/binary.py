@@ -19,15 +19,13 @@ import jax
 import jax.numpy as jnp
 
 from .._engine import elem_math as EM
-from .._engine import lanes as LN
-from .._engine import memory as MEM
 from .._engine.pipeline import StridedStatic, run_strided, set_extents
 from ..errors import NotModelledError, UsageError
-from ..params import BinaryRepeatParams, as_binary_params
+from ..params import AnyForm
 from ..profile import as_profile
 from ..registry import ApiSpec, register
 from . import _args as A
-from ._forms import binary_strides, count_form, default_big_bucket, empty_dyn, highdim_form
+from ._forms import empty_dyn, plan_forms
 
 I32 = jnp.int32
 U32 = jnp.uint32
@@ -88,9 +86,8 @@ def plan_binary_call(api, state, dst, src0, src1, args, p, isSetMask, max_repeat
             f"{api}() takes (dst, src0, src1, count) or (dst, src0, src1, mask, repeatTime, repeatParams); "
             f"got {3 + len(args)} arguments"
         )
-    form = "count" if len(args) == 1 else "highdim"
     dt = dst.dtype
-    p.require_api(api, dt, count_form=(form == "count"))
+    p.require_api(api, dt, count_form=len(args) == 1 and not isinstance(args[0], AnyForm))
     A.check_same_dtype(api, p, dst=dst, src0=src0, src1=src1)
     A.check_modelled(api, dt, p, wide_lanes=True)
     if not modelled(api, dt, p):
@@ -98,19 +95,7 @@ def plan_binary_call(api, state, dst, src0, src1, args, p, isSetMask, max_repeat
     dyn = empty_dyn("dst", "src0", "src1")
     dyn["dst"], dyn["src0"], dyn["src1"] = A.addr_of(dst), A.addr_of(src0), A.addr_of(src1)
     set_extents(dyn, dst=dst, src0=src0, src1=src1)  # checker warnings
-    if form == "count":
-        use_reg = (not isSetMask) and p.level2_is_set_mask == "honoured"
-        R = count_form(api, args[0], dt, p, max_repeats, dyn, registers=state if use_reg else None)
-        kind = "count_register" if use_reg else "count"
-        params = BinaryRepeatParams()
-    else:
-        mask, repeat, params = args
-        params = as_binary_params(params)
-        kind, R = highdim_form(api, mask, repeat, dt, p, isSetMask, state, max_repeats, dyn)
-    binary_strides(api, params, p, dyn)
-    dyn["kind"] = jnp.asarray(LN.KINDS[kind], I32)
-    R = min(R, default_big_bucket(p))
-    ordered = form == "highdim" and MEM.collisions_possible(params.dstRepStride, params.dstBlkStride, R)
+    _, R, ordered = plan_forms(api, state, dt, args, p, isSetMask, max_repeats, dyn, binary=True)
     return R, ordered, dyn
 
 
