@@ -219,14 +219,11 @@ def test_json_round_trip_capsule_replay_and_export(tmp_path):
         assert diff_dir(out).clean
 
 
-@pytest.mark.xfail(
-    raises=IndexError, strict=True, reason="reference/reduce.py reads src before its OUT_OF_UB check"
-)
 @pytest.mark.parametrize("api", ["ReduceMax", "ReduceRepeat"])
 def test_reference_reads_src_outside_ub(api):
-    """A source past the end of UB is an OUT_OF_UB fault (docs/MODEL.md "Faults"); the reference
-    reads the source lanes first and raises IndexError (why the generator keeps sources inside UB:
-    SRC_INSIDE_UB in fuzz/families/reduce.py). Reference only: nothing is compiled."""
+    """A source past the end of UB is an OUT_OF_UB fault (docs/MODEL.md "Faults"), not an IndexError
+    of the reference (found by the campaign: it read the source lanes before its fault check).
+    Reference only: nothing is compiled."""
     import ascend_jax.reference as ref
     from ascend_jax.errors import Fault
     from ascend_jax.tensor import LocalTensor
@@ -242,17 +239,12 @@ def test_reference_reads_src_outside_ub(api):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    raises=AssertionError,
-    strict=True,
-    reason="fast path and reference disagree on ReducePairElem REPEAT_DEPENDENCY",
-)
 def test_pair_elem_repeat_dependency_agrees():
     """Found by the 910b campaign (seed 16): ReducePairElem<half> with one active lane whose repeat's
     output span -- but not its one written result -- meets a later repeat's source block. The fast
     path (``_engine/reduce.py``: the whole span ``[dst + r*dstRepStride*unit, +unit)``, as MODEL.md
-    "Reductions" words it) faults REPEAT_DEPENDENCY; the reference (``reference/reduce.py``: only the
-    bytes written) runs. One of them must change; this strict xfail flips when they agree."""
+    "Reductions" words it) faulted REPEAT_DEPENDENCY; the reference checked only the bytes written.
+    The reference now follows MODEL.md."""
     fam = RF.ReduceFamily(buckets=(BUCKET, 16, 256))
     c = RF.ReduceCase(
         "ReducePairElem", "half", "SUM", "", False, "register", dst=5696, src=2464, repeat=17,
@@ -268,11 +260,9 @@ def test_pair_elem_repeat_dependency_agrees():
 @pytest.mark.slow
 @pytest.mark.parametrize("family", sorted(APIS))
 @pytest.mark.parametrize("profile,cases", [("ascend910b", 2000), ("ascend950", 300), ("ascend310p", 300)])
-def test_campaign(family, profile, cases, request):
+def test_campaign(family, profile, cases):
     """``ascend-jax fuzz --apis <the family's APIs>``: 2,000 cases on the default profile, 300 on
     ascend950 and ascend310p (valid and invalid cases, every API, dtype, variant, form, bucket)."""
-    if family == "reduce":  # a known disagreement: test_pair_elem_repeat_dependency_agrees
-        request.applymarker(pytest.mark.xfail(strict=False, reason="ReducePairElem REPEAT_DEPENDENCY"))
     p = load_profile(profile)
     apis = [a for a in APIS[family] if p.api(a).supported]
     res = fuzz.run(apis=apis, profile=p, cases=cases, seed=16, batch=128)

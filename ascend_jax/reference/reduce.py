@@ -108,6 +108,14 @@ def _lane_src_addr(src, r, l, E, size, blk, rep, bb):
     return src + r * rep * bb + (l // E) * blk * bb + (l % E) * size
 
 
+def _read(ub, addr, nbytes):
+    """A source element's bits; a lane past the end of the UB array reads 0 (its block is outside
+    the UB, so the call faults OUT_OF_UB below and the value is never used)."""
+    if addr < 0 or addr + nbytes > ub.size:
+        return 0
+    return _st.read_bits(ub, addr, nbytes)
+
+
 def _common_faults(api, profile, ub_size, aligned, ranges, ub_limit=None):
     """MISALIGNED over ``aligned`` [(addr, alignment)], OUT_OF_UB and SCRATCH_COLLISION over
     ``ranges`` [(start, nbytes)] (every byte range the call touches)."""
@@ -190,16 +198,17 @@ def _per_repeat(api, state, dst, src, args, reduce_type, order, profile, is_set_
         dst_align = profile.operand_alignment_bytes
 
     # -- read and compute (all reads before any write) -------------------------------------
-    writes, src_blocks = [], []
+    writes, src_blocks, spans = [], [], []
     for r in range(plan.repeats):
         row = plan.active[r]
         if not any(row):
             continue  # a Counter-mode repeat past the count does not run
+        spans.append((r, dst_a + r * dst_rep * unit))
         for b in range(L // E):
             if any(row[b * E : (b + 1) * E]):
                 src_blocks.append((r, src_a + r * src_rep * bb + b * src_blk * bb))
         bits = [
-            _st.read_bits(state.ub, _lane_src_addr(src_a, r, l, E, size, src_blk, src_rep, bb), size)
+            _read(state.ub, _lane_src_addr(src_a, r, l, E, size, src_blk, src_rep, bb), size)
             if row[l]
             else None
             for l in range(L)
@@ -251,9 +260,10 @@ def _per_repeat(api, state, dst, src, args, reduce_type, order, profile, is_set_
     ranges = [(a, bb) for _, a in src_blocks] + [(a, n) for _, a, n, _ in writes]
     fault = _common_faults(api, profile, state.ub.size, [(src_a, 32), (dst_a, dst_align)], ranges)
     # REPEAT_DEPENDENCY. SPEC: "多次迭代间：不支持前序迭代的目的操作数与后序迭代的源操作数重叠"
-    # (通用地址重叠约束); MODEL.md: a byte written by repeat r inside an active src block of r' > r
-    for r, a, n, _ in writes:
-        if any(r2 > r and a < s + bb and s < a + n for r2, s in src_blocks):
+    # (通用地址重叠约束); MODEL.md: the output span [base_r, base_r + unit) of a repeat that runs meets
+    # an active src block of a later repeat (the span, written or not: a skipped empty pair too)
+    for r, a in spans:
+        if any(r2 > r and a < s + bb and s < a + unit for r2, s in src_blocks):
             fault |= Fault.REPEAT_DEPENDENCY
             break
     if fault:
@@ -419,7 +429,7 @@ def _whole(api, state, dst, src, tmp, args, profile, is_set_mask=True, cal_index
             (
                 r,
                 [
-                    _st.read_bits(state.ub, _lane_src_addr(src_a, r, l, E, size, 1, src_rep, bb), size)
+                    _read(state.ub, _lane_src_addr(src_a, r, l, E, size, 1, src_rep, bb), size)
                     if row[l]
                     else None
                     for l in range(L)

@@ -17,11 +17,10 @@ repeats, addresses and strides traced. Reference: the public reference functions
 Data: random bits, the dtype's specials (NaN, inf, -0, subnormals, integer extremes) or small
 multiples of 1/4 (exact, finite sums; ties in MAX / MIN, where the lowest index wins).
 
-SRC_INSIDE_UB: the generator keeps every source block inside UB (a repeat count that would leave it
-is cut to the repeats that fit) and the data-dependent faults it injects move dst and
-sharedTmpBuffer only: the reference (``reference/reduce.py``) reads the source lanes before its
-OUT_OF_UB check and raises IndexError on a source past the end of UB (a reference defect, reported;
-``tests/test_fuzz_families_new.py::test_reference_reads_src_outside_ub`` is its strict xfail).
+SRC_INSIDE_UB: a valid case keeps every source block inside UB (a repeat count that would leave it
+is cut to the repeats that fit); the out-of-UB data faults move src, dst or sharedTmpBuffer past the
+end (the reference once raised IndexError on such a source: fixed, see
+``tests/test_fuzz_families_new.py::test_reference_reads_src_outside_ub``).
 """
 
 import dataclasses
@@ -340,8 +339,7 @@ class ReduceFamily(Family):
         name = names[int(rng.integers(len(names)))]
         if k == "misaligned":
             return rep(case, **{name: getattr(case, name) + _dt.as_dtype(case.dtype).itemsize}), f"{k} {name}"
-        if k == "out-of-ub":  # dst or sharedTmpBuffer (SRC_INSIDE_UB)
-            name = "dst" if name == "src" else name
+        if k == "out-of-ub":
             return rep(case, **{name: case.ub_bytes - 32 * int(rng.integers(0, 3))}), f"{k} {name}"
         other = "tmp" if name == "src" and case.api in WHOLE and rng.random() < 0.5 else "dst"
         return rep(case, **{other: case.src + 32 * int(rng.choice([0, 1, 2, 8]))}), f"{k} {other} on src"
