@@ -93,14 +93,7 @@ class ShiftCase:
     big: bool = False
 
     def key(self):
-        # the fast path takes every call form as one traced AnyForm (one program for the count
-        # and high-dim forms); isSetMask is static for the count form only
-        form = "any" if self.any_form else self.form
-        return ("shift", self.api, self.dtype, form, self.is_set_mask or self.form != "count", self.big)
-
-    @property
-    def any_form(self):
-        return not self.api.endswith("Tensor")
+        return ("shift", self.api, self.dtype, self.form, self.is_set_mask, self.big)
 
     @property
     def amount_dtype(self):
@@ -368,6 +361,12 @@ def call_shift(mod, c, st, p, dyn=None, R=None, static=False):
     )
 
 
+def shift_any_form(c, p):
+    """Whether the fast path takes the case's call form traced (one ``AnyForm`` program for the count
+    and high-dim forms): the scalar shifts, for the types their high-dim forms take."""
+    return not c.api.endswith("Tensor") and c.dtype in p.api(c.api).dtypes
+
+
 def _shift_dyn(cs, p):
     d = _dt.as_dtype(cs[0].dtype)
     nw32 = p.vector_mask_bits // 32
@@ -387,7 +386,7 @@ def _shift_dyn(cs, p):
         dyn["amount"] = amt.view(np.uint32).reshape(-1, 2) if d.itemsize == 8 else amt
         if cs[0].api == "ShiftRight":
             dyn["round_en"] = np.array([c.round_en if c.form != "count" else False for c in cs], bool)
-    if cs[0].any_form:
+    if shift_any_form(cs[0], p):
         codes = {"count": AnyForm.COUNT, "continuous": AnyForm.CONTINUOUS, "bitwise": AnyForm.BITWISE}
         dyn["form"] = np.array([codes.get(c.form, AnyForm.PLACEHOLDER) for c in cs], np.int32)
         dyn["mask"] = np.array([c.mask if c.form == "continuous" else 0 for c in cs], np.uint32)
@@ -661,6 +660,12 @@ class ShiftFamily(_Common):
     name = "shift"
     apis = SHIFT_APIS
     case_type = ShiftCase
+
+    def signature(self, case, p):
+        k = case.key()
+        if shift_any_form(case, p):  # isSetMask is static for the count form only
+            k = k[:3] + ("any", case.is_set_mask or case.form != "count") + k[5:]
+        return (self.name,) + k
 
     def units(self, p, api):
         out = []
