@@ -3,9 +3,11 @@ CompareScalar, Compare to CMPMASK, SetCmpMask, GetCmpMask, Select, SelectFlexibl
 vmask, cmpmask, mask_mode and fault bits, over random cases drawn per API x dtype x mode.
 
 Default profile: >= 2,000 cases per API x dtype x mode, every call form in every group. Every other
-profile: >= 30 per API x dtype x mode for every dtype and mode the profile has (so every group of
-every product runs in each default run), one call form per (API, dtype[, selMode]) rotating over
-the forms (every form still appears on the profile), to keep the number of compilations small.
+profile: >= 30 per API x dtype x mode for every compare group of the profile, and for Select /
+SelectFlexible every dtype and every selMode (one selMode per dtype, rotating, plus any mode left
+over), one call form per (API, dtype[, selMode]) rotating over the forms (every form still appears
+on the profile), to keep the number of compilations small. cmpMode and the compare APIs' call
+forms are traced (one program for all of them).
 ASCEND_JAX_HYPOTHESIS=nightly: 2,000 per group on every profile (40,000 on the default)."""
 
 import collections
@@ -20,10 +22,16 @@ from ascend_jax.profile import available_profiles, load_profile
 DEFAULT = "ascend910b"
 
 
-def _run(name, per_group, all_forms, seed, dtypes_per_api=None, apis=None):
+def _run(name, per_group, all_forms, seed, dtypes_per_api=None, apis=None, one_sel_mode=False):
     p = load_profile(name)
     cases = C.random_cases(
-        p, per_group, seed=seed, all_forms=all_forms, dtypes_per_api=dtypes_per_api, apis=apis
+        p,
+        per_group,
+        seed=seed,
+        all_forms=all_forms,
+        dtypes_per_api=dtypes_per_api,
+        apis=apis,
+        one_sel_mode=one_sel_mode,
     )
     if not cases:
         pytest.skip(f"{name} has none of the compare/select APIs")
@@ -48,5 +56,7 @@ def test_differential_default_profile(api):
 def test_differential_other_profiles(name):
     # every (API, dtype, mode) of the profile; 30 per group by default (2,000 nightly). The
     # 2,000-per-group target on all nine profiles (~1.9 M cases) does not fit the make-test budget:
-    # the default run checks that every group of every product runs, the nightly run the volume.
-    _run(name, 2000 if SCALE > 1 else 30, False, seed=7 + sum(map(ord, name)))
+    # the default run checks that every compare group of every product runs and, for Select /
+    # SelectFlexible, every dtype and every selMode (one selMode per dtype, rotating: a third of the
+    # compilations); the nightly run every group at volume.
+    _run(name, 2000 if SCALE > 1 else 30, False, seed=7 + sum(map(ord, name)), one_sel_mode=SCALE == 1)

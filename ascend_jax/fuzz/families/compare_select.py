@@ -367,7 +367,16 @@ def _pick(api, dt, k, mode, gs=None):
     return k + mode if gs is None else k
 
 
-def random_cases(profile, per_group, seed=0, all_forms=True, big_share=0.03, dtypes_per_api=None, apis=None):
+def random_cases(
+    profile,
+    per_group,
+    seed=0,
+    all_forms=True,
+    big_share=0.03,
+    dtypes_per_api=None,
+    apis=None,
+    one_sel_mode=False,
+):
     """``per_group`` cases for every (API, dtype, mode) of the profile (``apis``: of these APIs
     only). ``all_forms``: every call form
     in every group (many signatures); else one form per (API, dtype[, selMode]), rotating, so that
@@ -389,6 +398,27 @@ def random_cases(profile, per_group, seed=0, all_forms=True, big_share=0.03, dty
             start = seed % len(dts)
             keep[api] = set((dts[start:] + dts[:start])[:dtypes_per_api])
         todo = [(a, d, m) for a, d, m in todo if d in keep[a]]
+    if one_sel_mode:
+        # Select / SelectFlexible: one selMode per dtype, rotating over the dtypes (every mode and every
+        # dtype still run; each selMode is its own program, so this is a third of the compilations)
+        sel_dts = {}
+        for a, _d, _ in todo:
+            if a.startswith("Select"):
+                sel_dts.setdefault(a, list(dict.fromkeys(x for b, x, _ in todo if b == a)))
+        kept, seen = [], set()
+        for a, d, m in todo:
+            if a.startswith("Select"):
+                ms = [x for b, e, x in todo if b == a and e == d]
+                if m != ms[(sel_dts[a].index(d) + seed) % len(ms)]:
+                    continue
+                seen.add((a, m))
+            kept.append((a, d, m))
+        # a selMode no dtype drew (fewer dtypes than modes): on the first dtype that has it
+        for a, d, m in todo:
+            if a.startswith("Select") and (a, m) not in seen:
+                seen.add((a, m))
+                kept.append((a, d, m))
+        todo = kept
     for api, dt, mode in todo:
         first_dtype.setdefault(api, dt)
         rot += 1
