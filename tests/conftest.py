@@ -42,3 +42,20 @@ def pytest_configure(config):
     cache = pathlib.Path(__file__).resolve().parents[1] / ".jax_cache"
     jax.config.update("jax_compilation_cache_dir", str(cache))
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
+
+
+# ASCEND_JAX_CPU_LOG=FILE: append "process CPU seconds<TAB>wall seconds<TAB>test id" per test phase
+# (the worker's user + system time, XLA's threads included): a load-insensitive cost table for
+# keeping `make test` within its budget (tools/cpu_table.py sums it per file).
+_CPU_LOG = os.environ.get("ASCEND_JAX_CPU_LOG")
+if _CPU_LOG:
+    import time
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(item, nextitem):
+        t0, w0 = os.times(), time.monotonic()
+        yield
+        t1 = os.times()
+        cpu = (t1.user - t0.user) + (t1.system - t0.system)
+        with open(_CPU_LOG, "a") as f:
+            f.write(f"{cpu:.2f}\t{time.monotonic() - w0:.2f}\t{item.nodeid}\n")
