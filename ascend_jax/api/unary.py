@@ -20,6 +20,7 @@ import functools
 import jax
 import jax.numpy as jnp
 
+from .. import dtypes as _dt
 from .._engine import elem_math as EM
 from .._engine.pipeline import StridedStatic, run_strided
 from ..errors import NotModelledError, UsageError
@@ -69,6 +70,12 @@ _OWN_PROGRAM = ("Exp", "Ln", "Rsqrt")
 
 def _own_program(api, dtype):
     return dtype.name == "float32" and api in _OWN_PROGRAM
+
+
+def program_key(api, dtype):
+    """The API name if ``api`` on ``dtype`` compiles a program of its own, else ``"*"`` (the
+    family's shared program, the API traced): callers batching calls by program group by it."""
+    return api if _own_program(api, _dt.as_dtype(dtype)) else "*"
 
 
 @functools.cache

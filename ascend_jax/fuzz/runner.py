@@ -134,15 +134,17 @@ def run_reference(adapter, case, p, oracle=None, fields=None):
 
 def run_all(adapter, cases, p, batch=256, workers=2, oracle=None, sharding=None):
     """(fast results, reference results) for every case: the fast chunks run in ``workers``
-    threads while the main thread computes the reference."""
+    threads while the main thread computes the reference. Each case's initial fields are drawn
+    once, for both implementations."""
     p = as_profile(p)
-    fast = [None] * len(cases)
+    fast, refs = [None] * len(cases), [None] * len(cases)
     with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as ex:
-        futs = {
-            ex.submit(run_fast_chunk, adapter, [cases[i] for i in idx], p, batch, None, sharding): idx
-            for _, idx in chunks(adapter, cases, p, batch)
-        }
-        refs = [run_reference(adapter, c, p, oracle) for c in cases]
+        futs = {}
+        for _, idx in chunks(adapter, cases, p, batch):
+            fl = [fields_of(adapter, cases[i], p) for i in idx]
+            futs[ex.submit(run_fast_chunk, adapter, [cases[i] for i in idx], p, batch, fl, sharding)] = idx
+            for i, f in zip(idx, fl, strict=True):
+                refs[i] = run_reference(adapter, cases[i], p, oracle, fields=f)
         for f, idx in futs.items():
             for i, r in zip(idx, f.result(), strict=True):
                 fast[i] = r

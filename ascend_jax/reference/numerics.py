@@ -19,6 +19,7 @@ Why float64 intermediates are exact enough (MODEL.md "the exact result rounded o
 """
 
 import dataclasses
+import functools
 import math
 from fractions import Fraction
 
@@ -38,35 +39,35 @@ class FloatFormat:
     exp_bits: int
     man_bits: int  # stored fraction bits (precision p = man_bits + 1)
 
-    @property
+    @functools.cached_property
     def width(self):
         return 1 + self.exp_bits + self.man_bits
 
-    @property
+    @functools.cached_property
     def bias(self):
         return (1 << (self.exp_bits - 1)) - 1
 
-    @property
+    @functools.cached_property
     def emin(self):  # exponent of the smallest normal
         return 1 - self.bias
 
-    @property
+    @functools.cached_property
     def exp_all_ones(self):
         return (1 << self.exp_bits) - 1
 
-    @property
+    @functools.cached_property
     def sign_bit(self):
         return 1 << (self.width - 1)
 
-    @property
+    @functools.cached_property
     def inf_bits(self):
         return self.exp_all_ones << self.man_bits
 
-    @property
+    @functools.cached_property
     def max_bits(self):  # largest finite: exponent all-ones minus one, fraction all ones
         return ((self.exp_all_ones - 1) << self.man_bits) | ((1 << self.man_bits) - 1)
 
-    @property
+    @functools.cached_property
     def canonical_nan_bits(self):
         # SPEC (MODEL.md): default quiet NaN, sign clear: half 0x7E00, bfloat16 0x7FC0,
         # float32 0x7FC00000 = exponent all ones + top fraction bit.

@@ -486,14 +486,30 @@ class ElementwiseFamily(Family):
 
     def signature(self, case, p):
         L = p.lanes(_dt.as_dtype(case.dtype))
-        return ("elementwise", case.kind, case.dtype, self.bucket(reps_needed(case, L)))
+        sig = ("elementwise", case.kind, case.dtype, self.bucket(reps_needed(case, L)))
+        if case.kind == "unary":
+            # float32 Exp / Ln / Rsqrt compile programs of their own (api/unary.py)
+            sig += (_module("unary").program_key(case.api, case.dtype),)
+        return sig
 
     def initial_ub(self, case):
         return make_ub(case)
 
     def stack_dyn(self, cases, p):
         R = self.signature(cases[0], p)[3]
-        dyns = [plan(c, _state_for(c, p), p, R)[1] for c in cases]
+        plans = [plan(c, _state_for(c, p), p, R) for c in cases]
+        # one program for the whole chunk: every case's static part must be the first's (a
+        # signature that misses a static difference would run the other cases in its program)
+        st0 = dataclasses.replace(plans[0][0], ordered=True)
+        odd = [
+            c for c, (st, _) in zip(cases, plans, strict=True) if dataclasses.replace(st, ordered=True) != st0
+        ]
+        if odd:
+            raise AssertionError(
+                f"elementwise chunk {self.signature(cases[0], p)} mixes compile keys: "
+                f"{cases[0].api} and {odd[0].api} ({odd[0].dtype})"
+            )
+        dyns = [d for _, d in plans]
         return jax.tree_util.tree_map(lambda *x: np.stack([np.asarray(v) for v in x]), *dyns)
 
     def fast_fn(self, case0, p):
