@@ -96,6 +96,7 @@ from .api.compound import (
     Prelu,
     SubRelu,
 )
+from .api.bilinear import BilinearInterpolation  # 基础算术 (issue 16, helper bilinear)
 from .api.fill import Brcb
 from .api.gather import Gather, Gatherb, GatherRepeatParams, Scatter
 from .api.layout import (  # data layout 数据排布转换 / 数据重排 (issue 16)
