@@ -77,7 +77,7 @@ def _op(op, a_bits, b_bits, profile, saturate):
     (24 >= 2 * 11 + 2 bits), so ``r`` is the correctly rounded result."""
     a = _flush_in(a_bits, profile).view(np.float16)
     b = _flush_in(b_bits, profile).view(np.float16)
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"):  # overflow to inf and inf - inf are results, not errors
         r = a * b if op == "mul" else a + b
     out = r.view(np.uint16).copy()
     # the special results (NaN, inf, subnormal: exponent field all ones or zero with a fraction) go
@@ -248,28 +248,27 @@ def BilinearInterpolation(
         return _st.with_fault(state, fault)
 
     saturate = _num.float_saturating(profile, d, _st.get_ctrl(state))
-    # -- steps 1-3: every read first (gather, src1), then the products (Mul, rounded to half)
-    prod = {}
-    for (k, j), sa in gathered.items():
-        blockv = np.frombuffer(ub[sa : sa + bb].tobytes(), np.uint16)
-        s = _rd(ub, src1.addr + 2 * s1_index[(k, j)], 2)
-        prod[(k, j)] = _op("mul", blockv, np.full(BLOCK_LANES, s, np.uint16), profile, saturate)
+    lanes = np.array([(lane_bits >> i) & 1 for i in range(8 * BLOCK_LANES)], bool).reshape(8, BLOCK_LANES)
+    # -- steps 1-3: every read first (gather, src1), then iteration k's 128 products (Mul, rounded)
+    prod = []
+    for k in range(h * v):
+        blocks = [np.frombuffer(ub[gathered[(k, j)] : gathered[(k, j)] + bb].tobytes(), np.uint16) for j in range(8)]
+        mult = [_rd(ub, src1.addr + 2 * s1_index[(k, j)], 2) for j in range(8)]
+        prod.append(_op("mul", np.concatenate(blocks), np.repeat(np.array(mult, np.uint16), BLOCK_LANES), profile, saturate))
     # -- step 4: the horizontal sum of each vertical repeat, left to right (Add), then + 0
     out = _st.copy_state(state)
-    zero = np.zeros(BLOCK_LANES, np.uint16)
+    zero = np.zeros(8 * BLOCK_LANES, np.uint16)
     for vv in range(v):
+        acc = prod[vv * h]
+        for hh in range(1, h):
+            acc = _op("add", prod[vv * h + hh], acc, profile, saturate)
+        # MODEL.md (CHOICE): the sum is copied out as sum + 0 (-0 becomes +0)
+        res = _op("add", acc, zero, profile, saturate).reshape(8, BLOCK_LANES)
         for j in dst_blocks:
-            acc = prod[(vv * h, j)]
-            for hh in range(1, h):
-                acc = _op("add", prod[(vv * h + hh, j)], acc, profile, saturate)
-            # MODEL.md (CHOICE): the sum is copied out as sum + 0 (-0 becomes +0)
-            res = _op("add", acc, zero, profile, saturate)
             base = d_addr[(vv, j)]
-            for e in range(BLOCK_LANES):
-                if (lane_bits >> (BLOCK_LANES * j + e)) & 1:
-                    out.ub[base + 2 * e : base + 2 * e + 2] = np.frombuffer(
-                        int(res[e]).to_bytes(2, "little"), np.uint8
-                    )
+            cur = out.ub[base : base + bb].view(np.uint16).copy()
+            cur[lanes[j]] = res[j][lanes[j]]  # only the lanes the mask enables are written
+            out.ub[base : base + bb] = cur.view(np.uint8)
     # the registers the call leaves (MODEL.md; apis.BilinearInterpolation.registers_after)
     after = profile.api(API)["registers_after"]
     if after == "normal_mask":
