@@ -83,6 +83,7 @@ from .api import (
     Subs,
     Truncate,
 )
+from .api.bilinear import BilinearInterpolation  # 基础算术 (issue 16, helper bilinear)
 from .api.castcomp import AddDeqRelu, AddReluCast, MulCast, MulsCast, SetDeqScale, SubReluCast
 from .api.compound import (
     AbsSub,
@@ -96,7 +97,6 @@ from .api.compound import (
     Prelu,
     SubRelu,
 )
-from .api.bilinear import BilinearInterpolation  # 基础算术 (issue 16, helper bilinear)
 from .api.fill import Brcb
 from .api.gather import Gather, Gatherb, GatherRepeatParams, Scatter
 from .api.layout import (  # data layout 数据排布转换 / 数据重排 (issue 16)

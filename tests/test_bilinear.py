@@ -22,7 +22,9 @@ from ascend_jax.reference import state as RS
 from ascend_jax.state import reset_state
 
 T = aj.LocalTensor
-DATA = json.loads((pathlib.Path(__file__).parent / "data" / "bilinear_examples.json").read_text(encoding="utf-8"))
+DATA = json.loads(
+    (pathlib.Path(__file__).parent / "data" / "bilinear_examples.json").read_text(encoding="utf-8")
+)
 PRODUCTS = ("ascend910b", "ascend910_93", "ascend310p", "ascend950")
 N_DIFF = 2000  # cases per (dtype, mask form) group on the default profile
 K = 16  # iteration bucket of the differential programs (hRepeat * vRepeat <= 16)
@@ -66,7 +68,9 @@ def _example_call(ex, prof, n_src1):
 def _both(prof, ub, call, mask, h, mode, blk, vro, v, max_repeats=None):
     dst, s0, off, s1, tmp = call
     st = reset_state(prof, ub_bytes=ub.size).replace(ub=jnp.asarray(ub))
-    f = aj.BilinearInterpolation(st, dst, s0, off, s1, mask, h, mode, blk, vro, v, tmp, profile=prof, max_repeats=max_repeats)
+    f = aj.BilinearInterpolation(
+        st, dst, s0, off, s1, mask, h, mode, blk, vro, v, tmp, profile=prof, max_repeats=max_repeats
+    )
     rs = RS.reset_state(prof, ub_bytes=ub.size)
     rs.ub[:] = ub
     r = REF.BilinearInterpolation(rs, dst, s0, off, s1, mask, h, mode, blk, vro, v, tmp, profile=prof)
@@ -117,7 +121,9 @@ def test_walkthrough(mode):
     # step 4: dst[0:127] = tmp[0:127] + tmp[128:255]; dst[128:255] = tmp[256:383] + tmp[384:511]
     want = np.concatenate([(prod[0] + prod[1]).ravel(), (prod[2] + prod[3]).ravel()])
     half_ok = [(q == q.astype(np.float16)).ravel() for q in prod]
-    exact = (want == want.astype(np.float16)) & np.concatenate([half_ok[0] & half_ok[1], half_ok[2] & half_ok[3]])
+    exact = (want == want.astype(np.float16)) & np.concatenate(
+        [half_ok[0] & half_ok[1], half_ok[2] & half_ok[3]]
+    )
     assert exact.sum() >= 64
     out = np.asarray(f.ub)[EX_DST : EX_DST + 512].view(np.float16).astype(np.float64)
     np.testing.assert_array_equal(out[exact], want[exact])
@@ -134,7 +140,9 @@ def test_walkthrough(mode):
 
 UB = 16384
 S0_LEN, S1_LEN, OFF_LEN, DST_LEN = 16, 8 * K, 8 * K, 2048
-SPECIAL = np.array([0x0000, 0x8000, 0x7C00, 0xFC00, 0x7E00, 0x7D01, 0x0001, 0x83FF, 0x7BFF, 0xFBFF], np.uint16)
+SPECIAL = np.array(
+    [0x0000, 0x8000, 0x7C00, 0xFC00, 0x7E00, 0x7D01, 0x0001, 0x83FF, 0x7BFF, 0xFBFF], np.uint16
+)
 
 
 def _tmp_len(p):
@@ -149,14 +157,15 @@ def _halves(rng, n):
     bits = (rng.integers(0, 2, n) << 15) | (e << 10) | rng.integers(0, 1024, n)
     pick = rng.random(n)
     bits = np.where(pick < 0.03, SPECIAL[rng.integers(0, SPECIAL.size, n)], bits)
-    bits = np.where((pick > 0.97), (rng.integers(0, 2, n) << 15) | (29 << 10) | rng.integers(0, 1024, n), bits)
+    bits = np.where(
+        (pick > 0.97), (rng.integers(0, 2, n) << 15) | (29 << 10) | rng.integers(0, 1024, n), bits
+    )
     return bits.astype(np.uint16)
 
 
 def _case(rng, p, form):
     """(ub, args, mask_mode, ctrl bit 48) of one case. args: dst, src0, off, src1, tmp addresses,
     mask (int, or 2 uint64 words), h, repeatMode, dstBlkStride, vROffset, v."""
-    bb = 32
     ub = np.zeros(UB, np.uint8)
     _put(ub, 0, _halves(rng, UB // 2))  # everything starts as data
     h = int(rng.integers(1, 5))
@@ -198,7 +207,9 @@ def _case(rng, p, form):
     if rng.random() < 0.1:  # vertical repeats that may collide (block j of vv on block j' of vv + 1)
         blk, vro = int(rng.choice([2, 4])), 128
     if form == "continuous":
-        mask = int(rng.choice([0, 1, 15, 16, 17, 64, 100, 127, 128, 200, 2**40])) if rng.random() < 0.5 else 128
+        mask = (
+            int(rng.choice([0, 1, 15, 16, 17, 64, 100, 127, 128, 200, 2**40])) if rng.random() < 0.5 else 128
+        )
         if rng.random() < 0.02:
             mask = 0
     else:
@@ -259,11 +270,15 @@ def _differential(prof, form, n, seed=11):
         M = jnp.asarray(np.asarray([min(m, 2**31 - 1) for m in cols[5]], np.int32))
     else:
         M = jnp.asarray(np.stack([_mask_arg(m, True) for m in cols[5]]))
-    H, MODE, BLK, VRO, V = (jnp.asarray(np.asarray(c, np.int32)) for c in (cols[6], cols[7], cols[8], cols[9], cols[10]))
+    H, MODE, BLK, VRO, V = (
+        jnp.asarray(np.asarray(c, np.int32)) for c in (cols[6], cols[7], cols[8], cols[9], cols[10])
+    )
 
     def one(st, dst, s0, off, s1, tmp, m, h, mode, blk, vro, v):
         ts = _tensors(p, (dst, s0, off, s1, tmp))
-        return aj.BilinearInterpolation(st, *ts[:4], m, h, mode, blk, vro, v, ts[4], profile=prof, max_repeats=K)
+        return aj.BilinearInterpolation(
+            st, *ts[:4], m, h, mode, blk, vro, v, ts[4], profile=prof, max_repeats=K
+        )
 
     res = jax.jit(jax.vmap(one))(S, *A, M, H, MODE, BLK, VRO, V)
     res = jax.tree_util.tree_map(np.asarray, res)
@@ -359,14 +374,20 @@ def test_register_effects_per_product():
         ub = _example_ub(ex)
         for impl in ("fast", "ref"):
             if impl == "fast":
-                st = reset_state(prof, ub_bytes=EX_UB).replace(ub=jnp.asarray(ub), mask_mode=jnp.asarray(1, jnp.int32))
-                out = aj.BilinearInterpolation(st, *call[:4], [0xFFFF, 0], 2, False, 1, 128, 2, call[4], profile=prof)
+                st = reset_state(prof, ub_bytes=EX_UB).replace(
+                    ub=jnp.asarray(ub), mask_mode=jnp.asarray(1, jnp.int32)
+                )
+                out = aj.BilinearInterpolation(
+                    st, *call[:4], [0xFFFF, 0], 2, False, 1, 128, 2, call[4], profile=prof
+                )
                 mm, vm = int(out.mask_mode), np.asarray(out.vmask)
             else:
                 rs = RS.reset_state(prof, ub_bytes=EX_UB)
                 rs.ub[:] = ub
                 rs.mask_mode = 1
-                out = REF.BilinearInterpolation(rs, *call[:4], [0xFFFF, 0], 2, False, 1, 128, 2, call[4], profile=prof)
+                out = REF.BilinearInterpolation(
+                    rs, *call[:4], [0xFFFF, 0], 2, False, 1, 128, 2, call[4], profile=prof
+                )
                 mm, vm = out.mask_mode, out.vmask
             assert int(out.fault) == 0
             assert mm == mode_after and list(vm[:4]) == vm_after, (prof, impl, mm, vm)
@@ -374,7 +395,12 @@ def test_register_effects_per_product():
 
 @pytest.mark.parametrize(
     "offset, fault",
-    [(8, Fault.MISALIGNED), (2**31, Fault.OUT_OF_UB), (EX_UB, Fault.OUT_OF_UB), (EX_SRC1, Fault.PARTIAL_OVERLAP)],
+    [
+        (8, Fault.MISALIGNED),
+        (2**31, Fault.OUT_OF_UB),
+        (EX_UB, Fault.OUT_OF_UB),
+        (EX_SRC1, Fault.PARTIAL_OVERLAP),
+    ],
 )
 def test_offset_faults(offset, fault):
     """An offset misaligned, past the UB, or onto src1 is a per-case fault in both, never a clamp;
@@ -433,7 +459,9 @@ def test_unsupported_products(prof):
     args = (T(aj.half, 0, 256), T(aj.half, 512, 512), T(aj.uint32, 2048, 32), T(aj.half, 4096, 16))
     for mod, st in ((aj, reset_state(prof)), (REF, RS.reset_state(prof))):
         with pytest.raises(UnsupportedError) as e:
-            mod.BilinearInterpolation(st, *args, 128, 2, False, 1, 128, 2, T(aj.uint8, 8192, 32), profile=prof)
+            mod.BilinearInterpolation(
+                st, *args, 128, 2, False, 1, 128, 2, T(aj.uint8, 8192, 32), profile=prof
+            )
         assert e.value.argument == "api"
 
 
@@ -442,5 +470,7 @@ def test_float_dtype_unsupported():
     args = (T(aj.float32, 0, 256), T(aj.float32, 1024, 256), T(aj.uint32, 2048, 32), T(aj.float32, 4096, 16))
     for mod, st in ((aj, reset_state(prof)), (REF, RS.reset_state(prof))):
         with pytest.raises(UnsupportedError) as e:
-            mod.BilinearInterpolation(st, *args, 64, 2, False, 1, 128, 2, T(aj.uint8, 8192, 20000), profile=prof)
+            mod.BilinearInterpolation(
+                st, *args, 64, 2, False, 1, 128, 2, T(aj.uint8, 8192, 20000), profile=prof
+            )
         assert e.value.argument == "dtype"

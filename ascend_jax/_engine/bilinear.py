@@ -116,7 +116,9 @@ def run_bilinear(st: BilinearStatic, state, dyn):
 
     # -- faults --------------------------------------------------------------------------------
     regions = regions_used(p, API)
-    fault = footprint_faults([(da, bb, d_act), (oa, 4, o_act), (sa, bb, near), (s1a, 2, o_act)], limit, regions)
+    fault = footprint_faults(
+        [(da, bb, d_act), (oa, 4, o_act), (sa, bb, near), (s1a, 2, o_act)], limit, regions
+    )
     # SPEC: "偏移地址后不能超出UB大小数据的范围" (src0Offset 约束说明)
     fault |= any_fault(ok_blk & big, Fault.OUT_OF_UB)
     fault |= any_fault(tmp_used & ((tmp < 0) | (tmp + tmp_n > limit)), Fault.OUT_OF_UB)
@@ -138,7 +140,11 @@ def run_bilinear(st: BilinearStatic, state, dyn):
     over |= any_act & (s1_lo < of_hi) & (s1_hi > of_lo)
     # MODEL.md (CHOICE): an active dst block meeting any byte the call reads (hull of the dst blocks)
     d_lo, d_hi = _hull(da, bb, d_act)
-    over |= _meets(sa, bb, near, d_lo, d_hi) | _meets(s1a, 2, o_act, d_lo, d_hi) | _meets(oa, 4, o_act, d_lo, d_hi)
+    over |= (
+        _meets(sa, bb, near, d_lo, d_hi)
+        | _meets(s1a, 2, o_act, d_lo, d_hi)
+        | _meets(oa, 4, o_act, d_lo, d_hi)
+    )
     # SPEC: "两个垂直repeat的目的地址之间不允许地址重叠": block j of repeat vv and block j - dj of repeat
     #       vv + dv coincide iff 2 vROffset dv == 32 dstBlkStride dj (every dst block is 32-aligned
     #       relative to dst)

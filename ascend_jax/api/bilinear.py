@@ -121,7 +121,11 @@ def plan_bilinear(
     short = src1.length * 16 < src0.length
     if mode is True and short:
         raise UsageError(
-            api, "src1", f"{src1.length} elements", f"at least src0.GetSize() / 16 = {-(-src0.length // 16)}", p
+            api,
+            "src1",
+            f"{src1.length} elements",
+            f"at least src0.GetSize() / 16 = {-(-src0.length // 16)}",
+            p,
         )
     if not isinstance(mode, bool) and short:
         bad = bad | mode
@@ -144,7 +148,9 @@ def plan_bilinear(
         K = F.default_big_bucket(p)
     after = p.api(api)["registers_after"]
     if after == "normal_reset":
-        reg = jnp.asarray([0xFFFFFFFF] * (p.vector_mask_bits // 32) + [0] * (8 - p.vector_mask_bits // 32), U32)
+        reg = jnp.asarray(
+            [0xFFFFFFFF] * (p.vector_mask_bits // 32) + [0] * (8 - p.vector_mask_bits // 32), U32
+        )
     dyn = {
         "dst": A.addr_of(dst),
         "src0": A.addr_of(src0),

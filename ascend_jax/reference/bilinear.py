@@ -145,7 +145,11 @@ def BilinearInterpolation(
     # SPEC: "当参数repeatMode配置为true时，需确保src1的有效数据长度*16 ≥ src0的数据长度"
     if mode and src1.length * 16 < src0.length:
         raise UsageError(
-            API, "src1", f"{src1.length} elements", f"at least src0.GetSize() / 16 = {-(-src0.length // 16)}", profile
+            API,
+            "src1",
+            f"{src1.length} elements",
+            f"at least src0.GetSize() / 16 = {-(-src0.length // 16)}",
+            profile,
         )
     need = _tmp_required(profile, src0, src0Offset, src1)
     if sharedTmpBuffer.length < need:
@@ -209,7 +213,9 @@ def BilinearInterpolation(
     for reg in profile.reserved:
         if API in reg.used_by:
             lo, hi = reg.offset_bytes, reg.offset_bytes + reg.size_bytes
-            if any(a < hi and a + n > lo for a, n in used) or (need and tmp_meets(sharedTmpBuffer, need, lo, hi)):
+            if any(a < hi and a + n > lo for a, n in used) or (
+                need and tmp_meets(sharedTmpBuffer, need, lo, hi)
+            ):
                 fault |= Fault.SCRATCH_COLLISION
     # SPEC: "LocalTensor的起始地址需要32字节对齐" (every tensor; sharedTmpBuffer where the product uses it)
     tensors = [dst, src0, src0Offset, src1] + ([sharedTmpBuffer] if need else [])
@@ -252,9 +258,19 @@ def BilinearInterpolation(
     # -- steps 1-3: every read first (gather, src1), then iteration k's 128 products (Mul, rounded)
     prod = []
     for k in range(h * v):
-        blocks = [np.frombuffer(ub[gathered[(k, j)] : gathered[(k, j)] + bb].tobytes(), np.uint16) for j in range(8)]
+        blocks = [
+            np.frombuffer(ub[gathered[(k, j)] : gathered[(k, j)] + bb].tobytes(), np.uint16) for j in range(8)
+        ]
         mult = [_rd(ub, src1.addr + 2 * s1_index[(k, j)], 2) for j in range(8)]
-        prod.append(_op("mul", np.concatenate(blocks), np.repeat(np.array(mult, np.uint16), BLOCK_LANES), profile, saturate))
+        prod.append(
+            _op(
+                "mul",
+                np.concatenate(blocks),
+                np.repeat(np.array(mult, np.uint16), BLOCK_LANES),
+                profile,
+                saturate,
+            )
+        )
     # -- step 4: the horizontal sum of each vertical repeat, left to right (Add), then + 0
     out = _st.copy_state(state)
     zero = np.zeros(8 * BLOCK_LANES, np.uint16)
