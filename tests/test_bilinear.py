@@ -474,3 +474,24 @@ def test_float_dtype_unsupported():
                 st, *args, 64, 2, False, 1, 128, 2, T(aj.uint8, 8192, 20000), profile=prof
             )
         assert e.value.argument == "dtype"
+
+
+def test_zero_mask_follows_the_profile():
+    """mask 0: a NOP on A2 ("视为NOP": UB and registers untouched), a UsageError naming mask on the
+    310P (behavior.zero_mask = error), in both implementations."""
+    ex = DATA["call_example"]
+    call = _example_call(ex, "ascend910b", 16)
+    ub = _example_ub(ex)
+    for mask in (0, [0, 0]):
+        f, r = _both("ascend910b", ub, call, mask, 2, False, 1, 128, 2, max_repeats=4)
+        assert message(f, r) is None and int(f.fault) == 0
+        np.testing.assert_array_equal(np.asarray(f.ub), ub)
+        assert int(f.mask_mode) == 0 and np.asarray(f.vmask)[0] == 0xFFFFFFFF
+    call = _example_call(ex, "ascend310p", 16)
+    for mod, st in (
+        (aj, reset_state("ascend310p", ub_bytes=EX_UB)),
+        (REF, RS.reset_state("ascend310p", ub_bytes=EX_UB)),
+    ):
+        with pytest.raises(UsageError) as e:
+            mod.BilinearInterpolation(st, *call[:4], 0, 2, False, 1, 128, 2, call[4], profile="ascend310p")
+        assert e.value.argument == "mask"
