@@ -495,3 +495,35 @@ def test_zero_mask_follows_the_profile():
         with pytest.raises(UsageError) as e:
             mod.BilinearInterpolation(st, *call[:4], 0, 2, False, 1, 128, 2, call[4], profile="ascend310p")
         assert e.value.argument == "mask"
+
+
+def test_fuzz_adapter():
+    """The fuzz family: valid and deliberately invalid cases, fast == reference, misuse named alike,
+    JSON round trip (one program per mask form)."""
+    from ascend_jax.fuzz.families import family_of_api
+
+    fam = family_of_api("BilinearInterpolation")
+    assert fam.name == "bilinear"
+    prof = "ascend910b"
+    p = aj.load_profile(prof)
+    rng = np.random.default_rng(3)
+    units = fam.units(p, "BilinearInterpolation")
+    assert {u[2] for u in units} == {"continuous", "bitwise"}
+    assert fam.units(aj.load_profile("ascend310b"), "BilinearInterpolation") == []
+    cases = []
+    for i in range(96):
+        c = fam.generate(rng, p, units[i % 2], 0.1)
+        if i % 4 == 0:
+            c = fam.invalid_data(rng, p, c)[0]
+        cases.append(c)
+    fast, ref = fam.run_all(cases, prof, batch=48)
+    assert all(fam.compare(f, r) is None for f, r in zip(fast, ref, strict=True))
+    assert 0 < sum(int(r[0].fault) != 0 for r in ref) < len(cases)
+    for c in cases[:6]:
+        bad, what = fam.invalid_static(rng, p, c)
+        for mod, st in ((aj, reset_state(prof)), (REF, RS.reset_state(prof))):
+            with pytest.raises(UsageError) as e:
+                fam.call_static(mod, bad, st, p)
+            assert e.value.argument == what
+        assert fam.from_json(fam.to_json(c)) == c
+        assert "BilinearInterpolation<half>" in c.call_repr()

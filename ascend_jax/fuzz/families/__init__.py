@@ -5,6 +5,7 @@ the base class runs and compares). ``FAMILIES`` lists the adapters; ``NOT_FUZZED
 registered APIs no adapter covers, each with the reason. ``run_all`` / ``compare`` run cases of
 any families through the engine's runner and comparator."""
 
+from .bilinear import BilinearFamily  # helper bilinear (issue 16)
 from .cast import CastFamily
 from .compare_select import CompareSelectFamily
 from .compound import CompoundFamily
@@ -27,6 +28,7 @@ FAMILIES = (
     ReduceFamily(),
     CompoundFamily(),
     CastFamily(),
+    BilinearFamily(),
 )
 
 # Registered APIs without an adapter (the test suite asserts this is exactly the set left over).
@@ -128,11 +130,3 @@ def run_all(cases, profile, batch=None, workers=None):
         for k, i in enumerate(idx):
             fast[i], refs[i] = f[k], r[k]
     return fast, refs
-
-
-# 基础算术/BilinearInterpolation(ISASI) (issue 16, helper bilinear)
-NOT_FUZZED["BilinearInterpolation"] = (
-    "BilinearInterpolation (issue 16, helper bilinear): no fuzz adapter yet; covered by tests/test_bilinear.py "
-    "(fast path vs reference on 2,000 NumPy-drawn cases per mask form, vmapped: offsets in and out of UB, "
-    "misaligned, overlapping; both repeatModes; NaN / inf / -0 / subnormal data)"
-)
