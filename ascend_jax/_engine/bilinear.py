@@ -181,6 +181,8 @@ def run_bilinear(st: BilinearStatic, state, dyn):
     # SPEC: step 3 "调用Mul执行逐元素乘法": each product rounded to half as Mul rounds it
     prod = EW.float_op("mul", x, s1, HALF, p, ctrl)
     hs = jnp.maximum(h, 1)
+    # apis.BilinearInterpolation.sum_order: "sequential" is the one order modelled (the schema's only value)
+    assert p.api(API)["sum_order"] == "sequential"
 
     def step(acc, kk):
         # SPEC: step 4 "水平迭代累加 ... 调用Add": the running sum of a vertical repeat, left to right

@@ -272,6 +272,8 @@ def BilinearInterpolation(
             )
         )
     # -- step 4: the horizontal sum of each vertical repeat, left to right (Add), then + 0
+    # (apis.BilinearInterpolation.sum_order = "sequential", the one order the schema allows)
+    assert profile.api(API)["sum_order"] == "sequential"
     out = _st.copy_state(state)
     zero = np.zeros(8 * BLOCK_LANES, np.uint16)
     for vv in range(v):
