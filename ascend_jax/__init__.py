@@ -83,6 +83,7 @@ from .api import (
     Subs,
     Truncate,
 )
+from .api.bilinear import BilinearInterpolation  # 基础算术 (issue 16, helper bilinear)
 from .api.castcomp import AddDeqRelu, AddReluCast, MulCast, MulsCast, SetDeqScale, SubReluCast
 from .api.compound import (
     AbsSub,

@@ -135,6 +135,8 @@ KNOWN_APIS = (
     "TransDataTo5HD",
     "Interleave",
     "DeInterleave",
+    # 基础算术/BilinearInterpolation(ISASI) (issue 16, helper "bilinear")
+    "BilinearInterpolation",
 )
 
 # Allowed keys: name -> (type or tuple of allowed values, True) for a required key, or
@@ -313,6 +315,17 @@ _API_EXTRA["Transpose"] = {
     "nd2nd_dtypes": (_LIST, False, ()),
     "nchw_dtypes": (_LIST, False, ()),
     "tmp_buffer": (("formula", "none"), False, "formula"),
+}
+
+# BilinearInterpolation (issue 16, helper "bilinear"; docs/MODEL.md "BilinearInterpolation"): the
+# sharedTmpBuffer size rule ("src_sizes": src0.GetSize()*32 + src1.GetSize()*32 bytes, A2/A3;
+# "offset_size": src0Offset.GetSize()*4, 310P AI Core; "none": 950), the registers the call leaves
+# ("normal_mask": Normal mode, vmask = the mask given; "normal_reset": Normal mode, vmask all ones;
+# "bitwise_mask": a bitwise mask is written to vmask, the mode kept) and the order of the horizontal sum
+_API_EXTRA["BilinearInterpolation"] = {
+    "tmp_buffer": (("src_sizes", "offset_size", "none"), False, "none"),
+    "registers_after": (("normal_mask", "normal_reset", "bitwise_mask"), False, "normal_mask"),
+    "sum_order": (("sequential",), False, "sequential"),
 }
 
 

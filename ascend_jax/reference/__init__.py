@@ -173,3 +173,7 @@ __all__ += ["ComparesFlexible"]
 from .layout import DeInterleave, Interleave, TransDataTo5HD, Transpose  # noqa: E402
 
 __all__ += ["Transpose", "TransDataTo5HD", "Interleave", "DeInterleave"]
+# 基础算术/BilinearInterpolation(ISASI) (issue 16, helper "bilinear")
+from .bilinear import BilinearInterpolation  # noqa: E402
+
+__all__ += ["BilinearInterpolation"]

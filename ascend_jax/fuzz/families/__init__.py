@@ -5,6 +5,7 @@ the base class runs and compares). ``FAMILIES`` lists the adapters; ``NOT_FUZZED
 registered APIs no adapter covers, each with the reason. ``run_all`` / ``compare`` run cases of
 any families through the engine's runner and comparator."""
 
+from .bilinear import BilinearFamily  # helper bilinear (issue 16)
 from .cast import CastFamily
 from .compare_select import CompareSelectFamily
 from .compound import CompoundFamily
@@ -27,6 +28,7 @@ FAMILIES = (
     ReduceFamily(),
     CompoundFamily(),
     CastFamily(),
+    BilinearFamily(),
 )
 
 # Registered APIs without an adapter (the test suite asserts this is exactly the set left over).
