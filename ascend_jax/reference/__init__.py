@@ -173,3 +173,8 @@ __all__ += ["ComparesFlexible"]
 from .layout import DeInterleave, Interleave, TransDataTo5HD, Transpose  # noqa: E402
 
 __all__ += ["Transpose", "TransDataTo5HD", "Interleave", "DeInterleave"]
+# CastDequant (helper "deq")
+from ..params import VdeqInfo  # noqa: E402
+from .dequant import CastDequant  # noqa: E402
+
+__all__ += ["CastDequant", "VdeqInfo"]

@@ -17,9 +17,11 @@ max(sizeof U, sizeof T); lane ``l`` of each operand sits in that operand's block
 its sizeof) at its own strides. Faults: Cast's two-width rules, once per source.
 """
 
+import numpy as np
+
 from .. import dtypes as _dt
 from ..errors import Fault, NotModelledError, UnsupportedError, UsageError
-from ..params import UnaryRepeatParams
+from ..params import UnaryRepeatParams, VdeqInfo
 from ..profile import as_profile
 from ..tensor import LocalTensor
 from . import cast as _cast
@@ -60,15 +62,65 @@ def SetDeqScale(state, *args, profile):
         value |= (off & 0x1FF) << 37
         value |= int(sign_mode) << 46
     elif len(args) == 2:
-        raise NotModelledError(
-            "SetDeqScale(vdeq, vdeqInfo) (the vector quantisation form) is not modelled yet"
-        )
+        return _set_deq_table(state, args[0], args[1], profile)
     else:
         raise TypeError(
-            f"SetDeqScale() takes (scale) or (scale, offset, signMode); got {len(args)} arguments"
+            f"SetDeqScale() takes (scale), (scale, offset, signMode) or (vdeq, vdeqInfo); got {len(args)} "
+            "arguments"
         )
     out = _st.copy_state(state)
     out.deqscale = value
+    return out
+
+
+def _field(api, name, value, profile):
+    """One VdeqInfo field as a list of 16 Python values."""
+    vals = list(np.asarray(value).reshape(-1)) if not isinstance(value, (list, tuple)) else list(value)
+    if len(vals) != 16:
+        raise UsageError(api, name, f"{len(vals)} values", "16 values", profile)
+    return vals
+
+
+def _set_deq_table(state, vdeq, info, profile):
+    """SetDeqScale<T>(vdeq, vdeqInfo) (SetDeqScale.md): "接口会读取结构体内的参数，填充到vdeq" -- each of the
+    16 groups packed as the scalar form's 64 bits --, and DEQSCALE bits 0~13 = "vdeqAddr | 被硬件视为一个
+    地址，指向UB中的一块空间，该空间大小为128B" (the address in 32-byte units: vdeq is 32-byte aligned)."""
+    api = "SetDeqScale"
+    if not isinstance(vdeq, LocalTensor):
+        raise UsageError(api, "vdeq", vdeq, "a LocalTensor", profile)
+    profile.require_api(api, vdeq.dtype)  # "T ... 支持的数据类型为uint64_t"
+    n = _masks.as_int(api, "vdeq.length", vdeq.length, profile)
+    if n < 16:  # CastDequant.md: "SetDeqScale接口需要传入至少128B大小的UB空间"
+        raise UsageError(api, "vdeq", f"{n} elements", "at least 16 (128 bytes)", profile)
+    if not isinstance(info, VdeqInfo):
+        raise UsageError(api, "vdeqInfo", type(info).__name__, "a VdeqInfo", profile)
+    scales = _field(api, "vdeqInfo.vdeqScale", info.vdeqScale, profile)
+    offsets = _field(api, "vdeqInfo.vdeqOffset", info.vdeqOffset, profile)
+    signs = _field(api, "vdeqInfo.vdeqSignMode", info.vdeqSignMode, profile)
+    entries = []
+    for sc, off, sg in zip(scales, offsets, signs, strict=True):
+        if isinstance(sc, np.uint32):
+            bits = int(sc)
+        else:
+            bits = _num.scalar_to_bits(api, float(sc), F32, profile, "vdeqInfo.vdeqScale")
+        off = _masks.as_int(api, "vdeqInfo.vdeqOffset", off, profile)
+        if not -(1 << 15) <= off < (1 << 15):
+            raise UsageError(api, "vdeqInfo.vdeqOffset", off, f"an integer in [{-(1 << 15)}, {(1 << 15) - 1}]", profile)
+        if not isinstance(sg, (bool, np.bool_)):
+            raise UsageError(api, "vdeqInfo.vdeqSignMode", sg, "True or False", profile)
+        entries.append(bits | ((off & 0x1FF) << 37) | (int(bool(sg)) << 46))
+    addr = _masks.as_int(api, "vdeq.addr", vdeq.addr, profile)
+    fault = 0
+    if addr % profile.operand_alignment_bytes:
+        fault |= Fault.MISALIGNED
+    if addr < 0 or addr + 128 > min(state.ub.size, profile.ub_usable_bytes):
+        fault |= Fault.OUT_OF_UB
+    if fault:
+        return _st.with_fault(state, int(fault))
+    out = _st.copy_state(state)
+    for j, e in enumerate(entries):
+        _st.write_bits(out.ub, addr + 8 * j, 8, e)
+    out.deqscale = (addr >> 5) & 0x3FFF
     return out
 
 
