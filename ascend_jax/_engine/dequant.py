@@ -106,25 +106,32 @@ def read_table(ub, lo, limit):
 
 @dataclasses.dataclass(frozen=True)
 class B8Static:
-    """Static part of one int16 -> b8 CastDequant program: dst type (int8 / uint8), halfBlock,
-    isVecDeq, repeat bucket, ordered writes, profile."""
+    """Static part of an int16 -> b8 CastDequant program: repeat bucket, ordered writes, profile. The
+    dst type (int8 / uint8), halfBlock and isVecDeq are traced (``dyn["b8"]`` = int32[3]): one program
+    serves both pairs and every template choice."""
 
-    dtype: object
-    half_block: bool
-    vec: bool
     R: int
     ordered: bool
     profile: object
     api: str = "CastDequant"
+    api_codes: tuple = ()
+    dtype: object = INT16  # the block layout every operand keeps (the checker's view)
+
+
+def b8_config(dtype, half_block, vec):
+    """``dyn["b8"]`` of a call: (dst is int8, halfBlock, isVecDeq)."""
+    return jnp.asarray([dtype == INT8, bool(half_block), bool(vec)], I32)
 
 
 @functools.partial(jax.jit, static_argnums=0)
 def run_b8(st: B8Static, state, dyn):
-    """One int16 -> int8/uint8 CastDequant call (``dyn`` as run_strided's for one source, plus ``deq``)."""
+    """One int16 -> int8/uint8 CastDequant call (``dyn`` as run_strided's for one source, plus ``deq``
+    and ``b8``)."""
     p, R = st.profile, st.R
     L = p.lanes(INT16)
     E = p.block_bytes // INT16.itemsize  # 16 lanes a block, in src and in dst
     nb = L // E
+    want, half_block, vec = (dyn["b8"][i] != 0 for i in range(3))
     plan = LN.plan(p, INT16, R, state, dyn)
     act = plan.act
     blk_act = jnp.any(act.reshape(R, nb, E), axis=-1)
@@ -139,35 +146,32 @@ def run_b8(st: B8Static, state, dyn):
     fault |= PL.conversion_dst_faults(d_addr, s_addr, blk_act, blk_act, any_act, s[0], s[3], True)
     x = PL.read_lanes(state.ub, s_addr, INT16)
     deq = dyn["deq"]
-    if st.vec:
-        # SPEC: "对每个DataBlock上的16个输入数据 ... 每个数的计算使用一组独立的量化参数" (j in [0,15])
-        tlo, thi, bad_table = read_table(state.ub, deq[0], limit)
-        fault |= jnp.where(any_act & bad_table, U32(Fault.OUT_OF_UB), U32(0))
-        j = np.arange(L) % VDEQ_ENTRIES
-        lo, hi = tlo[j][None, :], thi[j][None, :]
-    else:
-        lo, hi, bad_table = deq[0], deq[1], False
+    # SPEC: "对每个DataBlock上的16个输入数据 ... 每个数的计算使用一组独立的量化参数" (j in [0,15])
+    tlo, thi, bad_table = read_table(state.ub, deq[0], limit)
+    bad_table = vec & bad_table
+    fault |= jnp.where(any_act & bad_table, U32(Fault.OUT_OF_UB), U32(0))
+    j = np.arange(L) % VDEQ_ENTRIES
+    lo = jnp.where(vec, tlo[j][None, :], deq[0])
+    hi = jnp.where(vec, thi[j][None, :], deq[1])
     b8, sign = deq_b8(x, lo, hi)
     # SPEC: "当signMode=true时输出数据类型int8_t；signMode=false时输出数据类型uint8_t"
-    want = st.dtype == INT8
     bad_param = dyn["bad_param"] | (jnp.any(act & (sign != want)) & ~bad_table)
     fault |= PL.closing_faults(plan, dyn["bad_mask"], bad_param)
-    # the 16 results of a source block -> bytes [h, h + 16) of its dst block
-    h = E if st.half_block else 0
-    new = jnp.zeros((R, nb, 2 * E), U32).at[:, :, h : h + E].set(b8.reshape(R, nb, E))
-    act8 = jnp.zeros((R, nb, 2 * E), bool).at[:, :, h : h + E].set(act.reshape(R, nb, E))
-    ub = PL.write_lanes(
-        state.ub, d_addr, new.reshape(R, -1), act8.reshape(R, -1), blk_act & (fault == 0), st.ordered, INT8
-    )
-    # checker: extents / uninitialised reads on the int16 view; the dst bytes written marked exactly
+    # the 16 results of a source block -> bytes [16, 32) (halfBlock) or [0, 16) of its dst block
+    b8 = b8.reshape(R, nb, E)
+    a16 = act.reshape(R, nb, E)
+    z, f = jnp.zeros_like(b8), jnp.zeros_like(a16)
+    new = jnp.where(half_block, jnp.concatenate([z, b8], -1), jnp.concatenate([b8, z], -1)).reshape(R, -1)
+    act8 = jnp.where(half_block, jnp.concatenate([f, a16], -1), jnp.concatenate([a16, f], -1)).reshape(R, -1)
+    ub = PL.write_lanes(state.ub, d_addr, new, act8, blk_act & (fault == 0), st.ordered, INT8)
     ran = (fault == 0) & ~plan.nop
     new_state = PL.finish(state, plan, fault, ub)
     if new_state.warn is None:
         return new_state
+    # checker: extents / uninitialised reads on the int16 view; then the dst bytes written, exactly
     operands = (("dst", d_addr, INT16), ("src", s_addr, INT16))
-    written = state.written
     out = PL.strided_warnings(st, state, new_state, dyn, act, ran, operands)
-    if written is not None:
-        la = PL.lane_addrs(d_addr, INT8)  # the int16-view marking replaced by the bytes written
-        out = out.replace(written=PL.mark_lanes_written(written, la, act8.reshape(R, -1) & ran, INT8))
+    if state.written is not None:
+        la = PL.lane_addrs(d_addr, INT8)
+        out = out.replace(written=PL.mark_lanes_written(state.written, la, act8 & ran, INT8))
     return out

@@ -119,7 +119,9 @@ def _set_deq_table(state, vdeq, info, p):
     p.require_api(api, vdeq.dtype)  # SPEC: "T ... 支持的数据类型为uint64_t"
     # SPEC: "SetDeqScale接口需要传入至少128B大小的UB空间" (CastDequant.md 约束说明)
     if A.is_static(vdeq.length) and int(vdeq.length) < VDEQ_ENTRIES:
-        raise UsageError(api, "vdeq", f"{int(vdeq.length)} elements", f"at least {VDEQ_ENTRIES} (128 bytes)", p)
+        raise UsageError(
+            api, "vdeq", f"{int(vdeq.length)} elements", f"at least {VDEQ_ENTRIES} (128 bytes)", p
+        )
     if not isinstance(info, VdeqInfo):
         raise UsageError(api, "vdeqInfo", type(info).__name__, "a VdeqInfo", p)
     sc = _table_field(api, p, "vdeqInfo.vdeqScale", info.vdeqScale, F32, None, None)

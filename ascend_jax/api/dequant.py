@@ -6,8 +6,8 @@ Prototypes (C++ argument order; template arguments are keywords):
 Pairs (``apis.CastDequant.pairs``): int32 -> half (the s322fp16 scene: Cast's DEQSCALE conversion, RINT;
 isVecDeq / halfBlock have no effect), int16 -> int8 / uint8 (s162b8: the DEQSCALE scale, offset, signMode,
 or with ``isVecDeq`` the 16-group vdeq table DEQSCALE points to; each 16-lane source block's results in
-one half of its dst block, ``halfBlock``). One program per (pair, isVecDeq, halfBlock, repeat bucket)
-serves every call form. docs/MODEL.md "CastDequant".
+one half of its dst block, ``halfBlock``). One program per repeat bucket serves int16 -> int8 / uint8 with every isVecDeq /
+halfBlock and call form (traced); int32 -> half has its own. docs/MODEL.md "CastDequant".
 """
 
 import jax.numpy as jnp
@@ -80,7 +80,8 @@ def plan(state, dst, src, args, profile, isSetMask, isVecDeq, halfBlock, max_rep
         dyn["strides"] = jnp.asarray([1, 1, nd, ns], I32)
     dyn["deq"] = register_words(state, "deqscale")
     if b8:
-        st = DQ.B8Static(dtype=t, half_block=halfBlock, vec=isVecDeq, R=R, ordered=ordered, profile=p)
+        dyn["b8"] = DQ.b8_config(t, halfBlock, isVecDeq)
+        st = DQ.B8Static(R=R, ordered=ordered, profile=p)
         return DQ.run_b8, st, dyn
     # SPEC: "输入类型为int32_t，输出half数据类型。使用SetDeqScale接口设置的scale参数，采用RINT精度舍入模式"
     st = StridedStatic(api=api, dtype=t, R=R, ordered=ordered, profile=p, elem=DeqElem(), src_dtype=s)

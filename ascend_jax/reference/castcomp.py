@@ -105,7 +105,9 @@ def _set_deq_table(state, vdeq, info, profile):
             bits = _num.scalar_to_bits(api, float(sc), F32, profile, "vdeqInfo.vdeqScale")
         off = _masks.as_int(api, "vdeqInfo.vdeqOffset", off, profile)
         if not -(1 << 15) <= off < (1 << 15):
-            raise UsageError(api, "vdeqInfo.vdeqOffset", off, f"an integer in [{-(1 << 15)}, {(1 << 15) - 1}]", profile)
+            raise UsageError(
+                api, "vdeqInfo.vdeqOffset", off, f"an integer in [{-(1 << 15)}, {(1 << 15) - 1}]", profile
+            )
         if not isinstance(sg, (bool, np.bool_)):
             raise UsageError(api, "vdeqInfo.vdeqSignMode", sg, "True or False", profile)
         entries.append(bits | ((off & 0x1FF) << 37) | (int(bool(sg)) << 46))
