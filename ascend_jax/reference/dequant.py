@@ -116,19 +116,23 @@ def CastDequant(state, dst, src, *args, profile, isSetMask=True, isVecDeq=True, 
             fault |= Fault.OUT_OF_UB
         else:
             table = [_st.read_bits(state.ub, addr + 8 * j, 8) for j in range(16)]
-    results = []
     want = 1 if t == INT8 else 0
+
+    def config(l):
+        return deq if not isVecDeq else table[l % 16]
+
+    # SPEC: "当signMode=true时输出数据类型int8_t；signMode=false时输出数据类型uint8_t"
+    if not (isVecDeq and table is None) and any((config(l) >> 46) & 1 != want for _, l in active):
+        fault |= Fault.BAD_PARAM
+    if fault:
+        return _st.with_fault(state, fault)
+    results = []
     for r, l in active:
-        config = deq if not isVecDeq else (table[l % 16] if table is not None else 0)
         sa = _faults_lane(src.addr, r, l, Es, src_strides, 2, bb)
-        byte, sign = s162b8(_st.read_bits(state.ub, sa, 2), config)
-        if sign != want and not (isVecDeq and table is None):
-            fault |= Fault.BAD_PARAM
+        byte, _ = s162b8(_st.read_bits(state.ub, sa, 2), config(l))
         blk = _faults_block(dst.addr, r, l // 16, dst_strides, bb)
         # SPEC: "halfBlock=true时，结果存放在下半DataBlock；halfBlock=false时，结果存放在上半DataBlock"
         results.append((blk + (16 if halfBlock else 0) + l % 16, 1, byte))
-    if fault:
-        return _st.with_fault(state, fault)
     return _finish(state, plan, results, profile)
 
 
