@@ -128,6 +128,8 @@ def run_all(cases, profile, batch=None, workers=None):
         for k, i in enumerate(idx):
             fast[i], refs[i] = f[k], r[k]
     return fast, refs
+
+
 # CastDequant (issue 16, helper "deq")
 NOT_FUZZED["CastDequant"] = (
     "CastDequant (issue 16, helper deq): no fuzz adapter yet (its s162b8 scene reads the DEQSCALE register or "
