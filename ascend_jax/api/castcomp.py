@@ -20,7 +20,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .._engine import castcomp as CC
 from .._engine.pipeline import StridedStatic, run_strided, set_extents
-from ..errors import Fault, NotModelledError, UnsupportedError, UsageError
+from ..errors import Fault, UnsupportedError, UsageError
 from ..params import VdeqInfo
 from ..profile import as_profile
 from ..registry import ApiSpec, register
@@ -276,13 +276,14 @@ AddDeqRelu = _make(
         _D + "MulsCast(ISASI).md",
     )
 )
-def MulsCast(state, dst, src0, src1, count, *, profile=None, max_repeats=None):
+def MulsCast(state, dst, src0, src1, count, *, profile=None, config=None, max_repeats=None):
     """``dst_i = Cast(src0_i * scalar)`` or ``Cast(scalar * src1_i)`` over the first ``count`` elements
     (Ascend C ``AscendC::MulsCast``, ISASI): float32 sources, a half dst; the product rounded as Muls
-    (float32), then CAST_ROUND to half, saturating. Exactly one of ``src0`` / ``src1`` is a Python
-    number (the scalar, converted to float32 first); the LocalTensor-element scalar (both operands
-    tensors, ``BinaryConfig``) is not modelled (NotModelledError). **Spec:**
-    memory-vector/复合计算/MulsCast(ISASI).md. Profile keys: ``apis.MulsCast``.
+    (float32), then CAST_ROUND to half, saturating. The scalar: a Python number in one position
+    (converted to float32 first), or -- both operands LocalTensors -- element 0 of the float32 tensor
+    ``config`` names (``BinaryConfig(scalarTensorIndex)``: 0 = src0, 1 = src1, default 1), read from UB
+    at run time: inside UB (OUT_OF_UB), no alignment rule, not meeting an active dst block
+    (PARTIAL_OVERLAP). **Spec:** memory-vector/复合计算/MulsCast(ISASI).md. Profile keys: ``apis.MulsCast``.
     """
     api = "MulsCast"
     p = as_profile(profile)
@@ -290,21 +291,44 @@ def MulsCast(state, dst, src0, src1, count, *, profile=None, max_repeats=None):
     t0, t1 = isinstance(src0, LocalTensor), isinstance(src1, LocalTensor)
     if not t0 and not t1:
         raise UsageError(api, "src0/src1", (src0, src1), "one LocalTensor operand", p, "two scalars")
-    if t0 and t1:
-        raise NotModelledError("MulsCast: a LocalTensor element as the scalar is not modelled yet")
-    vec, vec_name, scalar, s_name = (src0, "src0", src1, "src1") if t0 else (src1, "src1", src0, "src0")
+    element = t0 and t1
+    if element:
+        # SPEC: "config ... 当标量为LocalTensor单点元素类型时生效 ... 默认值DEFAULT_BINARY_CONFIG，表示右操作数为标量"
+        idx = 1 if config is None else getattr(config, "scalarTensorIndex", config)
+        if not isinstance(idx, int) or isinstance(idx, bool) or idx not in (0, 1):
+            raise UsageError(api, "config.scalarTensorIndex", idx, "0 or 1", p)
+        first = idx == 0
+    else:
+        first = not t0
+    vec, scalar, s_name = (src1, src0, "src0") if first else (src0, src1, "src1")
     p.require_api(api, vec.dtype, count_form=True)
     if dst.dtype != HALF:  # SPEC: "dst ... 支持的数据类型为：half"
         raise UsageError(api, "dst.dtype", dst.dtype.name, "half", p)
+    if element and scalar.dtype != F32:  # SPEC: "src0/src1 ... 支持的数据类型为：float"
+        raise UsageError(api, f"{s_name}.dtype", scalar.dtype.name, "float32", p)
     dyn = empty_dyn("dst", "src")
     dyn["dst"], dyn["src"] = A.addr_of(dst), A.addr_of(vec)
     set_extents(dyn, dst=dst, src=vec)
     _, R, ordered = plan_forms(api, state, F32, (count,), p, True, max_repeats, dyn)
     L = p.lanes(F32)  # lanes by the wider type (float32); each operand contiguous
     dyn["strides"] = jnp.asarray([1, 1, L * 2 // p.block_bytes, L * 4 // p.block_bytes], I32)
-    dyn["scalar"] = A.scalar_bits(api, scalar, F32, p, s_name)
+    if element:
+        dyn["scalar"] = jnp.zeros((), U32)
+        dyn["elem"] = A.addr_of(scalar)
+    else:
+        dyn["scalar"] = A.scalar_bits(api, scalar, F32, p, s_name)
+        dyn["elem"] = jnp.zeros((), I32)
+    dyn["elem_on"] = jnp.asarray(element)
     st = StridedStatic(
-        api=api, dtype=HALF, R=R, ordered=ordered, profile=p, elem=CC.MulsCastElem(), src_dtype=F32
+        api=api,
+        dtype=HALF,
+        R=R,
+        ordered=ordered,
+        profile=p,
+        elem=CC.MulsCastElem(),
+        src_dtype=F32,
+        element_scalar=True,
+        scalar_dtype=F32,
     )
     return run_strided(st, state, dyn)
 
