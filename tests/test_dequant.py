@@ -470,3 +470,23 @@ def test_sign_mode_mismatch_is_a_fault():
         out = impl.CastDequant(st, LocalTensor(i8, 4096, 256), LocalTensor(i16, 0, 128), 128, profile=p,
                                isVecDeq=False)  # fmt: skip
         assert int(out.fault) & Fault.BAD_PARAM and not np.asarray(out.ub).any()
+
+
+def test_checker_marks_the_bytes_written():
+    """With the uninitialised-read checker on: SetDeqScale(vdeq, ...) marks its 128 bytes, CastDequant
+    int16 -> uint8 marks exactly the dst half-block bytes of its active lanes (not the other half); a
+    source never written is an UNINIT warning naming CastDequant."""
+    p = DEFAULT
+    u8, i16 = as_dtype("uint8"), as_dtype("int16")
+    st = reset_state(p, ub_bytes=UB, check_uninit=True)
+    info = aj.VdeqInfo(vdeqScale=[1.0] * 16, vdeqOffset=[0] * 16, vdeqSignMode=[False] * 16)
+    st = aj.SetDeqScale(st, LocalTensor(U64, 6144, 16), info, profile=p)
+    assert np.asarray(st.written)[6144:6272].all() and np.asarray(st.written).sum() == 128
+    st = aj.CastDequant(
+        st, LocalTensor(u8, 2048, 64), LocalTensor(i16, 0, 32), 20, profile=p, halfBlock=False
+    )
+    w = np.asarray(st.written)[2048:2112]
+    assert w[:16].all() and not w[16:32].any() and w[32:36].all() and not w[36:].any()
+    assert (
+        int(st.fault) == 0 and int(st.warn) != 0 and "CastDequant" in aj.checks.describe(st.warn, st.warn_at)
+    )
