@@ -353,8 +353,9 @@ def test_differential_default():
 
 
 def test_differential_other_products():
-    """310P AI Core (int16 only) and 950 (the 8 KB scratch region): a few cases each."""
-    for name in ("ascend310p", "ascend950"):
+    """Every other product with CastDequant, a few cases each: A3, 310P AI Core (int16 only), 950 (the
+    8 KB scratch region)."""
+    for name in ("ascend910_93", "ascend310p", "ascend950"):
         p = load_profile(name)
         _check(_cases(p, groups(p), FORMS, 48, 2), p)
 
