@@ -6,6 +6,7 @@ SubReluCast, MulCast (``dst_i = Cast(f(src0_i, src1_i))``, U sources, T dst) and
 Prototypes (C++ argument order; ``isSetMask`` is the template argument):
   SetDeqScale(scale)                        -- half: Cast int32 -> half, AddDeqRelu, CastDequant s322fp16
   SetDeqScale(scale, offset, signMode)      -- float, int16 (9 bits), bool: CastDequant s162b8
+  SetDeqScale(vdeq, vdeqInfo)               -- 16 groups into a uint64 tensor: CastDequant s162b8, isVecDeq
   X(dst, src0, src1, count)
   X(dst, src0, src1, mask[] | mask, repeatTime, repeatParams)   -- BinaryRepeatParams
 One program per (U, T, repeat bucket) serves AddReluCast / SubReluCast / MulCast (the API is traced,
