@@ -491,3 +491,34 @@ def test_checker_marks_the_bytes_written():
     assert (
         int(st.fault) == 0 and int(st.warn) != 0 and "CastDequant" in aj.checks.describe(st.warn, st.warn_at)
     )
+
+
+@pytest.mark.parametrize("impl", [aj, REF], ids=["fast", "reference"])
+def test_set_deq_scale_page_examples(impl):
+    """SetDeqScale.md 调用示例, each "// dst = src" with its 256 int16 inputs inside int8's range: the scalar
+    form + CastDequant<int8_t, int16_t, false, false> (results in the lower half of each dst block), the
+    vector form (16 groups: scale 1, offset 0, signMode true) + CastDequant<int8_t, int16_t, true, true>
+    (upper half); and SetDeqScale(half 1.0) + Cast int32 -> half (CAST_NONE)."""
+    p = DEFAULT
+    i8, i16, i32, h = (as_dtype(x) for x in ("int8", "int16", "int32", "half"))
+    src = np.random.default_rng(4).integers(-128, 128, 256)
+    ub = np.zeros(UB, np.uint8)
+    ub[:512] = src.astype(np.int16).view(np.uint8)
+    ub[1024:2048] = src.astype(np.int32).view(np.uint8)
+    dst = LocalTensor(i8, 2048, 512)
+    for vec, lower in ((False, True), (True, False)):
+        st = _state(impl, p, ub)
+        if vec:
+            info = aj.VdeqInfo(vdeqScale=[1.0] * 16, vdeqOffset=[0] * 16, vdeqSignMode=[True] * 16)
+            st = impl.SetDeqScale(st, LocalTensor(U64, 6144, 16), info, profile=p)
+        else:
+            st = impl.SetDeqScale(st, 1.0, 0, True, profile=p)
+        st = impl.CastDequant(
+            st, dst, LocalTensor(i16, 0, 256), 256, profile=p, isVecDeq=vec, halfBlock=not lower
+        )
+        blocks = np.asarray(st.ub)[2048:2560].view(np.int8).reshape(16, 32)
+        half, other = (blocks[:, :16], blocks[:, 16:]) if lower else (blocks[:, 16:], blocks[:, :16])
+        assert int(st.fault) == 0 and half.reshape(-1).tolist() == src.tolist() and not other.any()
+    st = impl.SetDeqScale(_state(impl, p, ub), 1.0, profile=p)
+    st = impl.Cast(st, LocalTensor(h, 4096, 256), LocalTensor(i32, 1024, 256), "CAST_NONE", 256, profile=p)
+    assert np.asarray(st.ub)[4096:4608].view(np.float16).tolist() == src.astype(np.float16).tolist()
