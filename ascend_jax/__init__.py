@@ -97,6 +97,7 @@ from .api.compound import (
     Prelu,
     SubRelu,
 )
+from .api.dequant import CastDequant  # helper deq
 from .api.fill import Brcb
 from .api.gather import Gather, Gatherb, GatherRepeatParams, Scatter
 from .api.layout import (  # data layout 数据排布转换 / 数据重排 (issue 16)
@@ -152,6 +153,7 @@ from .params import (
     DataCopyPadParams,
     DataCopyParams,
     UnaryRepeatParams,
+    VdeqInfo,
 )
 from .pipe import QuePosition, TBuf, TPipe, TPosition, TQue
 from .profile import DEFAULT_PROFILE, HwProfile, available_profiles, load_profile

@@ -48,6 +48,8 @@ WARN_APIS = (
     "Transpose", "TransDataTo5HD", "Interleave", "DeInterleave",
     # appended by helper bilinear (基础算术/BilinearInterpolation(ISASI))
     "BilinearInterpolation",
+    # appended by helper deq
+    "CastDequant",
 )  # fmt: skip
 WARN_ARGS = ("dst", "src", "src0", "src1")
 WARN_ARGS += ("src2", "src3", "src4")  # appended by the sort helper: MrgSortSrcList queues

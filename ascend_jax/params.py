@@ -252,3 +252,16 @@ class AnyForm:
     mask_words: object = (0,)
     repeatTime: object = 1
     repeatParams: object = None
+
+
+@chex.dataclass(frozen=True, mappable_dataclass=False)  # a pytree: the 16 groups may be traced arrays
+class VdeqInfo:
+    """``AscendC::VdeqInfo`` (类型转换/寄存器配置说明/SetDeqScale.md 表4): the 16 quantisation groups
+    ``SetDeqScale(vdeq, vdeqInfo)`` writes into the vdeq tensor -- ``vdeqScale`` (16 floats),
+    ``vdeqOffset`` (16 int16, 9 bits used), ``vdeqSignMode`` (16 bools). Each field is a sequence of
+    16 Python values or an array of shape [16] (``vdeqScale`` as float32 values, or its uint32 bit
+    patterns)."""
+
+    vdeqScale: object
+    vdeqOffset: object
+    vdeqSignMode: object

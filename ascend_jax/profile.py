@@ -137,6 +137,8 @@ KNOWN_APIS = (
     "DeInterleave",
     # 基础算术/BilinearInterpolation(ISASI) (issue 16, helper "bilinear")
     "BilinearInterpolation",
+    # CastDequant (issue 16, helper "deq")
+    "CastDequant",
 )
 
 # Allowed keys: name -> (type or tuple of allowed values, True) for a required key, or
@@ -303,7 +305,7 @@ _API_EXTRA["Gatherb"] = {"dst_blk_stride_zero": (("as_one", "fault"), False, "as
 # helper "castcomp": GetReduceRepeatMaxMinSpr(value, index) (A2/A3) or (value) only (310P AI Core)
 _API_EXTRA["GetReduceRepeatMaxMinSpr"] = {"with_index": (_BOOL, False, True)}
 # the cast composites' (U, T) table: "src->dst" strings, " [count]" for a count-only pair
-for _n in ("AddReluCast", "SubReluCast", "MulCast"):
+for _n in ("AddReluCast", "SubReluCast", "MulCast", "CastDequant"):
     _API_EXTRA[_n] = {"pairs": (_LIST, False, ())}
 # sorting (issue 16; docs/MODEL.md "Sorting and Region Proposals"): where a NaN score sorts -- above +inf
 # ("largest") or below -inf ("smallest"); the pages do not say (CHOICE)

@@ -154,10 +154,15 @@ def test_error_names():
     for args, exc, match in (
         ((LocalTensor(h, 4096, 64), 1.0, 2.0, 64), UsageError, "src0/src1"),
         ((LocalTensor(f32, 4096, 64), LocalTensor(f32, 0, 64), 2.0, 64), UsageError, "dst.dtype"),
-    ):
+        ((LocalTensor(h, 4096, 64), LocalTensor(f32, 0, 64), LocalTensor(h, 512, 1), 64), UsageError, "src1.dtype"),
+        ((LocalTensor(h, 4096, 64), LocalTensor(f32, 0, 64), LocalTensor(f32, 512, 1), 64, {"config": 2}),
+         UsageError, "config.scalarTensorIndex"),
+    ):  # fmt: skip
+        kw = args[-1] if isinstance(args[-1], dict) else {}
+        args = args[:-1] if kw else args
         _both(
-            lambda a=args: aj.MulsCast(reset_state(q), *a, profile=q),
-            lambda a=args: REF.MulsCast(REF.reset_state(q), *a, profile=q),
+            lambda a=args, k=kw: aj.MulsCast(reset_state(q), *a, profile=q, **k),
+            lambda a=args, k=kw: REF.MulsCast(REF.reset_state(q), *a, profile=q, **k),
             exc,
             match,
         )
@@ -501,7 +506,7 @@ def test_set_deq_scale_register_layout():
 
 def _muls_cast_check(n, seed):
     """MulsCast(ISASI) on 950: random counts, addresses, float32 patterns and scalars (either
-    position); the fast path (one program: max_repeats) == the reference, UB and fault word."""
+    position; a number or a LocalTensor element, ``config``); the fast path (one program: max_repeats) == the reference, UB and fault word."""
     p = load_profile("ascend950")
     rng = np.random.default_rng(seed)
     f32, h = as_dtype("float32"), as_dtype("half")
@@ -520,11 +525,20 @@ def _muls_cast_check(n, seed):
             scalar = float(rng.integers(-8, 8)) / 4
         dst, src = LocalTensor(h, d_addr, 256), LocalTensor(f32, s_addr, 256)
         args = (scalar, src) if rng.random() < 0.5 else (src, scalar)
+        kw = {}
+        if rng.random() < 0.4:  # a LocalTensor element as the scalar (any byte address; some meet dst)
+            e_addr = int(rng.integers(0, UB - 3)) if rng.random() < 0.9 else UB - int(rng.integers(0, 4))
+            if rng.random() < 0.1:
+                e_addr = d_addr + int(rng.integers(0, 64))
+            idx = int(rng.integers(0, 2))
+            el = LocalTensor(f32, e_addr, 1)
+            args = (el, src) if idx == 0 else (src, el)
+            kw = {"config": aj.BinaryConfig(idx)} if (idx == 0 or rng.random() < 0.5) else {}
         fs = reset_state(p, ub_bytes=UB).replace(ub=jnp.asarray(ub))
-        f = aj.MulsCast(fs, dst, *args, count, profile=p, max_repeats=RB)
+        f = aj.MulsCast(fs, dst, *args, count, profile=p, max_repeats=RB, **kw)
         rs = RS.reset_state(p, ub_bytes=UB)
         rs.ub = ub.copy()
-        r = REF.MulsCast(rs, dst, *args, count, profile=p)
+        r = REF.MulsCast(rs, dst, *args, count, profile=p, **kw)
         assert np.array_equal(np.asarray(f.ub), r.ub) and int(f.fault) == int(r.fault), (
             count,
             d_addr,

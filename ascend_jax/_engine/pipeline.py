@@ -56,6 +56,8 @@ class StridedStatic:
     element_scalar: the call may take its scalar from UB: where the traced ``dyn["elem_on"]`` is
       set, the scalar is the T element at byte ``dyn["elem"]`` (灵活标量位置, a LocalTensor element),
       read before the call writes (see ``element_scalar``).
+    scalar_dtype: the element scalar's type when it is not ``dtype`` (MulsCast: a float32 element,
+      a half dst).
     """
 
     api: str
@@ -71,6 +73,7 @@ class StridedStatic:
     src_dtype: object = None
     read_dst: bool = False
     element_scalar: bool = False
+    scalar_dtype: object = None
 
 
 # -- the shared pieces (also used by binary.py and compact.py) -----------------------------------
@@ -330,7 +333,8 @@ def run_strided(st: StridedStatic, state, dyn):
         xs.append(read_lanes(state.ub, d_addr, dt))
     scalar = dyn.get("scalar")
     if st.element_scalar:
-        scalar, f = element_scalar(state, dyn, dt, limit, d_addr, blk_act, any_act, p.block_bytes)
+        et = dt if st.scalar_dtype is None else st.scalar_dtype
+        scalar, f = element_scalar(state, dyn, et, limit, d_addr, blk_act, any_act, p.block_bytes)
         fault |= f
     out = st.elem(*xs, scalar, dt, p, state.ctrl, dyn)
     bad_param = dyn["bad_param"]

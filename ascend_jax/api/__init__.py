@@ -17,6 +17,7 @@ from .compare import (
 )
 from .compound import AbsSub, AddRelu, Axpy, ExpSub, FusedMulAdd, MulAddDst, MulAddRelu, Mull, Prelu, SubRelu
 from .data_copy import DataCopy, DataCopyPad
+from .dequant import CastDequant  # helper deq
 from .fill import Brcb, CreateVecIndex, Duplicate
 from .gather import Gather, Gatherb, GatherRepeatParams, Scatter  # 离散与聚合 (issue 16)
 from .gather_mask import GatherMask, GatherMaskParams, GetGatherMaskRemainCount

@@ -6,6 +6,7 @@ SubReluCast, MulCast (``dst_i = Cast(f(src0_i, src1_i))``, U sources, T dst) and
 Prototypes (C++ argument order; ``isSetMask`` is the template argument):
   SetDeqScale(scale)                        -- half: Cast int32 -> half, AddDeqRelu, CastDequant s322fp16
   SetDeqScale(scale, offset, signMode)      -- float, int16 (9 bits), bool: CastDequant s162b8
+  SetDeqScale(vdeq, vdeqInfo)               -- 16 groups into a uint64 tensor: CastDequant s162b8, isVecDeq
   X(dst, src0, src1, count)
   X(dst, src0, src1, mask[] | mask, repeatTime, repeatParams)   -- BinaryRepeatParams
 One program per (U, T, repeat bucket) serves AddReluCast / SubReluCast / MulCast (the API is traced,
@@ -13,13 +14,15 @@ One program per (U, T, repeat bucket) serves AddReluCast / SubReluCast / MulCast
 docs/MODEL.md "SetDeqScale and the DEQSCALE conversions", "Cast composites".
 """
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
 from .. import dtypes as _dt
 from .._engine import castcomp as CC
 from .._engine.pipeline import StridedStatic, run_strided, set_extents
-from ..errors import NotModelledError, UnsupportedError, UsageError
+from ..errors import Fault, UnsupportedError, UsageError
+from ..params import VdeqInfo
 from ..profile import as_profile
 from ..registry import ApiSpec, register
 from ..state import DEQSCALE_WORDS, register_words
@@ -31,6 +34,7 @@ I32 = jnp.int32
 U32 = jnp.uint32
 HALF = _dt.as_dtype("half")
 F32 = _dt.as_dtype("float32")
+VDEQ_ENTRIES = 16  # SPEC: "空间被切分为16个64bit"
 
 _D = "memory-vector/复合计算/"
 
@@ -42,7 +46,11 @@ _D = "memory-vector/复合计算/"
     ApiSpec(
         "SetDeqScale",
         "cast",
-        ("SetDeqScale(half scale)", "SetDeqScale(float scale, int16_t offset, bool signMode)"),
+        (
+            "SetDeqScale(half scale)",
+            "SetDeqScale(float scale, int16_t offset, bool signMode)",
+            "SetDeqScale<T>(vdeq, vdeqInfo)",
+        ),
         "memory-vector/类型转换/寄存器配置说明/SetDeqScale.md",
     )
 )
@@ -52,8 +60,10 @@ def SetDeqScale(state, *args, profile=None):
     ``SetDeqScale(state, scale)``: ``scale`` converted to half (round to nearest even), in bits 0~15
     (Cast int32 -> half, AddDeqRelu, CastDequant s322fp16). ``SetDeqScale(state, scale, offset,
     signMode)``: ``scale`` as float32 in bits 0~31, ``offset`` (int16, "只有前9位有效") in bits 37~45,
-    ``signMode`` in bit 46 (CastDequant s162b8). The other bits are written 0 (CHOICE). The
-    vector form ``SetDeqScale<T>(vdeq, vdeqInfo)`` is not modelled. **Spec:**
+    ``signMode`` in bit 46 (CastDequant s162b8). The other bits are written 0 (CHOICE).
+    ``SetDeqScale(state, vdeq, vdeqInfo)``: the 16 groups of the ``VdeqInfo`` packed the same way into
+    the uint64 LocalTensor ``vdeq`` (128 bytes), DEQSCALE = its address >> 5 (CastDequant s162b8,
+    isVecDeq). **Spec:**
     memory-vector/类型转换/寄存器配置说明/SetDeqScale.md. Profile keys: ``apis.SetDeqScale``.
     """
     api = "SetDeqScale"
@@ -70,15 +80,78 @@ def SetDeqScale(state, *args, profile=None):
             raise UsageError(api, "signMode", signMode, "True or False", p)
         words = CC.pack_deq(sb, offset, signMode)
     elif len(args) == 2:
-        raise NotModelledError(
-            "SetDeqScale(vdeq, vdeqInfo) (the vector quantisation form) is not modelled yet"
-        )
+        return _set_deq_table(state, args[0], args[1], p)
     else:
         raise TypeError(
-            f"SetDeqScale() takes (scale) or (scale, offset, signMode); got {len(args)} arguments"
+            f"SetDeqScale() takes (scale), (scale, offset, signMode) or (vdeq, vdeqInfo); got {len(args)} "
+            "arguments"
         )
     old = register_words(state, "deqscale")
     return state.replace(deqscale=jnp.broadcast_to(words, old.shape[:-1] + (DEQSCALE_WORDS,)).astype(U32))
+
+
+def _table_field(api, p, name, value, dtype, lo, hi):
+    """One VdeqInfo field as an array of 16 (static values range-checked)."""
+    if A.is_static(value) or isinstance(value, (list, tuple)):
+        vals = list(value) if isinstance(value, (list, tuple)) else [value]
+        if len(vals) != VDEQ_ENTRIES:
+            raise UsageError(api, name, f"{len(vals)} values", f"{VDEQ_ENTRIES} values", p)
+        if dtype is bool:
+            for v in vals:
+                if A.is_static(v) and not isinstance(v, (bool, np.bool_)):
+                    raise UsageError(api, name, v, "True or False", p)
+        elif lo is not None:
+            for v in vals:
+                A.static_int(api, name, v, lo, hi, p)
+        return vals
+    v = jnp.asarray(value)
+    if v.shape != (VDEQ_ENTRIES,):
+        raise UsageError(api, name, f"shape {tuple(v.shape)}", f"({VDEQ_ENTRIES},)", p)
+    return v
+
+
+def _set_deq_table(state, vdeq, info, p):
+    """``SetDeqScale<T>(vdeq, vdeqInfo)``: the 16 groups packed as the scalar form packs one (scale bits
+    0~31, offset bits 37~45, signMode bit 46) into the uint64 tensor ``vdeq``, and DEQSCALE bits 0~13 =
+    vdeq's address >> 5 (a 32-byte-aligned UB address). A misaligned or outside-UB vdeq is a fault (the
+    call then writes nothing)."""
+    api = "SetDeqScale"
+    A.check_tensor(api, "vdeq", vdeq, p)
+    p.require_api(api, vdeq.dtype)  # SPEC: "T ... 支持的数据类型为uint64_t"
+    # SPEC: "SetDeqScale接口需要传入至少128B大小的UB空间" (CastDequant.md 约束说明)
+    if A.is_static(vdeq.length) and int(vdeq.length) < VDEQ_ENTRIES:
+        raise UsageError(
+            api, "vdeq", f"{int(vdeq.length)} elements", f"at least {VDEQ_ENTRIES} (128 bytes)", p
+        )
+    if not isinstance(info, VdeqInfo):
+        raise UsageError(api, "vdeqInfo", type(info).__name__, "a VdeqInfo", p)
+    sc = _table_field(api, p, "vdeqInfo.vdeqScale", info.vdeqScale, F32, None, None)
+    off = _table_field(api, p, "vdeqInfo.vdeqOffset", info.vdeqOffset, I32, -(1 << 15), (1 << 15) - 1)
+    sg = _table_field(api, p, "vdeqInfo.vdeqSignMode", info.vdeqSignMode, bool, None, None)
+    if isinstance(sc, list):
+        sb = jnp.stack([jnp.asarray(A.scalar_bits(api, v, F32, p, "vdeqInfo.vdeqScale"), U32) for v in sc])
+    elif sc.dtype == jnp.uint32:
+        sb = sc
+    else:
+        sb = jax.lax.bitcast_convert_type(sc.astype(jnp.float32), U32)
+    words = CC.pack_deq(sb, jnp.asarray(off, I32), jnp.asarray(sg, bool))  # [2, 16]: low, high words
+    data = jnp.stack([words[0], words[1]], axis=-1).reshape(-1)  # little-endian uint64s
+    raw = ((data[:, None] >> (U32(8) * jnp.arange(4, dtype=U32))) & U32(0xFF)).astype(jnp.uint8).reshape(-1)
+    addr = A.addr_of(vdeq)
+    limit = min(state.ub.shape[-1], p.ub_usable_bytes)
+    fault = jnp.where(addr % p.operand_alignment_bytes != 0, U32(Fault.MISALIGNED), U32(0))
+    fault |= jnp.where((addr < 0) | (addr + 8 * VDEQ_ENTRIES > limit), U32(Fault.OUT_OF_UB), U32(0))
+    ok = fault == 0
+    a = jnp.clip(addr, 0, state.ub.shape[-1] - 8 * VDEQ_ENTRIES)
+    ub = jnp.where(ok, jax.lax.dynamic_update_slice(state.ub, raw, (a,)), state.ub)
+    old = register_words(state, "deqscale")
+    # SPEC (SetDeqScale.md 表1): "0~13 | vdeqAddr | 被硬件视为一个地址，指向UB中的一块空间"
+    new = jnp.stack([(addr.astype(U32) >> U32(5)) & U32(0x3FFF), U32(0)])
+    out = state.replace(ub=ub, deqscale=jnp.where(ok, new, old).astype(U32), fault=state.fault | fault)
+    if state.written is not None:
+        mark = jax.lax.dynamic_update_slice(state.written, jnp.ones((8 * VDEQ_ENTRIES,), jnp.uint8), (a,))
+        out = out.replace(written=jnp.where(ok, mark, state.written))
+    return out
 
 
 # -- the binary cast composites -------------------------------------------------------------------
@@ -204,13 +277,14 @@ AddDeqRelu = _make(
         _D + "MulsCast(ISASI).md",
     )
 )
-def MulsCast(state, dst, src0, src1, count, *, profile=None, max_repeats=None):
+def MulsCast(state, dst, src0, src1, count, *, profile=None, config=None, max_repeats=None):
     """``dst_i = Cast(src0_i * scalar)`` or ``Cast(scalar * src1_i)`` over the first ``count`` elements
     (Ascend C ``AscendC::MulsCast``, ISASI): float32 sources, a half dst; the product rounded as Muls
-    (float32), then CAST_ROUND to half, saturating. Exactly one of ``src0`` / ``src1`` is a Python
-    number (the scalar, converted to float32 first); the LocalTensor-element scalar (both operands
-    tensors, ``BinaryConfig``) is not modelled (NotModelledError). **Spec:**
-    memory-vector/复合计算/MulsCast(ISASI).md. Profile keys: ``apis.MulsCast``.
+    (float32), then CAST_ROUND to half, saturating. The scalar: a Python number in one position
+    (converted to float32 first), or -- both operands LocalTensors -- element 0 of the float32 tensor
+    ``config`` names (``BinaryConfig(scalarTensorIndex)``: 0 = src0, 1 = src1, default 1), read from UB
+    at run time: inside UB (OUT_OF_UB), no alignment rule, not meeting an active dst block
+    (PARTIAL_OVERLAP). **Spec:** memory-vector/复合计算/MulsCast(ISASI).md. Profile keys: ``apis.MulsCast``.
     """
     api = "MulsCast"
     p = as_profile(profile)
@@ -218,21 +292,44 @@ def MulsCast(state, dst, src0, src1, count, *, profile=None, max_repeats=None):
     t0, t1 = isinstance(src0, LocalTensor), isinstance(src1, LocalTensor)
     if not t0 and not t1:
         raise UsageError(api, "src0/src1", (src0, src1), "one LocalTensor operand", p, "two scalars")
-    if t0 and t1:
-        raise NotModelledError("MulsCast: a LocalTensor element as the scalar is not modelled yet")
-    vec, vec_name, scalar, s_name = (src0, "src0", src1, "src1") if t0 else (src1, "src1", src0, "src0")
+    element = t0 and t1
+    if element:
+        # SPEC: "config ... 当标量为LocalTensor单点元素类型时生效 ... 默认值DEFAULT_BINARY_CONFIG，表示右操作数为标量"
+        idx = 1 if config is None else getattr(config, "scalarTensorIndex", config)
+        if not isinstance(idx, int) or isinstance(idx, bool) or idx not in (0, 1):
+            raise UsageError(api, "config.scalarTensorIndex", idx, "0 or 1", p)
+        first = idx == 0
+    else:
+        first = not t0
+    vec, scalar, s_name = (src1, src0, "src0") if first else (src0, src1, "src1")
     p.require_api(api, vec.dtype, count_form=True)
     if dst.dtype != HALF:  # SPEC: "dst ... 支持的数据类型为：half"
         raise UsageError(api, "dst.dtype", dst.dtype.name, "half", p)
+    if element and scalar.dtype != F32:  # SPEC: "src0/src1 ... 支持的数据类型为：float"
+        raise UsageError(api, f"{s_name}.dtype", scalar.dtype.name, "float32", p)
     dyn = empty_dyn("dst", "src")
     dyn["dst"], dyn["src"] = A.addr_of(dst), A.addr_of(vec)
     set_extents(dyn, dst=dst, src=vec)
     _, R, ordered = plan_forms(api, state, F32, (count,), p, True, max_repeats, dyn)
     L = p.lanes(F32)  # lanes by the wider type (float32); each operand contiguous
     dyn["strides"] = jnp.asarray([1, 1, L * 2 // p.block_bytes, L * 4 // p.block_bytes], I32)
-    dyn["scalar"] = A.scalar_bits(api, scalar, F32, p, s_name)
+    if element:
+        dyn["scalar"] = jnp.zeros((), U32)
+        dyn["elem"] = A.addr_of(scalar)
+    else:
+        dyn["scalar"] = A.scalar_bits(api, scalar, F32, p, s_name)
+        dyn["elem"] = jnp.zeros((), I32)
+    dyn["elem_on"] = jnp.asarray(element)
     st = StridedStatic(
-        api=api, dtype=HALF, R=R, ordered=ordered, profile=p, elem=CC.MulsCastElem(), src_dtype=F32
+        api=api,
+        dtype=HALF,
+        R=R,
+        ordered=ordered,
+        profile=p,
+        elem=CC.MulsCastElem(),
+        src_dtype=F32,
+        element_scalar=True,
+        scalar_dtype=F32,
     )
     return run_strided(st, state, dyn)
 

@@ -177,3 +177,8 @@ __all__ += ["Transpose", "TransDataTo5HD", "Interleave", "DeInterleave"]
 from .bilinear import BilinearInterpolation  # noqa: E402
 
 __all__ += ["BilinearInterpolation"]
+# CastDequant (helper "deq")
+from ..params import VdeqInfo  # noqa: E402
+from .dequant import CastDequant  # noqa: E402
+
+__all__ += ["CastDequant", "VdeqInfo"]

@@ -17,9 +17,11 @@ max(sizeof U, sizeof T); lane ``l`` of each operand sits in that operand's block
 its sizeof) at its own strides. Faults: Cast's two-width rules, once per source.
 """
 
+import numpy as np
+
 from .. import dtypes as _dt
-from ..errors import Fault, NotModelledError, UnsupportedError, UsageError
-from ..params import UnaryRepeatParams
+from ..errors import Fault, UnsupportedError, UsageError
+from ..params import UnaryRepeatParams, VdeqInfo
 from ..profile import as_profile
 from ..tensor import LocalTensor
 from . import cast as _cast
@@ -60,15 +62,67 @@ def SetDeqScale(state, *args, profile):
         value |= (off & 0x1FF) << 37
         value |= int(sign_mode) << 46
     elif len(args) == 2:
-        raise NotModelledError(
-            "SetDeqScale(vdeq, vdeqInfo) (the vector quantisation form) is not modelled yet"
-        )
+        return _set_deq_table(state, args[0], args[1], profile)
     else:
         raise TypeError(
-            f"SetDeqScale() takes (scale) or (scale, offset, signMode); got {len(args)} arguments"
+            f"SetDeqScale() takes (scale), (scale, offset, signMode) or (vdeq, vdeqInfo); got {len(args)} "
+            "arguments"
         )
     out = _st.copy_state(state)
     out.deqscale = value
+    return out
+
+
+def _field(api, name, value, profile):
+    """One VdeqInfo field as a list of 16 Python values."""
+    vals = list(np.asarray(value).reshape(-1)) if not isinstance(value, (list, tuple)) else list(value)
+    if len(vals) != 16:
+        raise UsageError(api, name, f"{len(vals)} values", "16 values", profile)
+    return vals
+
+
+def _set_deq_table(state, vdeq, info, profile):
+    """SetDeqScale<T>(vdeq, vdeqInfo) (SetDeqScale.md): "接口会读取结构体内的参数，填充到vdeq" -- each of the
+    16 groups packed as the scalar form's 64 bits --, and DEQSCALE bits 0~13 = "vdeqAddr | 被硬件视为一个
+    地址，指向UB中的一块空间，该空间大小为128B" (the address in 32-byte units: vdeq is 32-byte aligned)."""
+    api = "SetDeqScale"
+    if not isinstance(vdeq, LocalTensor):
+        raise UsageError(api, "vdeq", vdeq, "a LocalTensor", profile)
+    profile.require_api(api, vdeq.dtype)  # "T ... 支持的数据类型为uint64_t"
+    n = _masks.as_int(api, "vdeq.length", vdeq.length, profile)
+    if n < 16:  # CastDequant.md: "SetDeqScale接口需要传入至少128B大小的UB空间"
+        raise UsageError(api, "vdeq", f"{n} elements", "at least 16 (128 bytes)", profile)
+    if not isinstance(info, VdeqInfo):
+        raise UsageError(api, "vdeqInfo", type(info).__name__, "a VdeqInfo", profile)
+    scales = _field(api, "vdeqInfo.vdeqScale", info.vdeqScale, profile)
+    offsets = _field(api, "vdeqInfo.vdeqOffset", info.vdeqOffset, profile)
+    signs = _field(api, "vdeqInfo.vdeqSignMode", info.vdeqSignMode, profile)
+    entries = []
+    for sc, off, sg in zip(scales, offsets, signs, strict=True):
+        if isinstance(sc, np.uint32):
+            bits = int(sc)
+        else:
+            bits = _num.scalar_to_bits(api, float(sc), F32, profile, "vdeqInfo.vdeqScale")
+        off = _masks.as_int(api, "vdeqInfo.vdeqOffset", off, profile)
+        if not -(1 << 15) <= off < (1 << 15):
+            raise UsageError(
+                api, "vdeqInfo.vdeqOffset", off, f"an integer in [{-(1 << 15)}, {(1 << 15) - 1}]", profile
+            )
+        if not isinstance(sg, (bool, np.bool_)):
+            raise UsageError(api, "vdeqInfo.vdeqSignMode", sg, "True or False", profile)
+        entries.append(bits | ((off & 0x1FF) << 37) | (int(bool(sg)) << 46))
+    addr = _masks.as_int(api, "vdeq.addr", vdeq.addr, profile)
+    fault = 0
+    if addr % profile.operand_alignment_bytes:
+        fault |= Fault.MISALIGNED
+    if addr < 0 or addr + 128 > min(state.ub.size, profile.ub_usable_bytes):
+        fault |= Fault.OUT_OF_UB
+    if fault:
+        return _st.with_fault(state, int(fault))
+    out = _st.copy_state(state)
+    for j, e in enumerate(entries):
+        _st.write_bits(out.ub, addr + 8 * j, 8, e)
+    out.deqscale = (addr >> 5) & 0x3FFF
     return out
 
 
@@ -251,10 +305,12 @@ def AddDeqRelu(state, dst, src0, src1, *args, profile, isSetMask=True):
     return _run("AddDeqRelu", state, dst, src0, src1, args, profile, isSetMask, pairs, make_f)
 
 
-def MulsCast(state, dst, src0, src1, count, *, profile):
+def MulsCast(state, dst, src0, src1, count, *, profile, config=None):
     """``dst_i = Cast(src0_i × scalar)`` / ``Cast(scalar × src1_i)`` (复合计算/MulsCast(ISASI).md): the
     float product rounded as Muls, then "按照CAST_ROUND模式取到half所能表示的数". The count prototype only;
-    the scalar is a number (a LocalTensor element as the scalar is not modelled)."""
+    the scalar is a number, or -- both operands LocalTensors -- element 0 of the one ``config`` names
+    ("config ... 当标量为LocalTensor单点元素类型时生效，用于指定单点元素操作数位置", default 1: src1), read
+    from UB: inside UB, not meeting an active dst block (as the 灵活标量位置 pages)."""
     api = "MulsCast"
     profile = as_profile(profile)
     if not isinstance(dst, LocalTensor):
@@ -262,14 +318,27 @@ def MulsCast(state, dst, src0, src1, count, *, profile):
     t0, t1 = isinstance(src0, LocalTensor), isinstance(src1, LocalTensor)
     if not t0 and not t1:
         raise UsageError(api, "src0/src1", (src0, src1), "one LocalTensor operand", profile, "two scalars")
-    if t0 and t1:
-        raise NotModelledError("MulsCast: a LocalTensor element as the scalar is not modelled yet")
-    vec, scalar, s_name = (src0, src1, "src1") if t0 else (src1, src0, "src0")
+    element = t0 and t1
+    if element:
+        idx = 1 if config is None else getattr(config, "scalarTensorIndex", config)
+        if not isinstance(idx, int) or isinstance(idx, bool) or idx not in (0, 1):
+            raise UsageError(api, "config.scalarTensorIndex", idx, "0 or 1", profile)
+        pos = idx
+    else:
+        pos = 1 if t0 else 0
+    vec, scalar, s_name = (src1, src0, "src0") if pos == 0 else (src0, src1, "src1")
     profile.require_api(api, vec.dtype, count_form=True)
     if dst.dtype != HALF:  # SPEC: "dst ... 支持的数据类型为：half"
         raise UsageError(api, "dst.dtype", dst.dtype.name, "half", profile)
-    s = _num.scalar_to_bits(api, scalar, F32, profile, s_name)
-    for tt, name in ((dst, "dst"), (vec, "src0" if t0 else "src1")):
+    if element:
+        if scalar.dtype != F32:  # SPEC: "src0/src1 ... 支持的数据类型为：float"
+            raise UsageError(api, f"{s_name}.dtype", scalar.dtype.name, "float32", profile)
+        e_addr = _masks.as_int(api, f"{s_name}.addr", scalar.addr, profile)
+        s = None
+    else:
+        e_addr = None
+        s = _num.scalar_to_bits(api, scalar, F32, profile, s_name)
+    for tt, name in ((dst, "dst"), (vec, "src1" if pos == 0 else "src0")):
         _masks.as_int(api, f"{name}.addr", tt.addr, profile)
     dst = LocalTensor(HALF, int(dst.addr), dst.length)
     vec = LocalTensor(F32, int(vec.addr), vec.length)
@@ -282,8 +351,19 @@ def MulsCast(state, dst, src0, src1, count, *, profile):
     L = profile.lanes(F32)  # "mask会按照输入和输出类型中sizeof(dtype)较大的来筛选": float32
     dst_strides, src_strides = (1, L * 2 // bb), (1, L * 4 // bb)
     fault = _two_width_faults(api, plan, dst, vec, 2, 4, dst_strides, src_strides, state.ub.size, profile)
+    if e_addr is not None:
+        if e_addr < 0 or e_addr + 4 > min(state.ub.size, profile.ub_usable_bytes):
+            fault |= Fault.OUT_OF_UB
+        # SPEC: "源操作数为LocalTensor单点元素的场景，不支持源操作数和目的操作数地址重叠" (灵活标量位置 pages)
+        for r, b in _faults.active_blocks(plan, bb // 2):
+            a = _faults.block_address(dst.addr, r, b, *dst_strides, bb)
+            if e_addr < a + bb and a < e_addr + 4:
+                fault |= Fault.PARTIAL_OVERLAP
+                break
     if fault:
-        return _st.with_fault(state, fault)
+        return _st.with_fault(state, int(fault))
+    if s is None:
+        s = _st.read_bits(state.ub, e_addr, 4)
     ctrl = _st.get_ctrl(state)
     mul = _elem.lane_function("Mul", F32, profile, ctrl)
     conv = _cast.lane_function(F32, HALF, "ROUND", profile, ctrl)
@@ -294,7 +374,7 @@ def MulsCast(state, dst, src0, src1, count, *, profile):
                 sa = _faults.lane_address(vec.addr, r, l // 8, l % 8, *src_strides, 4, bb)
                 da = _faults.lane_address(dst.addr, r, l // 16, l % 16, *dst_strides, 2, bb)
                 x = _st.read_bits(state.ub, sa, 4)
-                results.append((da, conv(mul(x, s) if t0 else mul(s, x))))
+                results.append((da, conv(mul(s, x) if pos == 0 else mul(x, s))))
     out = _st.copy_state(state)
     for da, bits in results:
         _st.write_bits(out.ub, da, 2, bits)
