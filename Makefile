@@ -23,7 +23,7 @@ lint: $(STAMP)
 	$(VENV)/bin/lint-imports
 
 test: $(STAMP) lint wheel-check
-	$(PY) -m pytest -q -n 2 -m "not slow" --durations=25
+	$(PY) -m pytest -q -n 2 --dist worksteal -m "not slow" --durations=25
 
 # Bigger random campaigns (hypothesis profile "nightly": 20x more cases).
 test-nightly: $(STAMP)
