@@ -25,6 +25,10 @@ settings.load_profile(os.environ.get("ASCEND_JAX_HYPOTHESIS", "ci"))
 SCALE = 20 if os.environ.get("ASCEND_JAX_HYPOTHESIS") == "nightly" else 1
 
 SHARED = pathlib.Path(__file__).resolve().parents[2] / "shared"
+# the suite's persistent XLA cache, locked (see pytest_configure); a directory of its own: JAX's LRU
+# eviction needs the access-time file it writes beside every entry
+CACHE_DIR = pathlib.Path(__file__).resolve().parents[1] / ".jax_cache" / "lru"
+CACHE_MAX_BYTES = 8 << 30
 
 
 @pytest.fixture
@@ -39,9 +43,12 @@ def pytest_configure(config):
     # suite's cost is dominated by compilation on CPU. Only the test configuration sets jax config.
     import jax
 
-    cache = pathlib.Path(__file__).resolve().parents[1] / ".jax_cache"
-    jax.config.update("jax_compilation_cache_dir", str(cache))
+    jax.config.update("jax_compilation_cache_dir", str(CACHE_DIR))
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
+    # A size limit turns on JAX's file lock around every cache read and write. Without it an entry is
+    # written in place, and a worker (or a notebook kernel) reading it half-written deserialises a
+    # truncated executable: a segmentation fault (seen once, two threads in get_executable_and_time).
+    jax.config.update("jax_compilation_cache_max_size", CACHE_MAX_BYTES)
 
 
 # ASCEND_JAX_CPU_LOG=FILE: append "process CPU seconds<TAB>wall seconds<TAB>test id" per test phase

@@ -13,6 +13,7 @@ import os
 import pathlib
 
 import pytest
+from conftest import CACHE_DIR, CACHE_MAX_BYTES
 
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
@@ -53,8 +54,9 @@ def test_notebook_executes_without_errors(name):
         resources={"metadata": {"path": str(NB_DIR)}},
     )
     env = dict(os.environ)
-    env.setdefault("JAX_COMPILATION_CACHE_DIR", str(ROOT / ".jax_cache"))
+    env.setdefault("JAX_COMPILATION_CACHE_DIR", str(CACHE_DIR))
     env.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0.5")
+    env.setdefault("JAX_COMPILATION_CACHE_MAX_SIZE", str(CACHE_MAX_BYTES))  # the file lock (conftest.py)
     env.setdefault("MPLBACKEND", "Agg")
     try:
         client.execute(env=env)

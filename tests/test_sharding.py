@@ -16,6 +16,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import CACHE_DIR, CACHE_MAX_BYTES
 
 import ascend_jax as aj
 from ascend_jax import fuzz
@@ -32,7 +33,8 @@ def _env(devices):
     env["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={devices}"
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     env["JAX_PLATFORMS"] = "cpu"
-    env.setdefault("ASCEND_JAX_XLA_CACHE", str(ROOT / ".jax_cache"))  # the suite's cache (conftest.py)
+    env.setdefault("ASCEND_JAX_XLA_CACHE", str(CACHE_DIR))  # the suite's cache (conftest.py), locked:
+    env.setdefault("JAX_COMPILATION_CACHE_MAX_SIZE", str(CACHE_MAX_BYTES))
     for k in ("JAX_COORDINATOR_ADDRESS", "JAX_NUM_PROCESSES", "JAX_PROCESS_ID"):
         env.pop(k, None)
     return env
