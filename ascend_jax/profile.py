@@ -135,6 +135,8 @@ KNOWN_APIS = (
     "TransDataTo5HD",
     "Interleave",
     "DeInterleave",
+    # data fill (issue 15, helper "vpad")
+    "VectorPadding",
 )
 
 # Allowed keys: name -> (type or tuple of allowed values, True) for a required key, or
@@ -314,6 +316,11 @@ _API_EXTRA["Transpose"] = {
     "nchw_dtypes": (_LIST, False, ()),
     "tmp_buffer": (("formula", "none"), False, "formula"),
 }
+
+# VectorPadding(ISASI) (helper "vpad"; docs/MODEL.md "VectorPadding"): what a dst DataBlock holds (CHOICE,
+# the page leaves the padding width open): "outside_block" = the E values just outside the src block on
+# the padSide side
+_API_EXTRA["VectorPadding"] = {"layout": (("outside_block",), False, "outside_block")}
 
 
 def _freeze(v):

@@ -173,3 +173,7 @@ __all__ += ["ComparesFlexible"]
 from .layout import DeInterleave, Interleave, TransDataTo5HD, Transpose  # noqa: E402
 
 __all__ += ["Transpose", "TransDataTo5HD", "Interleave", "DeInterleave"]
+# 数据填充 VectorPadding(ISASI) (helper "vpad")
+from .padding import VectorPadding  # noqa: E402
+
+__all__ += ["VectorPadding"]
