@@ -12,6 +12,7 @@ docs/MODEL.md; ``padMode`` / ``padSide`` are traced data (``dyn["pad"]``), so on
 repeat bucket) serves every padding choice and every call form.
 """
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -36,9 +37,16 @@ PROTOTYPES = (
 PAD_MODES = (0, 1, 2)
 
 
+def _traced(v):
+    """A JAX / NumPy integer or bool array (traced data); anything else is a static C++ value."""
+    return isinstance(v, (jax.Array, np.ndarray)) and (
+        jnp.issubdtype(v.dtype, jnp.integer) or jnp.issubdtype(v.dtype, jnp.bool_)
+    )
+
+
 def _pad_mode(v, p):
     """(traced int32 padMode, bad flag). SPEC: "padding模式，类型为uint8_t，取值范围：[0,2]"."""
-    if A.is_static(v):
+    if not _traced(v):
         if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or int(v) not in PAD_MODES:
             raise UsageError(API, "padMode", v, "0, 1 or 2 (uint8_t in [0, 2])", p)
         return jnp.asarray(int(v), I32), jnp.zeros((), bool)
@@ -49,7 +57,7 @@ def _pad_mode(v, p):
 def _pad_side(v, p):
     """traced int32 padSide (0 = left, 1 = right). SPEC: "padding的方向，类型为bool。false：左边。
     true：右边。" A traced value: non-zero is true (C++ bool conversion)."""
-    if A.is_static(v):
+    if not _traced(v):
         if isinstance(v, (bool, np.bool_)) or (isinstance(v, (int, np.integer)) and int(v) in (0, 1)):
             return jnp.asarray(int(bool(v)), I32)
         raise UsageError(API, "padSide", v, "False or True", p)
