@@ -21,7 +21,6 @@ from .._engine.pipeline import StridedStatic, run_strided
 from ..errors import UsageError
 from ..profile import as_profile
 from ..registry import ApiSpec, register
-from . import _args as A
 from ._forms import plan_unary_call
 
 I32 = jnp.int32
