@@ -55,7 +55,9 @@ def test_only_the_310p_ai_core_has_it():
     assert P.api("VectorPadding").layout == "outside_block"
     for mod, st in ((aj, reset_state("ascend910b")), (REF, RS.reset_state("ascend910b"))):
         with pytest.raises(UnsupportedError):
-            mod.VectorPadding(st, T(aj.half, DST, 256), T(aj.half, SRC, 256), 0, False, 256, profile="ascend910b")
+            mod.VectorPadding(
+                st, T(aj.half, DST, 256), T(aj.half, SRC, 256), 0, False, 256, profile="ascend910b"
+            )
 
 
 # ---------------------------------------------------------------------------------------------
