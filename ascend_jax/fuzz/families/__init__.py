@@ -94,6 +94,11 @@ NOT_FUZZED.update(
         for api in ("Transpose", "TransDataTo5HD", "Interleave", "DeInterleave")
     }
 )
+NOT_FUZZED["VectorPadding"] = (
+    "数据填充 VectorPadding(ISASI) (issue 15, helper vpad; 310P AI Core only): no fuzz adapter yet; covered by "
+    "tests/test_vector_padding.py (fast path vs reference on NumPy-drawn random cases of every call form, "
+    "padMode and padSide, vmapped, faults included; >= 2,000 per (dtype, form) under -m slow)"
+)
 
 
 def family_of(case_or_name):
