@@ -46,6 +46,8 @@ WARN_APIS = (
     "ExpSub", "ComparesFlexible",
     # appended by issue 16 "layout" (数据排布转换 / 数据重排)
     "Transpose", "TransDataTo5HD", "Interleave", "DeInterleave",
+    # appended by helper vpad (数据填充 VectorPadding(ISASI))
+    "VectorPadding",
 )  # fmt: skip
 WARN_ARGS = ("dst", "src", "src0", "src1")
 WARN_ARGS += ("src2", "src3", "src4")  # appended by the sort helper: MrgSortSrcList queues
