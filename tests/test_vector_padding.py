@@ -414,3 +414,14 @@ def test_unsupported_dtype_names_the_dtype():
         with pytest.raises(UnsupportedError) as ei:
             mod.VectorPadding(st, T(aj.int8, DST, 256), T(aj.int8, SRC, 256), 0, False, 256, profile=P)
         assert ei.value.argument == "dtype" and "int16" in str(ei.value)
+
+
+def test_kernel_method():
+    """``Kernel.VectorPadding`` (automatic for a registered API) runs the page's count example."""
+    k = aj.Kernel("ascend310p")
+    src, dst = k.alloc(aj.half, 512), k.alloc(aj.half, 512)
+    vals = (np.arange(512) % 37 - 18).astype(np.float16)
+    k.write(src, vals)
+    k.VectorPadding(dst, src, 0, False, 512)
+    out = np.asarray(k.read(dst)).reshape(32, 16)
+    assert out.tobytes() == np.repeat(vals.reshape(32, 16)[:, :1], 16, axis=1).tobytes()
