@@ -434,3 +434,41 @@ def test_kernel_method():
     k.VectorPadding(dst, src, 0, False, 512)
     out = np.asarray(k.read(dst)).reshape(32, 16)
     assert out.tobytes() == np.repeat(vals.reshape(32, 16)[:, :1], 16, axis=1).tobytes()
+
+
+def test_any_form_traced():
+    """``AnyForm`` with traced fields: one program serves the count and the high-dim forms, each
+    equal to the reference's ordinary call of that form."""
+    d = aj.float32
+    rng = np.random.default_rng(9)
+    ub = rng.integers(0, 256, 8192, dtype=np.uint8)
+    st = reset_state(P, ub_bytes=8192).replace(ub=jnp.asarray(ub))
+    rows = [  # (form, count, mask, mask word, repeatTime, padMode, padSide)
+        (aj.AnyForm.COUNT, 100, 0, 0, 1, 2, 1),
+        (aj.AnyForm.CONTINUOUS, 0, 37, 0, 3, 1, 0),
+        (aj.AnyForm.BITWISE, 0, 0, 0x00F0_0F0F_0000_FFFF, 2, 2, 0),
+        (aj.AnyForm.COUNT, 7, 0, 0, 1, 0, 1),
+    ]
+    cols = [jnp.asarray(np.array(c, np.int32)) for k, c in enumerate(zip(*rows, strict=True)) if k != 3]
+    words = np.zeros((len(rows), 8), np.uint32)
+    for i, r in enumerate(rows):
+        words[i, :2] = (r[3] & 0xFFFFFFFF, r[3] >> 32)  # the uint64 word, low 32 bits first
+    cols.insert(3, jnp.asarray(words))
+    params = URP(1, 2, 8, 9)
+
+    def one(form, count, mask, wds, rt, mode, side):
+        af = aj.AnyForm(form, count, mask, wds, rt, params)
+        return aj.VectorPadding(st, T(d, DST, 256), T(d, SRC, 256), mode, side, af, profile=P, max_repeats=4)
+
+    res = jax.vmap(one)(*cols)
+    for i, (form, count, mask, word, rt, mode, side) in enumerate(rows):
+        args = {
+            aj.AnyForm.COUNT: (count,),
+            aj.AnyForm.CONTINUOUS: (mask, rt, params),
+            aj.AnyForm.BITWISE: ([word, 0], rt, params),
+        }[form]
+        rs = RS.reset_state(P, ub_bytes=8192)
+        rs.ub = ub.copy()
+        ref = REF.VectorPadding(rs, T(d, DST, 256), T(d, SRC, 256), mode, bool(side), *args, profile=P)
+        assert ref.fault == 0
+        assert message(jax.tree_util.tree_map(lambda x, i=i: x[i], res), ref) is None, rows[i]
