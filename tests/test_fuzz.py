@@ -41,8 +41,6 @@ EXPECTED_NOT_FUZZED = set(
     + ["AddDeqRelu", "MulsCast"]
     # data layout (issue 16): covered by tests/test_layout.py
     + "Transpose TransDataTo5HD Interleave DeInterleave".split()
-    # VectorPadding(ISASI) (helper vpad): covered by tests/test_vector_padding.py
-    + ["VectorPadding"]
 )
 
 

@@ -472,3 +472,53 @@ def test_any_form_traced():
         ref = REF.VectorPadding(rs, T(d, DST, 256), T(d, SRC, 256), mode, bool(side), *args, profile=P)
         assert ref.fault == 0
         assert message(jax.tree_util.tree_map(lambda x, i=i: x[i], res), ref) is None, rows[i]
+
+
+# ---------------------------------------------------------------------------------------------
+# the fuzz adapter (ascend_jax/fuzz/families/padding.py)
+
+
+def test_fuzz_adapter_small_campaign():
+    """The adapter's cases (every form, Normal / Counter mode, injected data faults) through the fast
+    path (the public API vmapped, one program) and the reference: equal bit for bit; its invalid
+    static cases are rejected by both implementations naming the same argument."""
+    from ascend_jax.fuzz.families import family_of_api
+    from ascend_jax.fuzz.families import padding as FP
+    from ascend_jax.fuzz.families.elementwise import reps_needed
+
+    fam = FP.VectorPaddingFamily(buckets=(4,))
+    assert family_of_api("VectorPadding").name == "padding"
+    units = [u for u in fam.units(P, "VectorPadding") if u[1] == "half"]
+    assert {u[2] for u in units} == set(FORMS) - (
+        set() if P.level2_is_set_mask == "honoured" else {"count_register"}
+    )
+    rng = np.random.default_rng(23)
+    cases = []
+    while len(cases) < 60:
+        c = fam.generate(rng, P, units[int(rng.integers(len(units)))], 0.1)
+        if rng.random() < 0.15:
+            c = fam.invalid_data(rng, P, c)[0]
+        if reps_needed(c, P.lanes(aj.half)) <= 4:
+            cases.append(c)
+    fast, refs = fam.run_all(cases, P, batch=64, workers=1)
+    for c, f, r in zip(cases, fast, refs, strict=True):
+        assert fam.compare(f, r) is None, (c.call_repr(), fam.compare(f, r))
+    faults = [int(f[0].fault) for f in fast]
+    assert any(faults) and not all(faults)
+    assert fam.from_json(fam.to_json(cases[0])) == cases[0]
+    for c in cases[:12]:
+        bad, what = fam.invalid_static(rng, P, c)
+        names = []
+        for mod, st in ((aj, fast_state_of(bad)), (REF, ref_state_of(bad))):
+            with pytest.raises(UsageError) as e:
+                fam.call_static(mod, bad, st, P)
+            names.append(e.value.argument)
+        assert names[0] == names[1], (bad.call_repr(), what, names)
+
+
+def fast_state_of(c):
+    return reset_state(P, ub_bytes=c.ub_bytes)
+
+
+def ref_state_of(c):
+    return RS.reset_state(P, ub_bytes=c.ub_bytes)
