@@ -50,6 +50,8 @@ WARN_APIS = (
     "BilinearInterpolation",
     # appended by helper deq
     "CastDequant",
+    # appended by helper vpad (数据填充 VectorPadding(ISASI))
+    "VectorPadding",
 )  # fmt: skip
 WARN_ARGS = ("dst", "src", "src0", "src1")
 WARN_ARGS += ("src2", "src3", "src4")  # appended by the sort helper: MrgSortSrcList queues

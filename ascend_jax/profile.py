@@ -139,6 +139,8 @@ KNOWN_APIS = (
     "BilinearInterpolation",
     # CastDequant (issue 16, helper "deq")
     "CastDequant",
+    # data fill (issue 15, helper "vpad")
+    "VectorPadding",
 )
 
 # Allowed keys: name -> (type or tuple of allowed values, True) for a required key, or
@@ -329,6 +331,10 @@ _API_EXTRA["BilinearInterpolation"] = {
     "registers_after": (("normal_mask", "normal_reset", "bitwise_mask"), False, "normal_mask"),
     "sum_order": (("sequential",), False, "sequential"),
 }
+# VectorPadding(ISASI) (helper "vpad"; docs/MODEL.md "VectorPadding"): what a dst DataBlock holds (CHOICE,
+# the page leaves the padding width open): "outside_block" = the E values just outside the src block on
+# the padSide side
+_API_EXTRA["VectorPadding"] = {"layout": (("outside_block",), False, "outside_block")}
 
 
 def _freeze(v):

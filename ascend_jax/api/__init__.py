@@ -30,6 +30,7 @@ from .layout import (  # data layout 数据排布转换 / 数据重排 (issue 16
     TransposeParamsExt,
     TransposeType,
 )
+from .padding import VectorPadding  # 数据填充 VectorPadding(ISASI) (helper "vpad")
 from .reduce import (
     GetReduceRepeatMaxMinSpr,
     GetReduceRepeatSumSpr,

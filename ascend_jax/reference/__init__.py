@@ -182,3 +182,7 @@ from ..params import VdeqInfo  # noqa: E402
 from .dequant import CastDequant  # noqa: E402
 
 __all__ += ["CastDequant", "VdeqInfo"]
+# 数据填充 VectorPadding(ISASI) (helper "vpad")
+from .padding import VectorPadding  # noqa: E402
+
+__all__ += ["VectorPadding"]

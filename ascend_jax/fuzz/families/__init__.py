@@ -13,6 +13,7 @@ from .data_copy import DataCopyFamily
 from .elementwise import ElementwiseFamily
 from .family import Family
 from .gather_shift import GatherFamily, ShiftFamily
+from .padding import VectorPaddingFamily
 from .reduce import ReduceFamily
 from .registers import RegisterFamily
 from .unary_scalar import UnaryScalarFamily
@@ -29,6 +30,7 @@ FAMILIES = (
     CompoundFamily(),
     CastFamily(),
     BilinearFamily(),
+    VectorPaddingFamily(),
 )
 
 # Registered APIs without an adapter (the test suite asserts this is exactly the set left over).
