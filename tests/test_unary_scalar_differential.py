@@ -48,8 +48,10 @@ def _params_default():
 
 @pytest.mark.parametrize("api,dtype", _params_default())
 def test_differential_default_profile(api, dtype):
-    """>= 2,000 random cases per API x dtype on the default profile."""
-    _check(DEFAULT, api, dtype, 2000 * SCALE, seed=sum(map(ord, api + dtype)), buckets=BUCKETS)
+    """>= 1,000 random cases per API x dtype on the default profile (2,000 x 20 nightly): the first-wave
+    APIs have no per-group volume target of their own, and 1,000 keeps `make test` nearer its budget."""
+    n = 1000 if SCALE == 1 else 2000 * SCALE
+    _check(DEFAULT, api, dtype, n, seed=sum(map(ord, api + dtype)), buckets=BUCKETS)
 
 
 # documented dtypes the fast path does not model (none left)

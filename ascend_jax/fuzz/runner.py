@@ -14,6 +14,7 @@ A family adapter (``ascend_jax.fuzz.families``) supplies ``signature``, ``initia
 """
 
 import concurrent.futures
+import threading
 
 import jax
 import jax.numpy as jnp
@@ -71,6 +72,24 @@ def fields_of(adapter, case, p, fields=None):
     return fields if fields is not None else initial_fields(case, adapter.initial_ub(case))
 
 
+_COMPILE_LOCK = threading.Lock()
+_COMPILED = set()
+
+
+def _first_call_locked(key, fn, state, dyn):
+    """``fn(state, dyn)``; the first call of a program in this process (its compilation, or its load
+    from the persistent cache) holds a process-wide lock. ``run_all``'s worker threads otherwise
+    load executables at the same time, and XLA's CPU client crashed doing so (a segmentation fault
+    in ``get_executable_and_time``, two threads deserialising, twice in full test runs). Later calls
+    run unlocked, in parallel."""
+    if key in _COMPILED:
+        return fn(state, dyn)
+    with _COMPILE_LOCK:
+        out = fn(state, dyn)
+        _COMPILED.add(key)
+    return out
+
+
 def _split(res, n):
     res = jax.tree_util.tree_map(np.asarray, res)
     return [jax.tree_util.tree_map(lambda x, j=j: x[j], res) for j in range(n)]
@@ -93,7 +112,12 @@ def run_fast_chunk(adapter, cases, p, batch, fields=None, sharding=None):
     fl += [fl[0]] * (total - n)
     state = place_cases(core_state(fl), sharding, total)
     dyn = place_cases(adapter.stack_dyn(padded, p), sharding, total)
-    st, ret = adapter.fast_fn(padded[0], p)(state, dyn)
+    st, ret = _first_call_locked(
+        (type(adapter).__name__, adapter.signature(padded[0], p), id(p), total, sharding is not None),
+        adapter.fast_fn(padded[0], p),
+        state,
+        dyn,
+    )
     sts = _split(st, n)
     rets = [None] * n if ret is None else [np.asarray(r) for r in _split(ret, n)]
     return list(zip(sts, rets, strict=True))
