@@ -62,30 +62,18 @@ class Family:
         raise NotImplementedError
 
     def fast_fn(self, case0, p):
-        """The batched fast call of ``case0``'s signature: the public API vmapped over the traced
-        values and jitted as one program, cached per (signature, profile): every chunk of a
-        signature reuses it (the planner's small operations are compiled into the program, not
-        dispatched one by one under an eager vmap)."""
+        """The batched fast call of ``case0``'s signature: one eager vmap of the public API over
+        the traced values (its jitted core compiles once per signature)."""
         import ascend_jax as aj
-
-        cache = self.__dict__.setdefault("_fast_programs", {})
-        key = (self.signature(case0, p), id(p))
-        hit = cache.get(key)
-        if hit is not None and hit[1] is p:
-            return hit[0]
 
         def one(st, dy):
             return self.call(aj, case0, st, p, dyn=dy)
 
-        @jax.jit
         def run(state, dyn):
+            dyn = {k: v if isinstance(v, tuple) else jnp.asarray(v) for k, v in dyn.items()}
             return jax.vmap(one)(state, dyn)
 
-        def call(state, dyn):
-            return run(state, {k: v if isinstance(v, tuple) else jnp.asarray(v) for k, v in dyn.items()})
-
-        cache[key] = (call, p)  # ``p`` kept alive: its id stays its own
-        return call
+        return run
 
     def fast_one(self, case, state, p):
         raise NotImplementedError
