@@ -78,10 +78,10 @@ _COMPILED = set()
 
 def _first_call_locked(key, fn, state, dyn):
     """``fn(state, dyn)``; the first call of a program in this process (its compilation, or its load
-    from the persistent cache) holds a process-wide lock. ``run_all``'s worker threads otherwise
-    load executables at the same time, and XLA's CPU client crashed doing so (a segmentation fault
-    in ``get_executable_and_time``, two threads deserialising, twice in full test runs). Later calls
-    run unlocked, in parallel."""
+    from the persistent cache) holds a process-wide lock, so ``run_all``'s worker threads never
+    compile or load executables at the same time. Added while chasing XLA segfaults that turned out
+    to come from jitting the whole public API per signature (reverted, see family.py); it is a
+    precaution, not a proven fix. Later calls run unlocked, in parallel."""
     if key in _COMPILED:
         return fn(state, dyn)
     with _COMPILE_LOCK:
