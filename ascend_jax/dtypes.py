@@ -113,6 +113,13 @@ _ALIASES = {
 }
 
 
+def lane_twin(x) -> DType:
+    """The unsigned type of ``x``'s width (uint8/16/32/64). A bit-moving API (Select, GatherMask)
+    does the same thing to every type of one width, so its engine program is keyed by this twin:
+    one compilation serves half, bfloat16, int16 and uint16 alike."""
+    return BY_NAME[f"uint{as_dtype(x).bits}"]
+
+
 def as_dtype(x) -> DType:
     """Normalise a dtype given as DType, name/alias string, NumPy/JAX dtype or scalar type."""
     if isinstance(x, DType):

@@ -114,3 +114,84 @@ def test_static_any_form_is_the_ordinary_call():
     assert np.array_equal(np.asarray(a.ub), np.asarray(b.ub))
     with pytest.raises(aj.UsageError, match=r"AnyForm.form=9"):
         aj.Adds(st, _t(np.float32, AD), _t(np.float32, A0), 1.5, aj.AnyForm(9), profile=P)
+
+
+def _select(dtype, mode):
+    """Select (selMask tensor) in selMode ``mode`` as a CASES-style call."""
+    t = aj.as_dtype(np.dtype(dtype).name.replace("float16", "half"))
+
+    def call(st, f, **kw):
+        dst, src0, sel = (
+            aj.LocalTensor(t, AD, 1024),
+            aj.LocalTensor(t, A0, 1024),
+            aj.LocalTensor(aj.uint8, 6144, 256),
+        )
+        src1 = 0.5 if mode == 1 else aj.LocalTensor(t, A1, 1024)
+        return aj.Select(st, dst, sel, src0, src1, mode, *f, profile=P, **kw)
+
+    return call
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2])
+def test_select_any_form_equals_each_static_form(mode):
+    """Select's count and mask forms in one program; MASK_PLACEHOLDER is no Select form (isSetMask is
+    reserved): statically a UsageError, traced a BAD_PARAM fault."""
+    call = _select(np.float16, mode)
+    rp_static = aj.BinaryRepeatParams(2, 1, 1, 16, 8, 8)
+    rp_traced = jax.tree_util.tree_map(jnp.int32, rp_static)
+
+    @jax.jit
+    def traced(st, f):
+        return call(st, (f,), max_repeats=4)
+
+    with max_traces("traced", n=1):
+        for mask_mode in (0, 1):
+            st = _state(np.float16, mask_mode=mask_mode)
+            for code, args, fields in FORMS[:3]:
+                if mask_mode == 1 and code == aj.AnyForm.BITWISE:
+                    fields = dict(fields, mask_words=(77, 0))
+                    args = lambda rp: ([77, 0], 2, rp)  # noqa: E731
+                static = call(st, args(rp_static), max_repeats=4)
+                got = traced(st, _traced_form(code, fields, rp_traced))
+                where = f"Select mode {mode} form {code} mask_mode {mask_mode}"
+                assert int(got.fault) == int(static.fault), where
+                for field in ("ub", "vmask", "cmpmask", "mask_mode"):
+                    assert np.array_equal(
+                        np.asarray(getattr(got, field)), np.asarray(getattr(static, field))
+                    ), where
+        for code in (aj.AnyForm.PLACEHOLDER, 7):
+            bad = traced(_state(np.float16), _traced_form(code, {"repeatTime": 2}, rp_traced))
+            assert int(bad.fault) & int(Fault.BAD_PARAM), code
+    with pytest.raises(aj.UsageError, match="isSetMask"):
+        call(_state(np.float16), (aj.AnyForm(aj.AnyForm.PLACEHOLDER, repeatTime=2, repeatParams=rp_static),))
+
+
+def test_bit_moving_apis_compile_once_per_lane_width():
+    """Select and GatherMask move bit patterns: half, bfloat16, int16 and uint16 share one program
+    (and give the same bytes)."""
+    from ascend_jax._engine import binary, compact
+
+    rng = np.random.default_rng(5)
+    ub = rng.integers(0, 256, UB, dtype=np.uint8)
+    f = (aj.AnyForm(jnp.int32(aj.AnyForm.COUNT), jnp.int32(200)),)
+    gm_params = aj.GatherMaskParams(1, 2, 8, 0)
+    for api, prof, engine in (
+        ("Select", "ascend950", binary.run_binary),
+        ("GatherMask", P, compact.run_gather_mask),
+    ):
+        st = aj.reset_state(prof, ub=ub)
+        runs = {}
+        for name in ("half", "bfloat16", "int16", "uint16"):
+            t = aj.as_dtype(name)
+            dst, src0, src1 = (aj.LocalTensor(t, a, 1024) for a in (AD, A0, A1))
+            if api == "Select":
+                sel = aj.LocalTensor(aj.uint8, 6144, 256)
+                runs[name] = aj.Select(st, dst, sel, src0, src1, 2, *f, profile=prof, max_repeats=4)
+            else:
+                runs[name], _ = aj.GatherMask(st, dst, src0, 1, False, 0, gm_params, profile=prof)
+            if name == "half":
+                n = engine._cache_size()
+        assert engine._cache_size() == n, api
+        for name, r in runs.items():
+            assert int(r.fault) == 0, (api, name)
+            assert np.array_equal(np.asarray(r.ub), np.asarray(runs["half"].ub)), (api, name)

@@ -233,7 +233,7 @@ def GatherMask(
     dyn["bad_mask"] = bad_mask
     st = GatherStatic(
         api=api,
-        dtype=dt,
+        dtype=_dt.lane_twin(dt),  # a compaction moves bit patterns: one program per lane width
         profile=p,
         config=config,
         pattern=pkind,

@@ -13,14 +13,24 @@ import enum
 import jax.numpy as jnp
 import numpy as np
 
+from .. import dtypes as _dt
 from .._engine import memory as MEM
 from .._engine.binary import BinaryStatic, run_binary
 from ..errors import NotModelledError, UnsupportedError, UsageError
+from ..params import AnyForm
 from ..profile import as_profile
 from ..registry import ApiSpec, register
 from ..tensor import MASK_PLACEHOLDER, LocalTensor
 from . import _args as A
-from ._forms import binary_dyn, binary_strides, count_form, highdim_form, scratch_regions
+from ._forms import (
+    binary_dyn,
+    binary_strides,
+    count_form,
+    highdim_form,
+    plan_any_form,
+    scratch_regions,
+    static_form_args,
+)
 
 U32 = jnp.uint32
 I32 = jnp.int32
@@ -84,10 +94,18 @@ def _select(
     flexible=False,
     config=None,
 ):
-    """form: "count" | "highdim" | "nomask" (the mask-less prototypes)."""
+    """form: "count" | "highdim" | "nomask" (the mask-less prototypes); "count" with an
+    ``AnyForm`` argument: its form (a Python int: that form's ordinary call; traced: "any", every
+    form in one program)."""
     p = as_profile(profile)
     A.check_tensor(api, "dst", dst, p)
     dt = dst.dtype
+    if form == "count" and isinstance(args[0], AnyForm):
+        if A.is_static(args[0].form):
+            args, isSetMask = static_form_args(api, args[0], p, isSetMask)
+            form = "count" if len(args) == 1 else "highdim"
+        else:
+            form = "any"
     if not isSetMask:
         raise UsageError(
             api,
@@ -200,7 +218,15 @@ def _select(
     if uses_sel_tensor:
         dyn["sel"] = A.addr_of(selMask)
 
-    if form == "count":
+    if form == "any":
+        # every call form in one program: the traced form code picks the lane plan (the count
+        # form's register epilogue applies to count lanes only); writes in program order
+        _, R, ordered = plan_any_form(api, state, dt, args[0], p, True, max_repeats, dyn, True)
+        # SPEC: isSetMask "保留参数，保持默认值即可" (Select.md): no MASK_PLACEHOLDER form with a
+        #       selMask tensor exists, so that form code is BAD_PARAM, as an unknown code is
+        dyn["bad_param"] = dyn["bad_param"] | (jnp.asarray(args[0].form) == AnyForm.PLACEHOLDER)
+        kind, lowering = "dyn", p.level2_lowering
+    elif form == "count":
         (count,) = args
         R = count_form(api, count, dt, p, max_repeats, dyn)
         kind, lowering, ordered = "count", p.level2_lowering, False
@@ -232,7 +258,9 @@ def _select(
         sel_addr = "dyn"
     st = BinaryStatic(
         api=api,
-        dtype=dt,
+        # a selection moves bit patterns: one program per lane width (half, bfloat16, int16 and
+        # uint16 share one); dt's own checks are done above
+        dtype=_dt.lane_twin(dt),
         R=R,
         mask_kind=kind,
         lowering=lowering,

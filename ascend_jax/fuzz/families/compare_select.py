@@ -359,6 +359,10 @@ def _frac_bits(d):
     return {"half": 10, "bfloat16": 7, "float32": 23, "float64": 52}[d.name]
 
 
+def _width(dt):
+    return _dt.as_dtype(dt).itemsize
+
+
 def _pick(api, dt, k, mode, gs=None):
     """The dst / selMask element-type choice of a group: one per (API, dtype) for the compare APIs
     (cmpMode is traced: their six modes share one program), else per group."""
@@ -399,17 +403,18 @@ def random_cases(
             keep[api] = set((dts[start:] + dts[:start])[:dtypes_per_api])
         todo = [(a, d, m) for a, d, m in todo if d in keep[a]]
     if one_sel_mode:
-        # Select / SelectFlexible: one selMode per dtype, rotating over the dtypes (every mode and every
-        # dtype still run; each selMode is its own program, so this is a third of the compilations)
-        sel_dts = {}
+        # Select / SelectFlexible: one selMode per lane width, rotating over the widths (every mode and
+        # every dtype still run; each selMode is its own program, and the types of one width share
+        # it: a selection moves bit patterns, so half, bfloat16, int16 and uint16 compile once)
+        sel_ws = {}
         for a, _d, _ in todo:
             if a.startswith("Select"):
-                sel_dts.setdefault(a, list(dict.fromkeys(x for b, x, _ in todo if b == a)))
+                sel_ws.setdefault(a, list(dict.fromkeys(_width(x) for b, x, _ in todo if b == a)))
         kept, seen = [], set()
         for a, d, m in todo:
             if a.startswith("Select"):
                 ms = [x for b, e, x in todo if b == a and e == d]
-                if m != ms[(sel_dts[a].index(d) + seed) % len(ms)]:
+                if m != ms[(sel_ws[a].index(_width(d)) + seed) % len(ms)]:
                     continue
                 seen.add((a, m))
             kept.append((a, d, m))
@@ -423,16 +428,17 @@ def random_cases(
         first_dtype.setdefault(api, dt)
         rot += 1
         forms = forms_for(p, api, dt, mode)
+        # the selects: one form and variant per (API, lane width, selMode), shared by the width's types
+        k = (api, _width(dt), mode) if api.startswith("Select") else (api, dt, None)
         if not all_forms:
-            k = (api, dt, mode if api.startswith("Select") else None)
-            if k not in chosen:
+            if k not in chosen or chosen[k][0] not in forms:
                 chosen[k] = (forms[rot % len(forms)], rot % 4)
             forms = [chosen[k][0]]
         for i in range(per_group):
             form = forms[i % len(forms)]
             variant = 0
             if api == "SelectFlexible":
-                variant = chosen.get((api, dt, mode), (None, i % 4))[1] if not all_forms else i % 4
+                variant = chosen[k][1] if not all_forms else i % 4
             big = (
                 api in CMP_APIS + ("Select", "SelectFlexible")
                 and dt == first_dtype[api]
@@ -520,16 +526,18 @@ def call(mod, c, st, p, dyn=None, R=None):
     dst = LocalTensor(d, dst_a, n)
     sel = LocalTensor(c.sel_dtype, sel_a, 256)
     params = BinaryRepeatParams(*s)
+    if "form" in T:  # the fast path: the count and mask forms in one program
+        tail = (AnyForm(T["form"], T["count"], T["cmask"], T["words"], T["repeat"], params),)
     if c.api == "Select":
         if c.form == "nomask":
             if c.mode == 1:
                 return mod.Select(st, dst, sel, src0, tail[1], params, **kw)
             return mod.Select(st, dst, src0, src1, tail[1], params, selMode=c.mode, **kw)
         b = scalar if c.mode == 1 else src1
-        extra = tail if c.form == "count" else tail + (params,)
+        extra = tail if c.form == "count" or "form" in T else tail + (params,)
         return mod.Select(st, dst, sel, src0, b, c.mode, *extra, **kw)
     # SelectFlexible
-    extra = tail if c.form == "count" else tail + (params,)
+    extra = tail if c.form == "count" or "form" in T else tail + (params,)
     cfg = None
     a_op, b_op = src0, src1
     if c.mode == 1:
@@ -555,8 +563,11 @@ def _binary_config(mod, idx):
 
 def _any_form(c, p):
     """Whether the fast path takes the case's call form traced (``AnyForm``): the compare APIs with a
-    UB result, for the types their high-dim forms take."""
-    return c.api in CMP_APIS and c.dtype in p.api(c.api).dtypes
+    UB result and the selects with a selMask tensor (their count and mask forms; the mask-less
+    prototypes stay programs of their own), for the types their high-dim forms take."""
+    if c.api.startswith("Select") and c.form not in ("count", "continuous", "bitwise"):
+        return False
+    return c.api in CMP_APIS + ("Select", "SelectFlexible") and c.dtype in p.api(c.api).dtypes
 
 
 def stack_dyn(cs, p):
@@ -582,7 +593,7 @@ def stack_dyn(cs, p):
     else:
         dyn["scalar"] = np.array([c.scalar_bits for c in cs], np.uint64).astype(d.bits_dtype).view(d.np_dtype)
     if _any_form(c0, p):
-        # every call form of the compare APIs in one program: the form code and each form's fields
+        # every call form in one program: the form code and each form's fields
         codes = {"count": AnyForm.COUNT, "continuous": AnyForm.CONTINUOUS, "bitwise": AnyForm.BITWISE}
         dyn["form"] = np.array([codes.get(c.form, AnyForm.PLACEHOLDER) for c in cs], np.int32)
         dyn["cmask"] = np.array(
