@@ -276,16 +276,25 @@ def _wrap(v, d):
     return v
 
 
-def shift_cases(profile, per_group, seed=0, all_forms=True, big_share=0.03):
+def shift_cases(profile, per_group, seed=0, all_forms=True, big_share=0.03, dtypes_per_api=None):
     """``per_group`` cases per (API, dtype) of the profile. ``all_forms``: every call form in every
     group; else one form per group, rotating over the groups (every form still appears on the
     profile when it has enough groups). A ``big_share`` of the first dtype of each scalar API use the
-    large repeat bucket (repeatTime up to 255, long counts)."""
+    large repeat bucket (repeatTime up to 255, long counts). ``dtypes_per_api``: that many of each
+    API's dtypes, from the seed's offset (fewer compilations; None: all)."""
     p = as_profile(profile)
     rng = np.random.default_rng(seed)
     out = []
     first = {}
-    for rot, (api, dt) in enumerate(shift_groups(p)):
+    groups = shift_groups(p)
+    if dtypes_per_api is not None:
+        keep = set()
+        for api in dict.fromkeys(a for a, _ in groups):
+            dts = [d for a, d in groups if a == api]
+            k = seed % len(dts)
+            keep |= {(api, d) for d in (dts[k:] + dts[:k])[:dtypes_per_api]}
+        groups = [g for g in groups if (g[0], g[1]) in keep]
+    for rot, (api, dt) in enumerate(groups):
         first.setdefault(api, dt)
         forms = shift_forms(p, api, dt)
         if not all_forms:
