@@ -75,7 +75,7 @@ def _params_all_profiles():
 
 @pytest.mark.parametrize("profile_name,dtype,apis", _params_all_profiles())
 def test_differential_other_profiles(profile_name, dtype, apis):
-    """Every other profile: 60 random cases per API x dtype, 2,000 nightly (the profile decides
+    """Every other profile: 30 random cases per API x dtype, 2,000 nightly (the profile decides
     dtypes, numerics, zero-repeat/mask rules, level-2 lowering and mask width)."""
     p = load_profile(profile_name)
     for api in apis:
@@ -83,7 +83,7 @@ def test_differential_other_profiles(profile_name, dtype, apis):
             p,
             api,
             dtype,
-            2000 if SCALE > 1 else 60,
+            2000 if SCALE > 1 else 30,
             seed=sum(map(ord, profile_name + api + dtype)),
             buckets=(256,),
         )
