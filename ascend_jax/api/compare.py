@@ -237,6 +237,12 @@ def plan_compare_to_ub(
     tail = a.count_tail
     if form == "any":  # every call form in one program (AnyForm traced)
         strides = (lambda *x: unary_strides(*x, binary_layout=True)) if scalar else binary_strides
+        if a_kind != "tensor":  # as the high-dim form below: src1 is the one strided source
+
+            def strides(*x):
+                unary_strides(*x, binary_layout=True)
+                x[3]["strides"] = x[3]["strides"][np.array([0, 2, 1, 3, 5, 4])]
+
         count_kw = dict(align_bytes=a.count_alignment_bytes, whole_repeats=(tail == "dropped"))
         _, R, _ = plan_any_form(
             api, state, dt, args[0], p, True, max_repeats, dyn, True, strides, count_kw, a.mask_honoured

@@ -138,11 +138,15 @@ def any_in_scratch(ranges, regions):
 
 
 def element_reader(ub, itemsize):
-    """A function: byte address (a multiple of itemsize) -> the element's bit pattern (int).
-    Used only after the fault checks passed, so every address read is aligned and inside UB."""
+    """A function: byte address -> the bit pattern (int) of the ``itemsize`` bytes there. Used only
+    after the fault checks passed, so every tensor lane read is aligned and inside UB; an element
+    scalar (the flexible-scalar APIs) has no alignment rule and is read at its own bytes, whatever
+    its address (docs/MODEL.md, the MISALIGNED rule)."""
     if ub.size % itemsize == 0:
         words = ub.view({1: "<u1", 2: "<u2", 4: "<u4", 8: "<u8"}[itemsize]).tolist()
-        return lambda addr: words[addr // itemsize]
+        return lambda addr: (
+            words[addr // itemsize] if addr % itemsize == 0 else _st.read_bits(ub, addr, itemsize)
+        )
     return lambda addr: _st.read_bits(ub, addr, itemsize)
 
 

@@ -47,10 +47,6 @@ NOT_FUZZED.update(
         )
     }
 )
-NOT_FUZZED["ComparesFlexible"] = (
-    "Compares（灵活标量位置） (issue 15, helper ewmath): no fuzz adapter yet; covered by tests/test_ewmath.py "
-    "(fast path vs reference on random cases of every operand kind and call form, vmapped)"
-)
 
 NOT_FUZZED.update(
     {

@@ -37,7 +37,8 @@ from .base import (
 )
 from .family import Family
 
-CMP_APIS = ("Compare", "Compares", "CompareScalar")
+CMP_APIS = ("Compare", "Compares", "CompareScalar", "ComparesFlexible")
+FLEX_APIS = ("SelectFlexible", "ComparesFlexible")  # the scalar in either position, or a UB element
 ALL_APIS = CMP_APIS + ("CompareCmpMask", "SetCmpMask", "GetCmpMask", "Select", "SelectFlexible")
 CMP_CODE = {"LT": 0, "GT": 1, "EQ": 2, "LE": 3, "GE": 4, "NE": 5}
 SMALL_R, BIG_R = 16, 255
@@ -49,7 +50,7 @@ class CmpSelCase:
     dtype: str
     mode: int = 0  # CMPMODE (compare family) or SELMODE (select); 0 for Set/GetCmpMask
     form: str = "count"  # count | continuous | bitwise | register (isSetMask=False) | nomask
-    variant: int = 0  # SelectFlexible: 0 scalar src1, 1 scalar src0, 2 element src1, 3 element src0
+    variant: int = 0  # FLEX_APIS: 0 scalar src1, 1 scalar src0, 2 element src1, 3 element src0
     dst: int = 0
     src0: int = 0
     src1: int = 0
@@ -276,6 +277,8 @@ def random_case(rng, p, api, dt, mode, form, big=False, variant=0, ub_bytes=8192
     dst = addr(fp(strides[0], strides[3]))
     src0 = addr(fp(strides[1], strides[4]))
     src1 = addr(fp(strides[2], strides[5]))
+    if api == "ComparesFlexible" and variant in (1, 3):  # the one strided tensor is src1, on src0's strides
+        src1 = addr(fp(strides[1], strides[4]))
     sel = addr(max(1, repeat) * W // 32 + 1)
     u = rng.random()
     if u < 0.08:
@@ -288,7 +291,7 @@ def random_case(rng, p, api, dt, mode, form, big=False, variant=0, ub_bytes=8192
         dst = src0 + int(rng.choice([0, 32, 256]))  # the bit output over the source
     if api in ("SetCmpMask", "GetCmpMask"):
         dst = src0 = int(rng.integers(0, nblocks * 2 + 2)) * 16 + (8 if rng.random() < 0.05 else 0)
-    if api == "SelectFlexible" and variant >= 2 and rng.random() < 0.5:
+    if api in FLEX_APIS and variant >= 2 and rng.random() < 0.5:
         # element scalar anywhere (no alignment rule), sometimes inside dst
         e = int(rng.integers(0, ub_bytes // d.itemsize)) * d.itemsize
         if variant == 2:
@@ -432,12 +435,15 @@ def random_cases(
         k = (api, _width(dt), mode) if api.startswith("Select") else (api, dt, None)
         if not all_forms:
             if k not in chosen or chosen[k][0] not in forms:
-                chosen[k] = (forms[rot % len(forms)], rot % 4)
+                v = rot % 4
+                if api == "ComparesFlexible":  # its dtypes take the four variants in turn
+                    v = list(dict.fromkeys(d for a, d, _ in todo if a == api)).index(dt) % 4
+                chosen[k] = (forms[rot % len(forms)], v)
             forms = [chosen[k][0]]
         for i in range(per_group):
             form = forms[i % len(forms)]
             variant = 0
-            if api == "SelectFlexible":
+            if api in FLEX_APIS:
                 variant = chosen[k][1] if not all_forms else i % 4
             big = (
                 api in CMP_APIS + ("Select", "SelectFlexible")
@@ -504,7 +510,13 @@ def call(mod, c, st, p, dyn=None, R=None):
             args = (dst, src0, src1, g("cmp", c.mode))
             params = BinaryRepeatParams(*s)
         else:
-            args = (dst, src0, scalar, g("cmp", c.mode))
+            a_op, b_op = src0, scalar
+            if c.api == "ComparesFlexible" and c.variant == 1:
+                a_op, b_op = scalar, src1
+            elif c.api == "ComparesFlexible" and c.variant >= 2:
+                a_op, b_op = src0, src1
+                kw["config"] = _binary_config(mod, 1 if c.variant == 2 else 0)
+            args = (dst, a_op, b_op, g("cmp", c.mode))
             params = UnaryRepeatParams(s[0], s[1], s[3], s[4])
         if "form" in T:  # the fast path: every call form in one program
             f = AnyForm(T["form"], T["count"], T["cmask"], T["words"], T["repeat"], params)
@@ -632,7 +644,9 @@ class CompareSelectFamily(Family):
                 continue
             forms = forms_for(p, a, dt, mode)
             for form in forms:
-                variants = range(4) if (a == "SelectFlexible" and mode == 1) else (0,)
+                variants = (
+                    range(4) if (a == "ComparesFlexible" or (a == "SelectFlexible" and mode == 1)) else (0,)
+                )
                 for v in variants:
                     # the large repeat bucket only for the first dtype and form of an API: one
                     # extra compilation per API, not per group
@@ -749,7 +763,10 @@ class CompareSelectFamily(Family):
         reps = self._reps(case, L)
         s = _DEFAULT if case.form == "count" else case.strides
         nblk = L * d.itemsize // 32
-        ops = [strided_operand("src0", case.src0, d.name, s[1], s[4], nblk, reps, "in")]
+        t_name, t_addr = ("src0", case.src0)
+        if case.api == "ComparesFlexible" and case.variant in (1, 3):
+            t_name, t_addr = ("src1", case.src1)  # the tensor operand, on src0's strides
+        ops = [strided_operand(t_name, t_addr, d.name, s[1], s[4], nblk, reps, "in")]
         if case.api in ("Compare", "CompareCmpMask") or (case.api.startswith("Select") and case.mode != 1):
             ops.append(strided_operand("src1", case.src1, d.name, s[2], s[5], nblk, reps, "in"))
         if case.api.startswith("Select") and case.form != "nomask":
