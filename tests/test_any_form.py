@@ -195,3 +195,27 @@ def test_bit_moving_apis_compile_once_per_lane_width():
         for name, r in runs.items():
             assert int(r.fault) == 0, (api, name)
             assert np.array_equal(np.asarray(r.ub), np.asarray(runs["half"].ub)), (api, name)
+
+
+@pytest.mark.parametrize("scalar_first", [False, True])
+def test_compares_flexible_any_form_keeps_the_tensor_strides(scalar_first):
+    """ComparesFlexible (950) with the scalar before the tensor: the one strided source is src1, on
+    the UnaryRepeatParams' src slots, in the traced call form as in the static one."""
+    p950 = "ascend950"
+    rng = np.random.default_rng(11)
+    st = aj.reset_state(p950, ub=rng.integers(0, 256, UB, dtype=np.uint8))
+    dst, ten = aj.LocalTensor(aj.uint8, AD, 256), aj.LocalTensor(aj.int16, A1, 1024)
+    ops = (0.0, ten) if scalar_first else (ten, 0.0)
+    rp = aj.UnaryRepeatParams(1, 2, 8, 16)  # src block stride 2, repeat stride 16
+    static = aj.ComparesFlexible(st, dst, *ops, aj.CMPMODE.GT, 40, 3, rp, profile=p950)
+
+    @jax.jit
+    def traced(st, f):
+        return aj.ComparesFlexible(st, dst, *ops, aj.CMPMODE.GT, f, profile=p950, max_repeats=4)
+
+    f = _traced_form(
+        aj.AnyForm.CONTINUOUS, dict(mask=40, repeatTime=3), jax.tree_util.tree_map(jnp.int32, rp)
+    )
+    got = traced(st, f)
+    assert int(static.fault) == 0 and int(got.fault) == 0
+    assert np.array_equal(np.asarray(got.ub), np.asarray(static.ub))
