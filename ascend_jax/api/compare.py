@@ -235,14 +235,18 @@ def plan_compare_to_ub(
         flex = api == "ComparesFlexible"
         dyn["scalar"] = A.scalar_bits(api, src1, dt, p, "src1") if flex else A.scalar_bits(api, src1, dt, p)
     tail = a.count_tail
+
+    def strides(api, params, p, dyn):
+        """The repeat params into the core's six stride slots (every call form)."""
+        if a_kind != "tensor":  # the one strided source is src1: UnaryRepeatParams on its slots
+            unary_strides(api, params, p, dyn, binary_layout=True)
+            dyn["strides"] = dyn["strides"][np.array([0, 2, 1, 3, 5, 4])]
+        elif scalar:
+            unary_strides(api, params, p, dyn, binary_layout=True)
+        else:
+            binary_strides(api, params, p, dyn)
+
     if form == "any":  # every call form in one program (AnyForm traced)
-        strides = (lambda *x: unary_strides(*x, binary_layout=True)) if scalar else binary_strides
-        if a_kind != "tensor":  # as the high-dim form below: src1 is the one strided source
-
-            def strides(*x):
-                unary_strides(*x, binary_layout=True)
-                x[3]["strides"] = x[3]["strides"][np.array([0, 2, 1, 3, 5, 4])]
-
         count_kw = dict(align_bytes=a.count_alignment_bytes, whole_repeats=(tail == "dropped"))
         _, R, _ = plan_any_form(
             api, state, dt, args[0], p, True, max_repeats, dyn, True, strides, count_kw, a.mask_honoured
@@ -263,13 +267,7 @@ def plan_compare_to_ub(
         kind = "count"
     else:
         mask, repeat, params = args
-        if a_kind != "tensor":  # the one strided source is src1: UnaryRepeatParams on its slots
-            unary_strides(api, params, p, dyn, binary_layout=True)
-            dyn["strides"] = dyn["strides"][np.array([0, 2, 1, 3, 5, 4])]
-        elif scalar or api == "ComparesFlexible":
-            unary_strides(api, params, p, dyn, binary_layout=True)
-        else:
-            binary_strides(api, params, p, dyn)
+        strides(api, params, p, dyn)
         kind, R = highdim_form(
             api,
             mask,
