@@ -10,6 +10,7 @@
 * misuse: the same argument named by both implementations.
 """
 
+import dataclasses
 import json
 import pathlib
 
@@ -20,14 +21,15 @@ import pytest
 
 import ascend_jax as aj
 from ascend_jax import reference as REF
-from ascend_jax._engine.gather import run_gather, run_gatherb
 from ascend_jax.api import gather as GA
 from ascend_jax.dtypes import as_dtype
 from ascend_jax.errors import Fault, UnsupportedError, UsageError
 from ascend_jax.fuzz.compare import message
+from ascend_jax.fuzz.families import gather_scatter as GS
 from ascend_jax.reference import state as RS
 from ascend_jax.state import reset_state
 from ascend_jax.tensor import LocalTensor
+from ascend_jax.testing.traces import programs_built
 
 T = LocalTensor
 U32 = aj.uint32
@@ -35,7 +37,6 @@ DATA = json.loads(
     (pathlib.Path(__file__).parent / "data" / "gather_scatter_examples.json").read_text(encoding="utf-8")
 )
 UB = 8192
-RB = 4  # repeat bucket of the differential programs
 N_DIFF = 2000  # cases per API on the default run
 
 
@@ -116,234 +117,68 @@ def test_scatter_doc_example(prof):
 
 
 # ---------------------------------------------------------------------------------------------
-# differential: random cases drawn with NumPy, one vmapped program per (API, dtype)
-
-
-def _stack(xs):
-    return jax.tree_util.tree_map(lambda *x: jnp.stack(x), *xs)
-
-
-def _offsets(rng, n, size, span, scatter):
-    """uint32[n] byte offsets: mostly valid element offsets into ``span`` bytes (distinct for a
-    Scatter unless a duplicate is planted), some misaligned, beyond UB or huge."""
-    slots = span // size
-    if scatter:
-        o = rng.permutation(slots)[:n] if n <= slots else rng.integers(0, slots, n)
-        if rng.random() < 0.15 and n > 1:
-            o[rng.integers(0, n)] = o[rng.integers(0, n)]
-    else:
-        o = rng.integers(0, slots, n)
-    o = o.astype(np.int64) * size
-    r = rng.random()
-    if r < 0.06:
-        o[rng.integers(0, n)] += int(rng.integers(1, size)) if size > 1 else UB
-    elif r < 0.10:
-        o[rng.integers(0, n)] = int(rng.choice([UB, 2**17, 2**31 + 4, 2**32 - size]))
-    return o.astype(np.uint32)
-
-
-def _gs_case(rng, api, d, prof):
-    """(ub, call args after the state, mask mode) of one random Gather / Scatter call."""
-    p = aj.load_profile(prof)
-    size = d.itemsize
-    L = 128 if size == 1 else p.lanes(d)
-    scatter = api == "Scatter"
-    mode = 1 if rng.random() < 0.1 else 0
-    highdim = d.name in p.api(api).dtypes and rng.random() < 0.5  # 8-bit on 950: count form only
-    if highdim:
-        lo = 1 if p.zero_mask == "error" else 0  # a static zero mask is a usage error there
-        if mode == 1:
-            mask = int(rng.integers(lo, (RB * L if rng.random() < 0.3 else L) + 1))
-        elif rng.random() < 0.5:
-            mask = int(rng.integers(lo, L + 1))
-        else:
-            words = [int(rng.integers(0, 2**63)) * 2 + int(rng.integers(0, 2)) for _ in range(2)]
-            if L < 128:
-                words = [words[0] & ((1 << L) - 1), 0]
-            mask = words if any(words) or not lo else [1, 0]
-        args = (mask, int(rng.choice([0, 1, 1, 1, 2, RB])), int(rng.integers(0, 17)))
-    else:
-        hi = RB * L if rng.random() < 0.3 else L  # most calls within one repeat: a fast oracle
-        args = (int(rng.integers(0, hi + 1)),)
-    ub = rng.integers(0, 256, UB, dtype=np.uint8)
-    if rng.random() < 0.1:  # anywhere: overlaps, misalignment, outside UB
-        off, seq, far = (int(rng.integers(-2, 256)) * 32 for _ in range(3))
-        if rng.random() < 0.3:
-            seq += int(rng.choice([2, 4]))
-    else:
-        off = int(rng.integers(0, 16)) * 32
-        far = 2560 + int(rng.integers(0, 16)) * 32
-        seq = 4608 + int(rng.integers(0, 8)) * 32
-    n = RB * L
-    o = _offsets(rng, n, size, 1024, scatter)
-    if 0 <= off and off + 4 * n <= UB:
-        _put(ub, off, o)
-    r = rng.random()
-    base = (
-        0
-        if r < 0.6
-        else (int(rng.integers(0, 16)) * size if r < 0.9 else int(rng.choice([1, UB, 2**32 - 64])))
-    )
-    dst, src = (far, seq) if scatter else (seq, far)
-    call = (T(d, dst, L), T(d, src, L), T(U32, off, n), base, *args)
-    return ub, call, mode
-
-
-def _gb_case(rng, d):
-    ub = rng.integers(0, 256, UB, dtype=np.uint8)
-    if rng.random() < 0.1:
-        off, src, dst = (int(rng.integers(-2, 256)) * 32 for _ in range(3))
-        if rng.random() < 0.3:
-            dst += 4
-    else:
-        off = int(rng.integers(0, 16)) * 32
-        src = 1024 + int(rng.integers(0, 16)) * 32
-        dst = 4096 + int(rng.integers(0, 8)) * 32
-    o = rng.integers(0, 64, RB * 8).astype(np.int64) * 32
-    r = rng.random()
-    if r < 0.06:
-        o[rng.integers(0, o.size)] += int(rng.choice([d.itemsize, 16]))
-    elif r < 0.1:
-        o[rng.integers(0, o.size)] = int(rng.choice([UB, 2**31, 2**32 - 32]))
-    if 0 <= off and off + 4 * o.size <= UB:
-        _put(ub, off, o.astype(np.uint32))
-    params = GA.GatherRepeatParams(int(rng.choice([0, 1, 1, 2, 3])), int(rng.integers(0, 17)))
-    call = (T(d, dst, 128), T(d, src, 128), T(U32, off, RB * 8), int(rng.integers(0, RB + 1)), params)
-    return ub, call
-
-
-def _words32(mask):
-    w = np.zeros(8, np.uint32)
-    for i, x in enumerate(mask):
-        w[2 * i], w[2 * i + 1] = x & 0xFFFFFFFF, x >> 32
-    return w
-
-
-def _np_dyn(api, call, p):
-    """The traced values of one call as NumPy (what ``plan_gather`` / ``plan_gatherb`` fill in; checked
-    against them on a sample of the cases): no per-case JAX dispatch."""
-    from ascend_jax._engine import lanes as LN
-
-    if api == "Gatherb":
-        dst, src, off, rep, prm = call
-        return {
-            "dst": np.int32(dst.addr),
-            "src": np.int32(src.addr),
-            "off": np.int32(off.addr),
-            "blk": np.int32(prm.dstBlkStride),
-            "rep": np.int32(prm.dstRepStride),
-            "repeat": np.int32(rep),
-            "bad_param": np.bool_(False),
-        }
-    dst, src, off, base, *args = call
-    size = dst.dtype.itemsize
-    L = p.lanes(GA.plan_dtype(dst.dtype))
-    a = p.api(api)
-    dyn = {
-        "dst": np.int32(dst.addr),
-        "src": np.int32(src.addr),
-        "off": np.int32(off.addr),
-        "count": np.zeros(2, np.uint32),
-        "repeat": np.int32(1),
-        "cont": np.zeros(2, np.uint32),
-        "words": np.zeros(8, np.uint32),
-        "bad_param": np.bool_(False),
-        "bad_mask": np.bool_(False),
-        "base": np.uint32(base),
-        "max_off": np.uint32({1: a.max_offset_8bit, 2: a.max_offset_16bit}.get(size, 2**32 - 1)),
-    }
-    if len(args) == 1:
-        dyn["count"][0] = args[0]
-        dyn["rep_bytes"] = np.int32(L * size)
-        dyn["kind"] = np.int32(LN.KIND_COUNT)
-    else:
-        mask, rep, stride = args
-        dyn["repeat"] = np.int32(rep)
-        dyn["rep_bytes"] = np.int32(stride * 32)
-        if isinstance(mask, list):
-            dyn["words"] = _words32(mask)
-            dyn["kind"] = np.int32(LN.KIND_BITWISE)
-        else:
-            dyn["cont"] = np.array([mask & 0xFFFFFFFF, mask >> 32], np.uint32)
-            dyn["kind"] = np.int32(LN.KIND_CONTINUOUS)
-    return dyn
+# differential: random cases of the fuzz family (ascend_jax/fuzz/families/gather_scatter.py: offsets
+# in and out of range, misaligned, duplicated; addresses; counts, masks, strides, repeats; Normal and
+# Counter mode), run through the public API vmapped: one program per (API, dtype)
 
 
 def _differential(api, prof, dt, n, seed=7):
     p = aj.load_profile(prof)
-    d = as_dtype(dt)
+    fam = GS.GatherScatterFamily()
+    units = [u for u in fam.units(p, api) if u[1] == dt]
+    assert units, (api, prof, dt)
     rng = np.random.default_rng(seed)
-    cases = []
-    for _ in range(n):
-        if api == "Gatherb":
-            ub, call = _gb_case(rng, d)
-            cases.append((ub, call, 0))
-        else:
-            cases.append(_gs_case(rng, api, d, prof))
-    # the static key, and the NumPy dyn checked against the API's own planning on a sample
-    st0 = reset_state(prof, ub_bytes=UB)
-    key = None
-    for _, call, mode in cases[:: max(1, n // 40)]:
-        st = st0.replace(mask_mode=jnp.asarray(mode, jnp.int32))
-        if api == "Gatherb":
-            k, dyn = GA.plan_gatherb(st, *call, profile=prof, max_repeats=RB)
-        else:
-            k, dyn = GA.plan_gather(api, st, *call[:4], call[4:], prof, RB)
-        assert key is None or k == key
-        key = k
-        mine = _np_dyn(api, call, p)
-        assert set(mine) == set(dyn), set(mine) ^ set(dyn)
-        for f, v in dyn.items():
-            np.testing.assert_array_equal(np.asarray(v), mine[f], err_msg=f)
-            assert np.asarray(v).dtype == mine[f].dtype, f
-    dyns = [_np_dyn(api, call, p) for _, call, _ in cases]
-    D = {f: jnp.asarray(np.stack([x[f] for x in dyns])) for f in dyns[0]}
-    S = jax.tree_util.tree_map(lambda x: jnp.broadcast_to(x, (n,) + x.shape), st0)
-    S = S.replace(
-        ub=jnp.asarray(np.stack([c[0] for c in cases])),
-        mask_mode=jnp.asarray([c[2] for c in cases], jnp.int32),
-    )
-    run = run_gatherb if api == "Gatherb" else run_gather
-    res = jax.tree_util.tree_map(np.asarray, jax.jit(jax.vmap(lambda s, dy: run(key, s, dy)))(S, D))
-    ref_fn = getattr(REF, api)
-    rs0 = RS.reset_state(prof, ub_bytes=UB)
+    cases = [fam.generate(rng, p, units[i % len(units)], 0.1) for i in range(n)]
+    with programs_built("run_gatherb" if api == "Gatherb" else "run_gather") as built:
+        fast, refs = fam.run_all(cases, p, batch=512, workers=1)
+    assert len(built) == 1, built  # every call form of the (API, dtype) in one program
     n_ok = 0
-    for j, (ub, call, mode) in enumerate(cases):
-        f = jax.tree_util.tree_map(lambda x, j=j: x[j], res)
-        rs = RS.copy_state(rs0)
-        rs.ub[:] = ub
-        rs.mask_mode = mode
-        r = ref_fn(rs, *call, profile=prof)
-        assert message(f, r) is None, (api, prof, dt, j, call, mode, message(f, r))
-        n_ok += r.fault == 0
+    for c, f, r in zip(cases, fast, refs, strict=True):
+        assert fam.compare(f, r) is None, (c.call_repr(), fam.compare(f, r))
+        n_ok += int(r[0].fault) == 0
     # the draw exercises the data path, not only the faults
     assert n_ok > n // 3, n_ok
+    assert {c.form for c in cases} == {u[2] for u in units}
     # Python-int (static) parameters through the public API give the traced (vmapped) bits: cases
     # within one repeat run eagerly in the one-repeat program the doc examples compile
     fn = getattr(aj, api)
     shown = 0
-    for j, (ub, call, mode) in enumerate(cases):
-        if shown == 6 or not _one_repeat(api, call, mode, p):
+    for c, f in zip(cases, fast, strict=True):
+        if shown == 6 or not _one_repeat(c, p):
             continue
-        st = st0.replace(ub=jnp.asarray(ub), mask_mode=jnp.asarray(mode, jnp.int32))
-        got = fn(st, *call, profile=prof, max_repeats=1)
-        want = jax.tree_util.tree_map(lambda x, j=j: x[j], res)
-        assert message(got, want) is None, (j, call)
+        st = reset_state(prof, ub_bytes=UB).replace(
+            ub=jnp.asarray(GS.make_ub(c)), mask_mode=jnp.asarray(c.mask_mode, jnp.int32)
+        )
+        st = st.replace(vmask=jnp.asarray(c.vmask, jnp.uint32), ctrl=jnp.asarray(c.ctrl, jnp.uint32))
+        got = fn(st, *_static_args(c, p), profile=prof, max_repeats=1)
+        assert message(got, f[0]) is None, c.call_repr()
         shown += 1
     assert shown == 6
     return n_ok
 
 
-def _one_repeat(api, call, mode, p):
-    if api == "Gatherb":
-        return call[3] <= 1
-    L = p.lanes(GA.plan_dtype(call[0].dtype))
-    args = call[4:]
-    if len(args) == 1:
-        return args[0] <= L
-    if mode == 1:
-        return not isinstance(args[0], list) and args[0] <= L
-    return args[1] <= 1
+def _static_args(c, p):
+    d = as_dtype(c.dtype)
+    table = T(U32, c.off, len(c.offsets))
+    if c.api == "Gatherb":
+        return (T(d, c.dst, 128), T(d, c.src, 128), table, c.repeat, GA.GatherRepeatParams(c.blk, c.stride))
+    L = GS.lanes_of(p, c.dtype)
+    head = (T(d, c.dst, L), T(d, c.src, L), table, c.base)
+    if c.form == "count":
+        return (*head, c.count)
+    mask = list(c.mask) if c.form == "bitwise" else c.mask
+    return (*head, mask, c.repeat, c.stride)
+
+
+def _one_repeat(c, p):
+    if c.api == "Gatherb":
+        return c.repeat <= 1
+    L = GS.lanes_of(p, c.dtype)
+    if c.form == "count":
+        return c.count <= L
+    if c.mask_mode == 1:
+        return c.form == "continuous" and c.mask <= L
+    return c.repeat <= 1
 
 
 @pytest.mark.parametrize(
@@ -382,11 +217,80 @@ def test_differential_other_products(api, prof, dt):
     _differential(api, prof, dt, N_DIFF, seed=11)
 
 
+def test_fuzz_campaign_covers_the_family():
+    """``ascend-jax fuzz --apis Gather,Gatherb,Scatter``: valid, data-fault and invalid-static cases
+    of every API, dtype and form of the product, 0 mismatches."""
+    from ascend_jax import fuzz
+
+    res = fuzz.run(
+        apis=list(GS.APIS),
+        profile="ascend910b",
+        cases=150,
+        seed=16,
+        batch=64,
+        invalid_rate=0.3,
+        dtypes=["half", "uint16"],
+    )
+    assert res.ok, res.summary_table()
+    assert len(res.records) == 150
+
+
+def test_any_form_one_program_static_equals_plain_and_placeholder_rejected():
+    """``AnyForm`` for Gather: a Python-int form is that form's ordinary call (same bits); a traced
+    form code picks the form in one program; PLACEHOLDER (no isSetMask=false prototype) is a
+    UsageError static and BAD_PARAM traced (nothing written)."""
+    prof = "ascend910b"
+    rng = np.random.default_rng(3)
+    ub = rng.integers(0, 256, UB, dtype=np.uint8)
+    _put(ub, 1024, (rng.integers(0, 512, 256) * 2).astype(np.uint32))
+    st, _ = _states(prof, ub)
+    head = (T(H, 4096, 128), T(H, 0, 128), T(U32, 1024, 256), 0)
+    forms = [
+        (aj.AnyForm(aj.AnyForm.COUNT, count=200), (200,)),
+        (aj.AnyForm(aj.AnyForm.CONTINUOUS, mask=100, repeatTime=2, repeatParams=9), (100, 2, 9)),
+        (
+            aj.AnyForm(aj.AnyForm.BITWISE, mask_words=(0xF0F0, 3), repeatTime=2, repeatParams=8),
+            ([0xF0F0, 3], 2, 8),
+        ),
+    ]
+
+    @jax.jit
+    def run_any(s, f):
+        return aj.Gather(s, *head, f, profile=prof, max_repeats=2)
+
+    with programs_built("run_any") as built:
+        for f, plain in forms:
+            want = aj.Gather(st, *head, *plain, profile=prof, max_repeats=2)
+            assert message(aj.Gather(st, *head, f, profile=prof, max_repeats=2), want) is None
+            traced = dataclasses.replace(
+                f,
+                form=jnp.asarray(f.form, jnp.int32),
+                mask=jnp.asarray(f.mask, jnp.uint32),
+                mask_words=jnp.asarray(_words32(f.mask_words)),
+                repeatTime=jnp.asarray(f.repeatTime, jnp.int32),
+                repeatParams=jnp.asarray(f.repeatParams or 0, jnp.int32),
+                count=jnp.asarray(f.count, jnp.int32),
+            )
+            assert message(run_any(st, traced), want) is None, f
+            assert int(want.fault) == 0 and not np.array_equal(np.asarray(want.ub), ub)
+        got = run_any(st, dataclasses.replace(traced, form=jnp.asarray(aj.AnyForm.PLACEHOLDER, jnp.int32)))
+    assert len(built) == 1  # the traced forms (and the bad code) share one program
+    assert int(got.fault) == Fault.BAD_PARAM and np.array_equal(np.asarray(got.ub), ub)
+    with pytest.raises(UsageError) as e:
+        aj.Gather(st, *head, aj.AnyForm(aj.AnyForm.PLACEHOLDER), profile=prof)
+    assert e.value.argument == "AnyForm.form"
+
+
+def _words32(mask):
+    w = np.zeros(8, np.uint32)
+    for i, x in enumerate(mask):
+        w[2 * i], w[2 * i + 1] = x & 0xFFFFFFFF, x >> 32
+    return w
+
+
 def test_scatter_program_order_choice():
     """``duplicate_offsets = "program_order"``: two lanes to one address, the later lane wins, in
     both implementations (the default profiles fault: UNDEFINED)."""
-    import dataclasses
-
     p = aj.load_profile("ascend950")
     a = p.api("Scatter")
     po = dataclasses.replace(a, extra=tuple(sorted(dict(a.extra, duplicate_offsets="program_order").items())))

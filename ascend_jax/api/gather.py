@@ -18,8 +18,10 @@ import jax.numpy as jnp
 from .._engine import lanes as LN
 from .._engine.gather import GatherbStatic, GatherStatic, plan_dtype, run_gather, run_gatherb
 from ..errors import UsageError
+from ..params import AnyForm
 from ..profile import as_profile
 from ..registry import ApiSpec, register
+from ..tensor import MASK_PLACEHOLDER
 from . import _args as A
 from . import _forms as F
 
@@ -72,10 +74,17 @@ def plan_gather(api, state, dst, src, off, base, args, profile=None, max_repeats
     A.check_same_dtype(api, p, dst=dst, src=src)
     if len(args) not in (1, 3):
         raise TypeError(
-            f"{api}: expected (count,) or (mask, repeatTime, repStride), got {len(args)} arguments"
+            f"{api}: expected (count,), (mask, repeatTime, repStride) or (AnyForm,), got {len(args)} arguments"
         )
+    if len(args) == 1 and isinstance(args[0], AnyForm) and A.is_static(args[0].form):
+        args, _ = F.static_form_args(api, args[0], p, True)
+        if args[0] is MASK_PLACEHOLDER:  # no isSetMask=false prototype: no mask from the register
+            raise UsageError(
+                api, "AnyForm.form", AnyForm.PLACEHOLDER, "COUNT (0), CONTINUOUS (1), BITWISE (2)", p
+            )
+    any_form = len(args) == 1 and isinstance(args[0], AnyForm)
     dt = dst.dtype
-    p.require_api(api, dt, count_form=len(args) == 1)
+    p.require_api(api, dt, count_form=len(args) == 1 and not any_form)
     if off.dtype.name != "uint32":
         raise UsageError(api, f"{off_name}.dtype", off.dtype.name, "uint32", p)
     base = A.static_int(api, base_name, base, 0, _U32_MAX, p)
@@ -90,20 +99,34 @@ def plan_gather(api, state, dst, src, off, base, args, profile=None, max_repeats
         if jnp.issubdtype(bv.dtype, jnp.signedinteger):
             dyn["bad_param"] = dyn["bad_param"] | (bv < 0)
         dyn["base"] = bv.astype(U32)
-    if len(args) == 1:
-        R = F.count_form(api, args[0], pdt, p, max_repeats, dyn)
-        kind = "count"
-        rep_bytes = L * dt.itemsize
-    else:
-        mask, repeat, stride = args
-        kind, R = F.highdim_form(api, mask, repeat, pdt, p, True, state, max_repeats, dyn)
-        sname, hi = ("srcRepStride", 255) if scatter else ("dstRepStride", 65535)
+    sname, hi = ("srcRepStride", 255) if scatter else ("dstRepStride", 65535)
+
+    def rep_stride(_api, stride, _p, d):
+        """The repeat stride in DataBlocks as d["strides"] (the count form: contiguous repeats)."""
+        if stride is None:
+            stride = L * dt.itemsize // p.block_bytes
         stride = A.static_int(api, sname, stride, 0, hi, p)
-        dyn["bad_param"] = dyn["bad_param"] | A.traced_range_bad(stride, 0, hi)
-        rep_bytes = jnp.asarray(stride, I32) * p.block_bytes
-    dyn["rep_bytes"] = jnp.asarray(rep_bytes, I32)
+        d["bad_param"] = d["bad_param"] | A.traced_range_bad(stride, 0, hi)
+        d["strides"] = jnp.asarray(stride, I32).reshape(1)
+
+    if any_form:
+        # every call form in one program (a fuzzer's or a sweep's): the traced form code picks
+        # the lane plan, the count or mask, and the repeat stride
+        _, R, _ = F.plan_any_form(api, state, pdt, args[0], p, True, max_repeats, dyn, False, rep_stride)
+        # SPEC: Gather/Scatter have no isSetMask=false prototype: that form code is BAD_PARAM
+        dyn["bad_param"] = dyn["bad_param"] | (jnp.asarray(args[0].form) == AnyForm.PLACEHOLDER)
+    else:
+        if len(args) == 1:
+            R = F.count_form(api, args[0], pdt, p, max_repeats, dyn)
+            rep_stride(api, None, p, dyn)
+            kind = "count"
+        else:
+            mask, repeat, stride = args
+            kind, R = F.highdim_form(api, mask, repeat, pdt, p, True, state, max_repeats, dyn)
+            rep_stride(api, stride, p, dyn)
+        dyn["kind"] = jnp.asarray(LN.KINDS[kind], I32)
+    dyn["rep_bytes"] = dyn.pop("strides")[0] * p.block_bytes
     dyn["max_off"] = jnp.asarray(_max_offset(p, api, dt.itemsize), U32)
-    dyn["kind"] = jnp.asarray(LN.KINDS[kind], I32)
     R = min(R, F.default_big_bucket(p))
     return GatherStatic(api=api, dtype=dt, R=R, profile=p), dyn
 
@@ -125,7 +148,8 @@ def Gather(state, dst, src, srcOffset, srcBaseAddr, *args, profile=None, max_rep
     offsets and ``srcBaseAddr`` are bytes. ``args``: ``(count,)`` (the first count elements) or
     ``(mask, repeatTime, dstRepStride)`` (lane l of repeat r -> dst + 32 r dstRepStride + l
     sizeof(T), its offset srcOffset[r L + l]). An offset outside UB, misaligned or beyond the
-    product's range is a per-case fault. ``max_repeats``: static bucket for traced counts/repeats.
+    product's range is a per-case fault. ``args = (AnyForm,)``: every call form in one program (its
+    ``repeatParams`` is the repeat stride). ``max_repeats``: static bucket for traced counts/repeats.
     Returns the new CoreState."""
     st, dyn = plan_gather("Gather", state, dst, src, srcOffset, srcBaseAddr, args, profile, max_repeats)
     return run_gather(st, state, dyn)

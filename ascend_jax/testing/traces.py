@@ -31,3 +31,27 @@ def max_traces(fun_name, n=0):
     finally:
         monitoring.unregister_event_duration_listener(listen)
     assert len(seen) <= n, f"{fun_name} was traced {len(seen)} times in the block (at most {n} allowed)"
+
+
+_LOWER_EVENT = "/jax/core/compile/jaxpr_to_mlir_module_duration"
+
+
+@contextlib.contextmanager
+def programs_built(fun_name):
+    """Count the programs built from the jitted function ``fun_name`` inside a ``with`` block: JAX
+    lowers a jitted function to a new program on every cache miss of its in-memory cache (a traced
+    function called under ``vmap``, or a persistent-cache hit, still lowers once), so the count is
+    the number of distinct programs the block needed. Yields the list of lowerings (one entry each);
+    assert on its length after the block."""
+    seen = []
+    want = f"jit({fun_name})"
+
+    def listen(event, _duration, **kw):
+        if event == _LOWER_EVENT and kw.get("fun_name") == want:
+            seen.append(fun_name)
+
+    monitoring.register_event_duration_secs_listener(listen)
+    try:
+        yield seen
+    finally:
+        monitoring.unregister_event_duration_listener(listen)

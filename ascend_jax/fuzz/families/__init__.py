@@ -12,6 +12,7 @@ from .compound import CompoundFamily
 from .data_copy import DataCopyFamily
 from .elementwise import ElementwiseFamily
 from .family import Family
+from .gather_scatter import GatherScatterFamily
 from .gather_shift import GatherFamily, ShiftFamily
 from .padding import VectorPaddingFamily
 from .reduce import ReduceFamily
@@ -31,6 +32,7 @@ FAMILIES = (
     CastFamily(),
     BilinearFamily(),
     VectorPaddingFamily(),
+    GatherScatterFamily(),
 )
 
 # Registered APIs without an adapter (the test suite asserts this is exactly the set left over).
@@ -48,13 +50,6 @@ NOT_FUZZED.update(
     }
 )
 
-NOT_FUZZED.update(
-    {
-        api: "离散与聚合 (issue 16): no fuzz adapter yet; covered by tests/test_gather_scatter.py (fast path "
-        "vs reference on random offsets, addresses, counts, masks and strides, vmapped)"
-        for api in ("Gather", "Gatherb", "Scatter")
-    }
-)
 # helper castcomp (issues 15/16)
 NOT_FUZZED.update(
     {
