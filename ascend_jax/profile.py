@@ -546,6 +546,25 @@ class HwProfile:
     def __repr__(self):
         return f"HwProfile({self.name!r}, arch={self.npu_arch})"
 
+    # the fields that name a product rather than decide what the model computes
+    IDENTITY_FIELDS = ("name", "product", "doc_tag", "soc", "npu_arch", "path")
+
+    def behaviour_key(self):
+        """Everything the model reads of this profile, without the product's identity (name, SoC,
+        arch number, doc tag, file) or the per-API page citations: two profiles with equal keys
+        give the same bits for every call (nothing in the fast path or the reference branches on
+        an identity field). Dtype lists compare as sets."""
+        apis = tuple(
+            sorted(
+                (a.name, a.supported, frozenset(a.dtypes), frozenset(a.count_only_dtypes), a.extra)
+                for a in self.apis
+            )
+        )
+        skip = set(self.IDENTITY_FIELDS) | {"apis"}
+        return tuple(
+            (f.name, getattr(self, f.name)) for f in dataclasses.fields(self) if f.name not in skip
+        ) + (("apis", apis),)
+
 
 def _profiles_dir() -> pathlib.Path:
     env = os.environ.get("ASCEND_JAX_PROFILES")
@@ -565,6 +584,20 @@ def _profiles_dir() -> pathlib.Path:
 def available_profiles() -> tuple:
     d = _profiles_dir()
     return tuple(sorted(p.stem for p in d.glob("*.toml") if not p.stem.startswith("_")))
+
+
+def behaviour_twins() -> dict:
+    """{profile: the profile it behaves as} for every available profile whose ``behaviour_key``
+    equals that of the default profile or of a profile before it in name order (A3 behaves as A2,
+    for instance: "the same vector core")."""
+    first, out = {}, {}
+    for name in (DEFAULT_PROFILE, *(n for n in available_profiles() if n != DEFAULT_PROFILE)):
+        key = load_profile(name).behaviour_key()
+        if key in first:
+            out[name] = first[key]
+        else:
+            first[key] = name
+    return out
 
 
 def parse_profile(path, data=None) -> HwProfile:

@@ -31,6 +31,23 @@ CACHE_DIR = pathlib.Path(__file__).resolve().parents[1] / ".jax_cache" / "lru"
 CACHE_MAX_BYTES = 8 << 30
 
 
+def twins_nightly(names):
+    """Profile parameters for a per-profile campaign: a profile that behaves exactly as the default
+    or an earlier profile (``ascend_jax.profile.behaviour_twins``: equal ``behaviour_key``, e.g. A3
+    as A2) runs under ``slow`` (nightly), since its default-run campaign would check the same model
+    a second time; tests/test_profiles.py checks the twins' results are identical."""
+    from ascend_jax.profile import behaviour_twins
+
+    twins = behaviour_twins()
+    return [pytest.param(n, marks=pytest.mark.slow) if n in twins else n for n in names]
+
+
+def is_twin(name):
+    from ascend_jax.profile import behaviour_twins
+
+    return name in behaviour_twins()
+
+
 @pytest.fixture
 def shared_dir():
     if not SHARED.is_dir():

@@ -18,7 +18,7 @@ default). The first-wave APIs have no per-group volume target of their own; 500 
 import collections
 
 import pytest
-from conftest import SCALE
+from conftest import SCALE, twins_nightly
 
 from ascend_jax.fuzz.families import compare, run_all
 from ascend_jax.fuzz.families import compare_select as C
@@ -60,7 +60,7 @@ def test_differential_default_profile(api):
     _run(DEFAULT, 500 if SCALE == 1 else 2000 * SCALE, True, seed=2024 + sum(map(ord, api)), apis=(api,))
 
 
-@pytest.mark.parametrize("name", [n for n in available_profiles() if n != DEFAULT])
+@pytest.mark.parametrize("name", twins_nightly([n for n in available_profiles() if n != DEFAULT]))
 def test_differential_other_profiles(name):
     # six dtypes per API (every dtype nightly); 30 per group by default (2,000 nightly). The
     # 2,000-per-group target on all nine profiles (~1.9 M cases) does not fit the make-test budget:

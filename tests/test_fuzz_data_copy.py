@@ -9,7 +9,7 @@ import re
 
 import numpy as np
 import pytest
-from conftest import SCALE
+from conftest import SCALE, twins_nightly
 
 import ascend_jax.reference as ref
 from ascend_jax import fuzz
@@ -29,7 +29,7 @@ P = load_profile("ascend910b")
 APIS = ["DataCopy", "DataCopyPad"]
 BATCH = 32  # one batch size for every campaign here: the compiled programs are shared
 FAM = family_of("data_copy")
-OTHER_PROFILES = [n for n in available_profiles() if n != "ascend910b"]
+OTHER_PROFILES = twins_nightly([n for n in available_profiles() if n != "ascend910b"])
 ALL_FORMS = {
     "gm2ub/count",
     "gm2ub/params",

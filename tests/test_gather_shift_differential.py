@@ -12,7 +12,7 @@ ASCEND_JAX_HYPOTHESIS=nightly scales the counts 20x."""
 import collections
 
 import pytest
-from conftest import SCALE
+from conftest import SCALE, twins_nightly
 
 from ascend_jax.fuzz.families import compare, run_all
 from ascend_jax.fuzz.families import gather_shift as C
@@ -62,7 +62,10 @@ def _others(api):
 
 
 @pytest.mark.parametrize(
-    "name", _others("ShiftLeft") + [n for n in _others("ShiftLeftTensor") if n not in _others("ShiftLeft")]
+    "name",
+    twins_nightly(
+        _others("ShiftLeft") + [n for n in _others("ShiftLeftTensor") if n not in _others("ShiftLeft")]
+    ),
 )
 def test_shift_differential_other_profiles(name):
     n = 2000 if SCALE > 1 else 50
@@ -73,7 +76,7 @@ def test_shift_differential_other_profiles(name):
     _check(name, cases, _shift_group, n)
 
 
-@pytest.mark.parametrize("name", _others("GatherMask"))
+@pytest.mark.parametrize("name", twins_nightly(_others("GatherMask")))
 def test_gathermask_differential_other_profiles(name):
     n = 2000 if SCALE > 1 else 50
     cases = C.gather_cases(name, n, seed=13 + sum(map(ord, name)), all_groups=False)

@@ -564,3 +564,32 @@ def test_a_hand_edited_api_falls_back_to_the_schema_default():
     b = dataclasses.replace(a, extra=tuple(kv for kv in a.extra if kv[0] != "count_alignment_bytes"))
     assert a.count_alignment_bytes == 256 and b.count_alignment_bytes == 0
     assert pickle.loads(pickle.dumps(p)) == p and pickle.loads(pickle.dumps(a)).count_tail == a.count_tail
+
+
+def test_behaviour_twins():
+    """A3 behaves as A2 ("the same vector core") and Kirin X90 as Kirin 9030: their profiles differ
+    in identity fields and page citations only, so the per-profile campaigns run them nightly
+    (tests/conftest.py ``twins_nightly``). A field that starts to differ ends the twinship (and the
+    twin's campaigns return to the default run)."""
+    assert P.behaviour_twins() == {"ascend910_93": "ascend910b", "kirinx90": "kirin9030"}
+    a = load_profile("ascend910b")
+    assert a.behaviour_key() != load_profile("ascend910").behaviour_key()
+    changed = dataclasses.replace(load_profile("ascend910_93"), zero_mask="error")
+    assert changed.behaviour_key() != a.behaviour_key()
+
+
+@pytest.mark.parametrize("twin", ["ascend910_93", "kirinx90"])
+def test_behaviour_twins_give_the_same_bits(twin):
+    """The same random compare/select cases on a twin and on the profile it behaves as: the fast
+    path and the reference give identical results (nothing in the model reads an identity field)."""
+    from ascend_jax.fuzz.families import compare, run_all
+    from ascend_jax.fuzz.families import compare_select as C
+
+    same = P.behaviour_twins()[twin]
+    cases = C.random_cases(
+        load_profile(same), 20, seed=5, all_forms=False, apis=("Compare",), dtypes_per_api=1
+    )
+    assert cases
+    (fast_a, ref_a), (fast_b, ref_b) = (run_all(cases, load_profile(n)) for n in (same, twin))
+    for fa, ra, fb, rb in zip(fast_a, ref_a, fast_b, ref_b, strict=True):
+        assert compare(fa, fb) is None and compare(ra, rb) is None and compare(fa, ra) is None

@@ -8,7 +8,7 @@ same family (``testing.strategies.unary_scalar_cases``, with shrinking) runs in
 
 import numpy as np
 import pytest
-from conftest import SCALE
+from conftest import SCALE, is_twin
 
 from ascend_jax.fuzz.families.unary_scalar import UnaryScalarFamily
 from ascend_jax.profile import available_profiles, load_profile
@@ -69,7 +69,8 @@ def _params_all_profiles():
     for name in available_profiles():
         if name != DEFAULT.name:
             for dt, apis in _by_dtype(load_profile(name), lambda a: a.all_dtypes()).items():
-                out.append(pytest.param(name, dt, apis, id=f"{name}-{dt}"))
+                slow = (pytest.mark.slow,) if is_twin(name) else ()  # a twin's groups: nightly
+                out.append(pytest.param(name, dt, apis, id=f"{name}-{dt}", marks=slow))
     return out
 
 
