@@ -4,8 +4,8 @@ vmask, cmpmask, mask_mode and fault bits, over random cases drawn per API x dtyp
 
 Default profile: >= 500 cases per API x dtype x mode (6,500-14,000 per API), every call form in
 every group, the large repeat bucket in 3 % of each API's first dtype. Every other
-profile: >= 30 per API x dtype x mode for six dtypes of each API (a fixed subset per profile: the
-first six from the seed's offset; every dtype nightly), and for Select / SelectFlexible every selMode
+profile: >= 30 per API x dtype x mode for four dtypes of each API (a fixed subset per profile: the
+first four from the seed's offset; every dtype nightly), and for Select / SelectFlexible every selMode
 (one selMode per lane width, rotating, plus any mode left over), one call form per (API, lane width,
 selMode) rotating over the forms (every form still appears on the profile) and no large-bucket
 cases, to keep the number of compilations small. cmpMode and the call forms of the compare APIs and
@@ -62,7 +62,7 @@ def test_differential_default_profile(api):
 
 @pytest.mark.parametrize("name", twins_nightly([n for n in available_profiles() if n != DEFAULT]))
 def test_differential_other_profiles(name):
-    # six dtypes per API (every dtype nightly); 30 per group by default (2,000 nightly). The
+    # four dtypes per API (every dtype nightly); 30 per group by default (2,000 nightly). The
     # 2,000-per-group target on all nine profiles (~1.9 M cases) does not fit the make-test budget:
     # the default run checks that every compare group of every product runs and, for Select /
     # SelectFlexible, every dtype and every selMode (one selMode per dtype, rotating: a third of the
@@ -76,5 +76,5 @@ def test_differential_other_profiles(name):
         seed=7 + sum(map(ord, name)),
         one_sel_mode=SCALE == 1,
         big_share=0.03 if SCALE > 1 else 0.0,
-        dtypes_per_api=None if SCALE > 1 else 6,
+        dtypes_per_api=None if SCALE > 1 else 4,
     )
