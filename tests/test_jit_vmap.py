@@ -114,3 +114,21 @@ def test_jit_kernel_batch_equals_loop():
         assert np.array_equal(np.asarray(res.out[i]).view(np.uint32), want)
         assert np.array_equal(res.gm[1][i].view(np.uint32), want)
         assert np.array_equal(res.gm[0][i], a[i])  # the input buffer is unchanged
+
+
+def test_max_traces_sees_a_new_program_under_vmap():
+    """A jitted function called under an eager ``vmap`` reports no trace event, only a lowering: the
+    counter still sees the new program (the fuzz families run the public API that way)."""
+
+    @jax.jit
+    def probe_vmapped(x):
+        return x * 2
+
+    jax.vmap(probe_vmapped)(jnp.zeros((2, 3)))
+    try:
+        with max_traces("probe_vmapped", n=0):
+            jax.vmap(probe_vmapped)(jnp.zeros((2, 5)))  # new shape: a new program
+    except AssertionError as e:
+        assert "probe_vmapped was lowered 1 times" in str(e)
+    else:
+        raise AssertionError("max_traces missed a new program under vmap")

@@ -4,7 +4,9 @@ Where a test owns the function it jits, it wraps it with ``chex.assert_max_trace
 ``jax.jit``). The engine's shared programs (``run_unary``, ``run_binary``, ``run_gather_mask`` ...) are
 jitted inside the package, where a test cannot wrap them; ``max_traces(name, n)`` counts the jaxpr
 traces of jitted functions of that name inside a ``with`` block, through ``jax.monitoring`` (the event
-JAX records each time it traces a jitted function, i.e. on every cache miss).
+JAX records each time it traces a jitted function, i.e. on every cache miss), and their lowerings to
+new programs (the only event of a jitted function called under an eager ``vmap``). Inside an outer
+``jit`` an inner jitted function is inlined and reports nothing: count the outer one.
 """
 
 import contextlib
@@ -12,6 +14,7 @@ import contextlib
 from jax import monitoring
 
 _TRACE_EVENT = "/jax/core/compile/jaxpr_trace_duration"
+_LOWER_EVENT = "/jax/core/compile/jaxpr_to_mlir_module_duration"
 
 
 @contextlib.contextmanager
@@ -19,11 +22,14 @@ def max_traces(fun_name, n=0):
     """Fail unless jitted functions named ``fun_name`` are traced at most ``n`` times in the block.
 
     Yields the list of traces seen so far (one entry per trace)."""
-    seen = []
+    seen, lowered = [], []
+    jit_name = f"jit({fun_name})"
 
     def listen(event, _duration, **kw):
         if event == _TRACE_EVENT and kw.get("fun_name") == fun_name:
             seen.append(fun_name)
+        elif event == _LOWER_EVENT and kw.get("fun_name") == jit_name:
+            lowered.append(fun_name)
 
     monitoring.register_event_duration_secs_listener(listen)
     try:
@@ -31,9 +37,11 @@ def max_traces(fun_name, n=0):
     finally:
         monitoring.unregister_event_duration_listener(listen)
     assert len(seen) <= n, f"{fun_name} was traced {len(seen)} times in the block (at most {n} allowed)"
-
-
-_LOWER_EVENT = "/jax/core/compile/jaxpr_to_mlir_module_duration"
+    # a jitted function called under an eager ``vmap`` reports no trace event, only its lowering
+    # to a new program: count those too (one per cache miss)
+    assert len(lowered) <= n, (
+        f"{fun_name} was lowered {len(lowered)} times in the block (at most {n} allowed)"
+    )
 
 
 @contextlib.contextmanager
