@@ -30,8 +30,6 @@ EXPECTED_NOT_FUZZED = set(
     # Prelu, Mull, Brcb (issues 15/16): covered by tests/test_compound.py (the reductions, Cast / Truncate and
     # the composite ops have their adapters: fuzz/families/reduce.py, cast.py, compound.py)
     "Prelu Brcb Mull".split()
-    # sorting 排序组合（ISASI） (issue 16): covered by tests/test_sort.py
-    + "Sort32 MrgSort GetMrgSortResult MrgSort4 RpSort16 ProposalConcat ProposalExtract".split()
     # ExpSub (helper ewmath): covered by tests/test_ewmath.py (ComparesFlexible: the compare_select family)
     + ["ExpSub"]
     # reduce result registers, SetDeqScale, the cast composites (helper castcomp): tests/test_castcomp.py

@@ -5,9 +5,10 @@ ProposalExtract (docs/MODEL.md "Sorting and Region Proposals").
   fast path and the reference;
 - differential, by bit pattern: the fast path (vmapped, addresses / repeats / lengths / modeNumber
   traced, one program per (API, dtype, bucket)) against the literal reference on random cases drawn
-  with NumPy -- ties, -0/+0, NaN (several payloads), +-inf, unsorted merge queues, random addresses
-  (some misaligned, overlapping or outside the arena: faults), tensors shorter than the call
-  (EXTENT warnings); UB bytes, faults, warnings and the MrgSort result register compared;
+  by the fuzz family (ascend_jax/fuzz/families/sort.py, run by its runner and comparator) -- ties,
+  -0/+0, NaN (several payloads), +-inf, unsorted merge queues, random addresses (some misaligned,
+  overlapping or outside the arena: faults), tensors shorter than the call (EXTENT warnings); UB
+  bytes, faults, warnings and the MrgSort result register compared; a short campaign of the family;
 - static (Python int) arguments give the same bits as traced ones;
 - misuse: the same argument named by both implementations; faults; products.
 """
@@ -26,13 +27,14 @@ from conftest import SCALE
 import ascend_jax as aj
 import ascend_jax.reference as R
 from ascend_jax.errors import Fault, UnsupportedError, UsageError
+from ascend_jax.fuzz.families import sort as SF
 from ascend_jax.reference import state as RS
+from ascend_jax.testing.traces import max_traces
 
 DATA = json.loads((pathlib.Path(__file__).parent / "data" / "sort_examples.json").read_text(encoding="utf-8"))
 A2, P310 = "ascend910b", "ascend310p"
 UBN = 8192  # the arena of the random cases
-NP = {"half": np.float16, "float32": np.float32}
-UI = {"half": np.uint16, "float32": np.uint32}
+BATCH = 100  # the fast path's padded batch of the random cases (the campaign shares the programs)
 
 
 # -- helpers ----------------------------------------------------------------------------------------
@@ -198,176 +200,55 @@ def test_mrgsort_page_call_example_repeat_two():
         np.testing.assert_array_equal(x[idx], out[h, :, 0])
 
 
-# -- random cases -------------------------------------------------------------------------------------
+# -- random cases (the fuzz family's generator and runner: ascend_jax/fuzz/families/sort.py) ---------
 
-_SPECIAL = {
-    "half": [0x0000, 0x8000, 0x7C00, 0xFC00, 0x7E00, 0x7C01, 0xFE00, 0x3C00, 0xBC00, 0x0001, 0x8001],
-    "float32": [
-        0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0x7F800001, 0xFFC00000,
-        0x3F800000, 0xBF800000, 0x00000001, 0x80000001,
-    ],
-}  # fmt: skip
-
-
-def _scores(rng, dt, n):
-    """Score bits: a third specials (±0, ±inf, NaNs, ±1, denormals), a third from a pool of 3
-    values (ties), a third random bit patterns."""
-    u = UI[dt]
-    bits = 16 if dt == "half" else 32
-    pool = rng.integers(0, 1 << bits, 3, dtype=np.uint64)
-    kind = rng.integers(0, 3, n)
-    special = np.array(_SPECIAL[dt], np.uint64)[rng.integers(0, len(_SPECIAL[dt]), n)]
-    tie = pool[rng.integers(0, 3, n)]
-    rnd = rng.integers(0, 1 << bits, n, dtype=np.uint64)
-    return np.where(kind == 0, special, np.where(kind == 1, tie, rnd)).astype(u)
+FAM = SF.SortFamily()
+_PROGRAM = {  # the engine's jitted program of each API (one trace per signature)
+    "Sort32": "run_sort32",
+    "MrgSort": "run_merge",
+    "MrgSort4": "run_merge",
+    "RpSort16": "run_rpsort16",
+    "ProposalConcat": "run_proposal_move",
+    "ProposalExtract": "run_proposal_move",
+}
 
 
-def _addr(rng, lo, hi, align=32):
-    """A random aligned address in [lo, hi); now and then a wild one (misaligned / anywhere)."""
-    roll = rng.random()
-    if roll < 0.03:
-        return int(rng.integers(0, UBN)) & ~1
-    if roll < 0.06:
-        return int(rng.integers(0, UBN // align)) * align
-    return lo + int(rng.integers(0, max(1, (hi - lo) // align))) * align
+def _draw(p, unit, n, seed):
+    rng = np.random.default_rng(seed)
+    prof = aj.load_profile(p)
+    return [FAM.generate(rng, prof, unit, 0.1) for _ in range(n)]
 
 
-def _run_batch(fn, ubs, *args):
-    """jit(vmap(fn)) over the cases: ``fn(ub, *args)`` -> new CoreState."""
-    return jax.jit(jax.vmap(fn))(
-        jnp.asarray(np.stack(ubs)), *(jnp.asarray(np.array(a, np.int32)) for a in args)
-    )
+def _diff(f, r):
+    """The engine's comparator (UB bytes, registers, faults, the merge result register), plus the
+    checker's warnings (which the engine leaves out)."""
+    d = FAM.compare(f, r)
+    wf = (int(f[0].warn), tuple(int(x) for x in np.asarray(f[0].warn_at)))
+    wr = (int(r[0].warn), tuple(int(x) for x in r[0].warn_at))
+    if d is None and wf != wr:
+        d = f"warnings fast {wf} ref {wr}"
+    return d
 
 
-def _cmp_batch(out, refs, cnt=False):
-    ub, fault = np.asarray(out.ub), np.asarray(out.fault)
-    warn, warn_at = np.asarray(out.warn), np.asarray(out.warn_at)
-    mc = None if out.mrgsort_cnt is None else np.asarray(out.mrgsort_cnt)
-    bad = []
-    for i, r in enumerate(refs):
-        ok = np.array_equal(ub[i], r.ub) and int(fault[i]) == r.fault
-        ok = ok and int(warn[i]) == r.warn and tuple(int(x) for x in warn_at[i]) == tuple(r.warn_at)
-        if cnt:
-            ok = ok and tuple(int(x) for x in mc[i]) == tuple(r.mrgsort_cnt)
-        if not ok:
-            bad.append(i)
-    return bad
-
-
-def _fill_random(rng, n):
-    return rng.integers(0, 256, n, dtype=np.uint8)
+def _differential(p, cases):
+    """Every case through the fast path (one vmapped program, batches of BATCH) and the reference,
+    bit for bit; returns the fast results and their fault words."""
+    with max_traces(_PROGRAM[cases[0].api], 1):
+        fast, refs = FAM.run_all(cases, p, batch=BATCH, workers=1)
+    bad = [(c.call_repr(), d) for c, f, r in zip(cases, fast, refs, strict=True) if (d := _diff(f, r))]
+    assert not bad, f"{len(bad)} mismatches, first: {bad[0]}"
+    faults = np.array([int(f[0].fault) for f in fast])
+    assert np.count_nonzero(faults == 0) > len(cases) // 2
+    return fast, faults
 
 
 @pytest.mark.parametrize("dt", ["half", "float32"])
 def test_sort32_differential(dt):
-    rng = np.random.default_rng(32 if dt == "half" else 33)
     n_cases = 1000 * SCALE
-    p = A2
-    size = np.dtype(NP[dt]).itemsize
-    L0, L1, LD = 2 * 32, 2 * 32, 3 * 64  # tensors shorter than 4 repeats: EXTENT warnings
-    ubs, args, refs = [], [], []
-    for _ in range(n_cases):
-        ub = _fill_random(rng, UBN)
-        rep = int(rng.integers(0, 5))
-        a0, a1, ad = _addr(rng, 0, 1024), _addr(rng, 1024, 2048), _addr(rng, 2048, UBN - 1024)
-        sc = _scores(rng, dt, 128)
-        ub[a0 : a0 + 128 * size] = sc.view(np.uint8)[: max(0, min(128 * size, UBN - a0))]
-        ubs.append(ub)
-        args.append((a0, a1, ad, rep))
-    base = aj.reset_state(p, ub_bytes=UBN)
-    T = aj.as_dtype(dt)
-
-    def fn(ub, a0, a1, ad, rep):
-        st = base.replace(ub=ub)
-        dst = aj.LocalTensor(T, ad, LD)
-        return aj.Sort32(
-            st,
-            dst,
-            aj.LocalTensor(T, a0, L0),
-            aj.LocalTensor(aj.uint32, a1, L1),
-            rep,
-            profile=p,
-            max_repeats=4,
-        )
-
-    out = _run_batch(fn, ubs, *zip(*args, strict=True))
-    for ub, (a0, a1, ad, rep) in zip(ubs, args, strict=True):
-        refs.append(
-            R.Sort32(
-                _ref_state(p, ub),
-                aj.LocalTensor(T, ad, LD),
-                aj.LocalTensor(T, a0, L0),
-                aj.LocalTensor(aj.uint32, a1, L1),
-                rep,
-                profile=p,
-            )
-        )
-    bad = _cmp_batch(out, refs)
-    assert not bad, f"{len(bad)} mismatches, first case {bad[0]}: {args[bad[0]]}"
-    faults = np.asarray(out.fault)
-    assert np.count_nonzero(faults == 0) > n_cases // 2 and np.count_nonzero(faults) > 0
-    assert np.count_nonzero(np.asarray(out.warn)) > 0  # the EXTENT path ran
-
-
-def _queues(rng, dt, nq, lengths, rec, score_off, sorted_share=0.5):
-    """Random records of each queue: bytes random, score bits from ``_scores``; half the queues
-    sorted (descending, by the reference's order), half not."""
-    size = np.dtype(NP[dt]).itemsize
-    allsc = _scores(rng, dt, int(sum(lengths[:nq])))
-    cut = np.cumsum([0] + list(lengths[:nq]))
-    out = []
-    for q in range(nq):
-        n = lengths[q]
-        recs = rng.integers(0, 256, (n, rec), dtype=np.uint8)
-        sc = allsc[cut[q] : cut[q + 1]]
-        if rng.random() < sorted_share:
-            with np.errstate(invalid="ignore"):  # signalling NaN payloads
-                v = sc.view(NP[dt]).astype(np.float64)
-            key = np.where(np.isnan(v), -np.inf, -v)
-            sc = sc[np.argsort(key, kind="stable")]
-        recs[:, score_off : score_off + size] = sc.view(np.uint8).reshape(n, size)
-        out.append(recs)
-    return out
-
-
-def _merge_cases(rng, api, dt, p, nq, susp, n_cases, L, max_rep):
-    size = np.dtype(NP[dt]).itemsize
-    rec, off = (8, 0) if api == "MrgSort" else (8 * size, 4 * size)
-    ubs, args = [], []
-    for _ in range(n_cases):
-        ub = _fill_random(rng, UBN)
-        contiguous = (not susp) and nq == 4 and rng.random() < 0.5
-        if contiguous:
-            rep = int(rng.integers(1, max_rep + 1))
-            ln = int(rng.integers(0, L + 1)) if rng.random() < 0.9 else int(rng.integers(0, L + 1))
-            lengths = [ln] * 4
-            if rng.random() < 0.1:
-                lengths[3] = int(rng.integers(0, L + 1))  # unequal with repeat > 1: BAD_PARAM
-            a = _addr(rng, 0, 1024)
-            srcs = [a + q * ln * rec for q in range(4)]
-            # repeats: the queues of repeat r follow
-            body = np.concatenate(
-                [np.concatenate(_queues(rng, dt, 4, [ln] * 4, rec, off)).reshape(-1) for _ in range(rep)]
-                or [np.zeros(0, np.uint8)]
-            )
-            end = min(UBN, a + body.size)
-            ub[a:end] = body[: end - a]
-        else:
-            lo = 1 if api == "MrgSort4" else 0  # MrgSort4: repeatTimes in [1, 255]
-            rep = 1 if rng.random() < 0.9 else int(rng.integers(lo, max_rep + 1))
-            lengths = [int(rng.integers(0, L + 1)) for _ in range(4)]
-            srcs = [
-                _addr(rng, 1024 * q, 1024 * q + 1024 - L * rec, align=8 if api == "MrgSort" else 32)
-                for q in range(4)
-            ]
-            for q, recs in enumerate(_queues(rng, dt, 4, lengths, rec, off)):
-                raw = recs.reshape(-1)
-                end = min(UBN, srcs[q] + raw.size)
-                ub[srcs[q] : end] = raw[: end - srcs[q]]
-        d = _addr(rng, 4096, UBN - 4 * L * rec)
-        ubs.append(ub)
-        args.append((d, *srcs, *lengths, rep))
-    return ubs, args
+    cases = _draw(A2, ("Sort32", dt), n_cases, 32 if dt == "half" else 33)
+    fast, faults = _differential(A2, cases)
+    assert np.count_nonzero(faults) > 0
+    assert any(int(f[0].warn) for f in fast)  # the EXTENT path ran
 
 
 @pytest.mark.parametrize(
@@ -380,132 +261,46 @@ def _merge_cases(rng, api, dt, p, nq, susp, n_cases, L, max_rep):
     ],
 )
 def test_merge_differential(api, p, dt, vb, susp):
-    rng = np.random.default_rng(zlib.crc32(f"{api}{dt}".encode()))
     n_cases = (1000 if p == A2 else 300) * SCALE  # >= 2,000 a group on the default profile (A2)
-    L, max_rep = 8 if api == "MrgSort4" else 16, 2
-    nq = {3: 2, 7: 3, 15: 4}[vb]
-    ubs, args = _merge_cases(rng, api, dt, p, nq, susp, n_cases, L, max_rep)
-    T = aj.as_dtype(dt)
-    rec = 8 if api == "MrgSort" else 8 * T.itemsize
-    LQ = L * rec // T.itemsize  # each queue tensor holds L records
-    LD = 3 * L * rec // T.itemsize  # dst shorter than the longest call: EXTENT warnings
-    base = aj.reset_state(p, ub_bytes=UBN)
-
-    def tensors(d, s, ls):
-        qs = [aj.LocalTensor(T, s[q], LQ) for q in range(4)]
-        return aj.LocalTensor(T, d, LD), aj.MrgSortSrcList(*qs)
-
-    def fn(ub, d, s1, s2, s3, s4, l1, l2, l3, l4, rep):
-        dst, lst = tensors(d, (s1, s2, s3, s4), None)
-        info = aj.MrgSort4Info([l1, l2, l3, l4], susp, vb, rep)
-        return getattr(aj, api)(
-            base.replace(ub=ub), dst, lst, info, profile=p, max_repeats=max_rep, max_length=L
-        )
-
-    out = _run_batch(fn, ubs, *zip(*args, strict=True))
-    refs = []
-    for ub, a in zip(ubs, args, strict=True):
-        d, srcs, lengths, rep = a[0], a[1:5], list(a[5:9]), a[9]
-        dst, lst = tensors(d, srcs, lengths)
-        info = aj.MrgSort4Info(lengths, susp, vb, rep)
-        refs.append(getattr(R, api)(_ref_state(p, ub), dst, lst, info, profile=p))
-    bad = _cmp_batch(out, refs, cnt=True)
-    assert not bad, f"{len(bad)} mismatches, first case {bad[0]}: {args[bad[0]]}"
-    faults = np.asarray(out.fault)
-    assert np.count_nonzero(faults == 0) > n_cases // 2 and np.count_nonzero(faults) > 0
-    got = aj.GetMrgSortResult(out, profile=p)
+    cases = _draw(p, (api, dt, vb, susp), n_cases, zlib.crc32(f"{api}{dt}".encode()))
+    fast, faults = _differential(p, cases)
+    assert np.count_nonzero(faults) > 0
+    # GetMrgSortResult on the batched states: the compared register, as arrays over the cases
+    batched = jax.tree_util.tree_map(lambda *x: np.stack(x), *[f[0] for f in fast])
+    got = aj.GetMrgSortResult(batched, profile=p)
     assert len(got) == 4 and np.asarray(got[0]).shape == (n_cases,)
+    np.testing.assert_array_equal(np.stack(got, -1), np.stack([f[1] for f in fast]))
 
 
 @pytest.mark.parametrize("dt", ["half", "float32"])
 def test_rpsort16_differential(dt):
-    rng = np.random.default_rng(16 if dt == "half" else 17)
     n_cases = 300 * SCALE  # 310P / 910 only: not on the default profile
-    p = P310
-    T = aj.as_dtype(dt)
-    rec = 8 * T.itemsize
-    LT = 3 * 16 * 8  # 3 repeats of proposals: EXTENT beyond
-    ubs, args = [], []
-    for _ in range(n_cases):
-        ub = _fill_random(rng, UBN)
-        rep = int(rng.integers(0, 5))
-        s = _addr(rng, 0, 2048)
-        d = s if rng.random() < 0.3 else _addr(rng, 4096, UBN - 4 * 16 * rec)
-        sc = _scores(rng, dt, 64)
-        for i in range(64):
-            a = s + i * rec + 4 * T.itemsize
-            if a + T.itemsize <= UBN:
-                ub[a : a + T.itemsize] = sc[i : i + 1].view(np.uint8)
-        ubs.append(ub)
-        args.append((d, s, rep))
-    base = aj.reset_state(p, ub_bytes=UBN)
-
-    def fn(ub, d, s, rep):
-        return aj.RpSort16(
-            base.replace(ub=ub),
-            aj.LocalTensor(T, d, LT),
-            aj.LocalTensor(T, s, LT),
-            rep,
-            profile=p,
-            max_repeats=4,
-        )
-
-    out = _run_batch(fn, ubs, *zip(*args, strict=True))
-    refs = [
-        R.RpSort16(_ref_state(p, ub), aj.LocalTensor(T, d, LT), aj.LocalTensor(T, s, LT), rep, profile=p)
-        for ub, (d, s, rep) in zip(ubs, args, strict=True)
-    ]
-    bad = _cmp_batch(out, refs)
-    assert not bad, f"{len(bad)} mismatches, first case {bad[0]}: {args[bad[0]]}"
-    assert np.count_nonzero(np.asarray(out.fault) == 0) > n_cases // 2
+    _differential(P310, _draw(P310, ("RpSort16", dt), n_cases, 16 if dt == "half" else 17))
 
 
 @pytest.mark.parametrize("api", ["ProposalConcat", "ProposalExtract"])
 @pytest.mark.parametrize("dt", ["half", "float32"])
 def test_proposal_move_differential(api, dt):
-    rng = np.random.default_rng(zlib.crc32(f"{api}{dt}".encode()))
     n_cases = 200 * SCALE  # 310P / 910 only: not on the default profile
-    p = P310
-    T = aj.as_dtype(dt)
-    LP, LE = 3 * 16 * 8, 3 * 16  # 3 repeats: EXTENT beyond
-    ubs, args = [], []
-    for _ in range(n_cases):
-        ub = _fill_random(rng, UBN)
-        rep = int(rng.integers(0, 5))
-        mode = int(rng.integers(0, 6))
-        # overlapping operands now and then (program order)
-        if rng.random() < 0.2:
-            d, s = _addr(rng, 0, 4096), _addr(rng, 0, 4096)
-        else:
-            d, s = _addr(rng, 0, 2048), _addr(rng, 4096, UBN - 2048)
-        ubs.append(ub)
-        args.append((d, s, rep, mode))
-    base = aj.reset_state(p, ub_bytes=UBN)
-    concat = api == "ProposalConcat"
-    ld, ls = (LP, LE) if concat else (LE, LP)
+    _differential(P310, _draw(P310, (api, dt), n_cases, zlib.crc32(f"{api}{dt}".encode())))
 
-    def fn(ub, d, s, rep, mode):
-        f = getattr(aj, api)
-        return f(
-            base.replace(ub=ub),
-            aj.LocalTensor(T, d, ld),
-            aj.LocalTensor(T, s, ls),
-            rep,
-            mode,
-            profile=p,
-            max_repeats=4,
-        )
 
-    out = _run_batch(fn, ubs, *zip(*args, strict=True))
-    refs = [
-        getattr(R, api)(
-            _ref_state(p, ub), aj.LocalTensor(T, d, ld), aj.LocalTensor(T, s, ls), rep, mode, profile=p
-        )
-        for ub, (d, s, rep, mode) in zip(ubs, args, strict=True)
-    ]
-    bad = _cmp_batch(out, refs)
-    assert not bad, f"{len(bad)} mismatches, first case {bad[0]}: {args[bad[0]]}"
-    assert np.count_nonzero(np.asarray(out.fault) == 0) > n_cases // 2
+def test_campaign():
+    """``ascend-jax fuzz --apis RpSort16,ProposalConcat,ProposalExtract --profile ascend310p``: a
+    short campaign of the family (valid cases, static misuse, data-dependent faults), every case
+    checked against the reference. These APIs' programs (batch BATCH) are the differential tests';
+    the merges' 12 forms per dtype are left to the CLI's campaigns (one program each)."""
+    from ascend_jax import fuzz
+    from ascend_jax.fuzz.families import family_of_api
+
+    if family_of_api("RpSort16") is None:
+        pytest.skip("the sort family is not registered in ascend_jax.fuzz.families")
+    apis = ["RpSort16", "ProposalConcat", "ProposalExtract"]
+    res = fuzz.run(apis=apis, profile=P310, cases=200, seed=18, batch=BATCH, workers=1)
+    assert res.ok, res.summary_table()
+    assert len(res.records) == 200
+    kinds = {r["kind"] for r in res.records}
+    assert kinds == {"valid", "invalid-static", "invalid-data"}, kinds
 
 
 # -- static == traced ---------------------------------------------------------------------------------
@@ -513,8 +308,8 @@ def test_proposal_move_differential(api, dt):
 
 def test_static_arguments_give_the_traced_bits():
     rng = np.random.default_rng(5)
-    ub = _fill_random(rng, UBN)
-    ub[0:512] = _scores(rng, "float32", 128).view(np.uint8)
+    ub = rng.integers(0, 256, UBN, dtype=np.uint8)
+    ub[0:512] = SF.scores(rng, "float32", 128).view(np.uint8)
     T = aj.float32
     args = (aj.LocalTensor(T, 2048, 256), aj.LocalTensor(T, 0, 128), aj.LocalTensor(aj.uint32, 1024, 128))
     static = aj.Sort32(_fast_state(A2, ub), *args, 4, profile=A2)

@@ -17,6 +17,7 @@ from .gather_shift import GatherFamily, ShiftFamily
 from .padding import VectorPaddingFamily
 from .reduce import ReduceFamily
 from .registers import RegisterFamily
+from .sort import SortFamily
 from .unary_scalar import UnaryScalarFamily
 
 FAMILIES = (
@@ -33,6 +34,7 @@ FAMILIES = (
     BilinearFamily(),
     VectorPaddingFamily(),
     GatherScatterFamily(),
+    SortFamily(),
 )
 
 # Registered APIs without an adapter (the test suite asserts this is exactly the set left over).
@@ -64,21 +66,6 @@ NOT_FUZZED.update(
             "MulCast",
             "AddDeqRelu",
             "MulsCast",
-        )
-    }
-)
-NOT_FUZZED.update(
-    {
-        api: "sorting 排序组合（ISASI） (issue 16): no fuzz adapter yet; covered by tests/test_sort.py "
-        "(fast path vs reference on random cases with ties, -0/+0, NaN and inf, vmapped)"
-        for api in (
-            "Sort32",
-            "MrgSort",
-            "GetMrgSortResult",
-            "MrgSort4",
-            "RpSort16",
-            "ProposalConcat",
-            "ProposalExtract",
         )
     }
 )
