@@ -18,30 +18,34 @@ _LOWER_EVENT = "/jax/core/compile/jaxpr_to_mlir_module_duration"
 
 
 @contextlib.contextmanager
+def _events(fun_name):
+    """{"traced": [...], "lowered": [...]}: the trace and lowering events of the jitted functions
+    named ``fun_name`` while the block runs."""
+    got = {"traced": [], "lowered": []}
+    names = {_TRACE_EVENT: ("traced", fun_name), _LOWER_EVENT: ("lowered", f"jit({fun_name})")}
+
+    def listen(event, _duration, **kw):
+        if event in names and kw.get("fun_name") == names[event][1]:
+            got[names[event][0]].append(fun_name)
+
+    monitoring.register_event_duration_secs_listener(listen)
+    try:
+        yield got
+    finally:
+        monitoring.unregister_event_duration_listener(listen)
+
+
+@contextlib.contextmanager
 def max_traces(fun_name, n=0):
     """Fail unless jitted functions named ``fun_name`` are traced at most ``n`` times in the block.
 
     Yields the list of traces seen so far (one entry per trace)."""
-    seen, lowered = [], []
-    jit_name = f"jit({fun_name})"
-
-    def listen(event, _duration, **kw):
-        if event == _TRACE_EVENT and kw.get("fun_name") == fun_name:
-            seen.append(fun_name)
-        elif event == _LOWER_EVENT and kw.get("fun_name") == jit_name:
-            lowered.append(fun_name)
-
-    monitoring.register_event_duration_secs_listener(listen)
-    try:
-        yield seen
-    finally:
-        monitoring.unregister_event_duration_listener(listen)
-    assert len(seen) <= n, f"{fun_name} was traced {len(seen)} times in the block (at most {n} allowed)"
-    # a jitted function called under an eager ``vmap`` reports no trace event, only its lowering
-    # to a new program: count those too (one per cache miss)
-    assert len(lowered) <= n, (
-        f"{fun_name} was lowered {len(lowered)} times in the block (at most {n} allowed)"
-    )
+    with _events(fun_name) as got:
+        yield got["traced"]
+    for k in ("traced", "lowered"):
+        # a jitted function called under an eager ``vmap`` reports no trace event, only its
+        # lowering to a new program: count those too (one per cache miss)
+        assert len(got[k]) <= n, f"{fun_name} was {k} {len(got[k])} times in the block (at most {n} allowed)"
 
 
 @contextlib.contextmanager
@@ -51,15 +55,5 @@ def programs_built(fun_name):
     function called under ``vmap``, or a persistent-cache hit, still lowers once), so the count is
     the number of distinct programs the block needed. Yields the list of lowerings (one entry each);
     assert on its length after the block."""
-    seen = []
-    want = f"jit({fun_name})"
-
-    def listen(event, _duration, **kw):
-        if event == _LOWER_EVENT and kw.get("fun_name") == want:
-            seen.append(fun_name)
-
-    monitoring.register_event_duration_secs_listener(listen)
-    try:
-        yield seen
-    finally:
-        monitoring.unregister_event_duration_listener(listen)
+    with _events(fun_name) as got:
+        yield got["lowered"]

@@ -220,12 +220,6 @@ class BilinearFamily(Family):
     def call(self, mod, case, state, p, dyn=None):
         return call(mod, case, state, p, dyn), None
 
-    def reference(self, case, p, mod, state):
-        return call(mod, case, state, p), None
-
-    def call_static(self, mod, case, state, p):
-        return call(mod, case, state, p), None
-
     def labels(self, case, p):
         n = case.h * case.v
         return (case.form, "1" if n == 1 else "mid", "zero" if case.blk == 0 else "default")

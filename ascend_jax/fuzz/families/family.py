@@ -83,8 +83,9 @@ class Family:
         return self.call(mod, case, state, p)
 
     def call_static(self, mod, case, state, p):
-        """``mod``'s API called with static (Python) values only: for deliberately invalid cases."""
-        raise NotImplementedError
+        """``mod``'s API called with static (Python) values only: for deliberately invalid cases
+        (by default ``call`` without a traced row)."""
+        return self.call(mod, case, state, p)
 
     # -- the engine's runner and comparator on this family's cases (tests, benchmarks, notebooks):
     # results are (state, returned value or None) pairs with NumPy leaves

@@ -328,12 +328,6 @@ class GatherScatterFamily(Family):
     def call(self, mod, case, state, p, dyn=None):
         return call(mod, case, state, p, dyn), None
 
-    def reference(self, case, p, mod, state):
-        return call(mod, case, state, p), None
-
-    def call_static(self, mod, case, state, p):
-        return call(mod, case, state, p), None
-
     def labels(self, case, p):
         if case.api == "Gatherb":
             return ("none", repeat_regime(case.repeat, p), "zero" if case.blk == 0 else "default")
