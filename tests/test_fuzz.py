@@ -35,8 +35,6 @@ EXPECTED_NOT_FUZZED = set(
     # reduce result registers, SetDeqScale, the cast composites (helper castcomp): tests/test_castcomp.py
     + "GetReduceRepeatSumSpr GetReduceRepeatMaxMinSpr SetDeqScale AddReluCast SubReluCast MulCast".split()
     + ["AddDeqRelu", "MulsCast"]
-    # data layout (issue 16): covered by tests/test_layout.py
-    + "Transpose TransDataTo5HD Interleave DeInterleave".split()
     # CastDequant (helper deq): covered by tests/test_dequant.py
     + ["CastDequant"]
 )

@@ -3,11 +3,11 @@ Interleave, DeInterleave).
 
 * every result example of the pages (tests/data/layout_examples.json, numbers extracted from the
   pages) through the reference and the fast path, in every prototype the pages show;
-* differential: fast path == reference, bit for bit (UB, registers, fault word), on NumPy-drawn
-  random cases (>= 2,000 per API, ``SCALE`` x nightly) with random addresses (aligned, misaligned,
-  overlapping, outside UB), sizes, strides and counts, vmapped in one program per (family, dtype,
-  bucket); a traced parameter out of range is BAD_PARAM in the fast path and a UsageError in the
-  reference;
+* differential: fast path == reference, bit for bit (UB, registers, fault word), on random cases of
+  the fuzz family ``ascend_jax.fuzz.families.layout`` (>= 2,000 per API, ``SCALE`` x nightly) with
+  random addresses (aligned, misaligned, overlapping, outside UB), sizes, strides and counts, the
+  public API vmapped, at most one program per signature; a traced parameter out of range is BAD_PARAM in the fast path and a UsageError in the
+  reference; a short ``fuzz.run`` campaign over the family;
 * static and traced parameters give the same bits; misuse names the same argument in both; faults;
 * the vendor sample ``interleave_pair`` (two output files) against its gen_data goldens (the
   ``transpose`` sample is in tests/test_vendor_samples.py PORTED).
@@ -24,14 +24,16 @@ from conftest import SCALE
 
 import ascend_jax as aj
 from ascend_jax import reference as REF
-from ascend_jax._engine import layout as LYE
-from ascend_jax.api import layout as LYA
 from ascend_jax.dtypes import as_dtype
 from ascend_jax.errors import Fault, UnsupportedError, UsageError
 from ascend_jax.fuzz.compare import message
+from ascend_jax.fuzz.families import family_of_api
+from ascend_jax.fuzz.families import layout as LF
+from ascend_jax.profile import load_profile
 from ascend_jax.reference import state as RS
 from ascend_jax.state import reset_state
 from ascend_jax.tensor import LocalTensor
+from ascend_jax.testing.traces import max_traces
 
 T = LocalTensor
 DATA = json.loads(
@@ -152,57 +154,32 @@ def test_interleave_examples(name):
 # ---------------------------------------------------------------------------------------------
 # differential campaigns (>= 2,000 cases per API on a profile that has it)
 #
-# Cases are drawn with NumPy, grouped by what a call's static part is (prototype, transposeType,
-# static tensor lengths), each group's traced parameters planned at once (the API planner vmapped:
-# the same code as a single call, BAD_PARAM included), then every case runs in ONE compiled program
-# per (family, dtype, bucket) and is compared with the reference (UB bytes and fault word; the
-# registers are checked unchanged for all cases at once).
+# Cases come from the fuzz family (``ascend_jax.fuzz.families.layout``: the generator the CLI uses,
+# random addresses aligned / misaligned / overlapping / outside UB, sizes, strides, counts, every
+# prototype and transpose type); ``LayoutFamily.run_all`` runs them through the public API vmapped,
+# at most one program per signature (Transpose's five prototypes / types build three, the three
+# Interleave / DeInterleave prototypes one), and through the reference; ``compare`` checks UB bytes, registers and fault word. A traced parameter out of range
+# is BAD_PARAM in the fast path and a UsageError in the reference ("bad" below).
+
+FAM = LF.LayoutFamily()
+BATCH = 256
+UB_T = LF.UB_BYTES["Transpose"]
+UB_I = LF.UB_BYTES["Interleave"]
 
 
-def _batched_state(prof, ubs):
-    st0 = reset_state(prof, ub_bytes=ubs.shape[1])
-    n = ubs.shape[0]
-    st = jax.tree_util.tree_map(lambda x: jnp.broadcast_to(x, (n,) + x.shape), st0)
-    return st0, st.replace(ub=jnp.asarray(ubs))
-
-
-def _vplan(plan_one, arrays):
-    """(key, dyn) of many cases: ``plan_one(*traced scalars) -> (key, dyn)`` vmapped over ``arrays``."""
-    keys = []
-
-    def f(*xs):
-        k, dyn = plan_one(*xs)
-        keys.append(k)
-        return dyn
-
-    dyn = jax.jit(jax.vmap(f))(*(jnp.asarray(np.asarray(a)) for a in arrays))
-    return keys[0], dyn
-
-
-def _concat(dyns):
-    return jax.tree_util.tree_map(
-        lambda *x: jnp.concatenate([jnp.reshape(v, (-1,) + v.shape[1:]) for v in x]), *dyns
-    )
-
-
-def _run_and_compare(run, key, prof, ubs, dyn, ref_fns, what):
-    """Run all cases in one program; compare each with its reference. Returns {fault word or "bad": n}."""
-    st0, states = _batched_state(prof, ubs)
-    res = jax.jit(jax.vmap(lambda s, d: run(key, s, d)))(states, dyn)
-    for f in ("vmask", "mask_mode", "cmpmask", "ctrl", "rsvd_cnt"):
-        assert (np.asarray(getattr(res, f)) == np.asarray(getattr(st0, f))).all(), f
-    ub, fault = np.asarray(res.ub), np.asarray(res.fault)
+def _run(cases, prof, core):
+    """Run and compare every case (at most one program of the jitted engine ``core`` per signature:
+    API x dtype x prototype); {fault word or "bad": n}."""
+    n_sig = len({FAM.signature(c, load_profile(prof)) for c in cases})
+    with max_traces(core, n_sig):
+        fast, refs = FAM.run_all(cases, prof, batch=BATCH, workers=1)
     seen = {}
-    for j, ref_fn in enumerate(ref_fns):
-        try:
-            ref = ref_fn()
-        except UsageError:
-            assert int(fault[j]) == Fault.BAD_PARAM and np.array_equal(ub[j], ubs[j]), what[j]
-            seen["bad"] = seen.get("bad", 0) + 1
-            continue
-        assert int(fault[j]) == int(ref.fault), (what[j], int(fault[j]), int(ref.fault))
-        assert np.array_equal(ub[j], ref.ub), (what[j], np.nonzero(ub[j] != ref.ub)[0][:8])
-        seen[int(ref.fault)] = seen.get(int(ref.fault), 0) + 1
+    for c, f, r in zip(cases, fast, refs, strict=True):
+        d = FAM.compare(f, r)
+        assert d is None, (c.call_repr(), str(d))
+        fault = int(r[0].fault)
+        key = "bad" if fault & Fault.BAD_PARAM else fault
+        seen[key] = seen.get(key, 0) + 1
     return seen
 
 
@@ -213,160 +190,26 @@ def _fault_bits(seen):
     return bits
 
 
-def _ref_state(prof, ub):
-    rs = RS.reset_state(prof, ub_bytes=ub.size)
-    rs.ub = ub.copy()
-    return rs
+def _units(prof, api, dt):
+    return [u for u in FAM.units(load_profile(prof), api) if u[1] == dt]
 
 
-def _addr(rng, ub_size, nbytes, size):
-    r = rng.random()
-    if r < 0.06:
-        return int(rng.integers(0, ub_size // 32)) * 32 + size  # misaligned
-    if r < 0.1:
-        return ub_size - 32 * int(rng.integers(0, 4))  # reaching past the UB
-    return int(rng.integers(0, max(1, (ub_size - nbytes) // 32))) * 32
-
-
-UB_T = 16384
-TMP_LEN = 8192  # sharedTmpBuffer bytes: enough for every drawn case (a too small one: test_faults_and_nops)
-T_KINDS = ("plain", "b16", "nchw", "nhwc", "none", "bad")
-T_TYPES = {
-    "b16": TT.TRANSPOSE_ND2ND_B16,
-    "nchw": TT.TRANSPOSE_NCHW2NHWC,
-    "nhwc": TT.TRANSPOSE_NHWC2NCHW,
-    "none": TT.TRANSPOSE_TYPE_NONE,
-}
-
-
-def _transpose_case(rng, size):
-    kind = T_KINDS[int(rng.choice(6, p=[0.2, 0.1, 0.3, 0.3, 0.04, 0.06]))]
-    if kind in ("plain", "b16"):
-        sizes = (int(rng.integers(0, 9)), int(rng.integers(0, 9)), 16, 16)
-        nbytes = 512
-    else:
-        n, c, h = int(rng.integers(0, 3)), int(rng.integers(0, 7)), int(rng.choice([1, 2, 4]))
-        w = int(rng.choice([16, 32])) // h
-        if kind == "bad":
-            w = int(rng.choice([3, 5, 7]))  # h*w*sizeof(T) not 32-byte aligned
-        sizes = (n, c, h, w)
-        nbytes = n * c * h * w * size
-    dst = _addr(rng, UB_T, nbytes, size)
-    src = dst if rng.random() < 0.08 else _addr(rng, UB_T, nbytes, size)
-    c = sizes[1]
-    need = ((c + 2) if kind == "nchw" else (2 * c + 1)) * 512
-    tmp = _addr(rng, UB_T, need, 1) if rng.random() < 0.9 else src
-    return "nchw" if kind == "bad" else kind, TMP_LEN, (dst, src, tmp) + sizes
+# plain 16x16, ND2ND_B16, NCHW2NHWC, NHWC2NCHW, NONE
+T_WEIGHTS = {"plain": 0.2, "b16": 0.1, "nchw": 0.36, "nhwc": 0.3, "none": 0.04}
 
 
 @pytest.mark.parametrize("prof,dt,n", [("ascend910b", "uint16", 2000 * SCALE)])
 def test_transpose_differential(prof, dt, n):
-    """Every prototype and transposeType (plain 16x16, ND2ND_B16, NCHW2NHWC, NHWC2NCHW, NONE) in
-    one program; sizes, addresses and the sharedTmpBuffer address traced."""
-    d = as_dtype(dt)
-    rng = np.random.default_rng(16)
-    groups = {}
-    for _ in range(n):
-        ub = rng.integers(0, 256, UB_T, dtype=np.uint8)
-        kind, tmp_len, vals = _transpose_case(rng, d.itemsize)
-        groups.setdefault((kind, tmp_len), []).append((ub, vals))
-    keys, dyns, ubs, refs, what = set(), [], [], [], []
-    for (kind, tmp_len), cases in groups.items():
-        ttype = T_TYPES.get(kind)
-
-        def one(dst, src, tmp, nn, c, h, w, kind=kind, ttype=ttype, tmp_len=tmp_len):
-            extra = (None, None)
-            if kind != "plain":
-                extra = (T(aj.uint8, tmp, tmp_len), aj.TransposeParamsExt(nn, c, h, w, ttype))
-            return LYA.plan_transpose(None, T(d, dst, 256), T(d, src, 256), *extra, prof, max_repeats=16)
-
-        key, dyn = _vplan(one, np.array([v for _, v in cases]).T)
-        keys.add(key)
-        dyns.append(dyn)
-        for ub, (dst, src, tmp, *sizes) in cases:
-            extra = (
-                () if kind == "plain" else (T(aj.uint8, tmp, tmp_len), aj.TransposeParamsExt(*sizes, ttype))
-            )
-            refs.append(
-                lambda rs=_ref_state(prof, ub), extra=extra, dst=dst, src=src: REF.Transpose(
-                    rs, T(d, dst, 256), T(d, src, 256), *extra, profile=prof
-                )
-            )
-            ubs.append(ub)
-            what.append((kind, tmp_len, dst, src, tmp, sizes))
-    assert len(keys) == 1  # one program for every prototype and type
-    seen = _run_and_compare(LYE.run_transpose, keys.pop(), prof, np.stack(ubs), _concat(dyns), refs, what)
+    """Every prototype and transposeType (plain 16x16, ND2ND_B16, NCHW2NHWC, NHWC2NCHW, NONE); sizes,
+    addresses and the sharedTmpBuffer address traced; three programs for the five signatures."""
+    units = _units(prof, "Transpose", dt)
+    assert [u[2] for u in units] == list(T_WEIGHTS)
+    cases = LF.draw_cases(load_profile(prof), units, n, 16, weights=list(T_WEIGHTS.values()))
+    seen = _run(cases, prof, "run_transpose")
     # the campaign reached clean runs, BAD_PARAM and every fault kind this API has
     assert seen.get(0, 0) > n // 3 and seen.get("bad", 0) > 0, seen
     bits = _fault_bits(seen)
     assert bits & Fault.MISALIGNED and bits & Fault.OUT_OF_UB and bits & Fault.PARTIAL_OVERLAP, seen
-
-
-UB_5 = 16384
-
-
-def _5hd_case(rng, size):
-    mode = rng.choice(3, p=[0.4, 0.3, 0.3])
-    rep = int(rng.choice([0, 1, 1, 2, 3, 4]))
-    if mode == 0:  # 16 contiguous DataBlocks each (the page's matrix transpose)
-        s, dd = int(rng.integers(0, 256)) * 32, int(rng.integers(0, 256)) * 32
-        src = [s + 32 * i for i in range(16)]
-        dst = [dd + 32 * i for i in range(16)] if rng.random() < 0.9 else list(src)
-        ds, ss = (0, 0) if rng.random() < 0.5 else (int(rng.integers(0, 20)), int(rng.integers(0, 20)))
-    elif mode == 1:  # NCHW -> NC1HWC0 (the page's second configuration)
-        hw = int(rng.choice([4, 8])) * 32  # bytes of one HW plane
-        s, dd = int(rng.integers(0, 128)) * 32, int(rng.integers(256, 384)) * 32
-        src = [s + hw * i for i in range(16)]
-        dst = [dd + 32 * i for i in range(16)]
-        ds, ss = 16, 1
-    else:  # any DataBlocks
-        src = [int(rng.integers(0, 512)) * 32 for _ in range(16)]
-        dst = [int(rng.integers(0, 512)) * 32 for _ in range(16)]
-        ds, ss = int(rng.integers(0, 40)), int(rng.integers(0, 40))
-    if rng.random() < 0.05:
-        src[int(rng.integers(0, 16))] += size  # misaligned
-    if rng.random() < 0.05:
-        dst[int(rng.integers(0, 16))] = UB_5 + 32 * int(rng.integers(0, 4))  # outside UB
-    bad = rng.random() < 0.03
-    return dst, src, (int(rng.integers(0, 2)), int(rng.integers(0, 2)), 300 if bad else rep, ds, ss)
-
-
-def _5hd_differential(prof, d, n, seed, table):
-    rng = np.random.default_rng(seed)
-    ubs, cols, refs, what = [], [], [], []
-    for _ in range(n):
-        ub = rng.integers(0, 256, UB_5, dtype=np.uint8)
-        dst, src, params = _5hd_case(rng, d.itemsize)
-        if table:
-            params = params[:2] + (min(params[2], 4),) + params[3:]  # within the bucket
-            tabs = [int(rng.integers(384, 508)) * 32 for _ in range(2)]
-            if rng.random() < 0.05:
-                tabs[0] += 8  # a misaligned address table
-            _put(ub, tabs[0], np.array(dst, np.uint64))
-            _put(ub, tabs[1], np.array(src, np.uint64))
-            cols.append(tabs + list(params))
-            args = tuple(T(aj.uint64, a, 16) for a in tabs)
-        else:
-            cols.append(dst + src + list(params))
-            args = (dst, src)
-        ubs.append(ub)
-        p5 = P5(bool(params[0]), bool(params[1]), *params[2:])
-        refs.append(
-            lambda rs=_ref_state(prof, ub), args=args, p5=p5: REF.TransDataTo5HD(
-                rs, *args, p5, T=d, profile=prof
-            )
-        )
-        what.append((args, params))
-
-    def one(*x):
-        if table:
-            lists = (T(aj.uint64, x[0], 16), T(aj.uint64, x[1], 16))
-        else:
-            lists = (jnp.stack(x[:16]), jnp.stack(x[16:32]))
-        return LYA.plan_5hd(None, *lists, P5(*x[-5:]), d, prof, max_repeats=4)
-
-    key, dyn = _vplan(one, np.array(cols).T)
-    return _run_and_compare(LYE.run_5hd, key, prof, np.stack(ubs), dyn, refs, what)
 
 
 @pytest.mark.parametrize(
@@ -378,9 +221,10 @@ def _5hd_differential(prof, d, n, seed, table):
     ],
 )
 def test_trans_data_to_5hd_differential(prof, dt, n):
-    """2,000 cases over the three element widths (the byte permutation differs per width):
-    repeatTimes, strides, the half flags and the 32 addresses traced."""
-    seen = _5hd_differential(prof, as_dtype(dt), n, 5, table=False)
+    """2,000 cases over the three element widths (the byte permutation differs per width), the
+    uint64 address-list prototype: repeatTimes, strides, the half flags and the 32 addresses traced."""
+    cases = LF.draw_cases(load_profile(prof), [("TransDataTo5HD", dt, "list")], n, 5)
+    seen = _run(cases, prof, "run_5hd")
     assert seen.get(0, 0) > n // 4, seen
     bits = _fault_bits(seen)
     assert bits & Fault.MISALIGNED and bits & Fault.OUT_OF_UB, seen
@@ -391,56 +235,43 @@ def test_trans_data_to_5hd_differential(prof, dt, n):
 def test_trans_data_to_5hd_table_form_differential():
     """The LocalTensor<uint64_t> prototype: the 16 + 16 addresses are read from UB at run time
     (random tables, some misaligned), one program."""
-    seen = _5hd_differential("ascend910b", aj.half, 200 * SCALE, 55, table=True)
+    n = 200 * SCALE
+    cases = LF.draw_cases(load_profile("ascend910b"), [("TransDataTo5HD", "half", "table")], n, 55)
+    seen = _run(cases, "ascend910b", "run_5hd")
     assert seen.get(0, 0) > 20 and _fault_bits(seen) & Fault.MISALIGNED, seen
-
-
-UB_I = 8192
-PAIR_FORMS = (("Interleave", 2), ("DeInterleave", 2), ("DeInterleave", 1))
 
 
 @pytest.mark.parametrize("prof,dt,n", [("ascend950", "half", 2000 * SCALE)])
 def test_interleave_differential(prof, dt, n):
-    """Interleave and both DeInterleave prototypes in one program (the API is traced), 2,000 cases
-    of each API; addresses and counts traced."""
-    d = as_dtype(dt)
-    rng = np.random.default_rng(1)
-    groups = {}
-    for i in range(2 * n):
-        api, n_src = PAIR_FORMS[0] if i % 2 == 0 else PAIR_FORMS[1 + int(rng.integers(0, 2))]
-        ub = rng.integers(0, 256, UB_I, dtype=np.uint8)
-        count = 2 * int(rng.integers(0, 129))
-        if rng.random() < 0.03:
-            count += 1  # odd: BAD_PARAM (traced) / UsageError (reference)
-        addrs = [_addr(rng, UB_I, count * d.itemsize, d.itemsize) for _ in range(4)]
-        if rng.random() < 0.05:
-            addrs[int(rng.integers(0, 2))] = addrs[2 + int(rng.integers(0, n_src))]  # dst on a src
-        groups.setdefault((api, n_src), []).append((ub, addrs + [count]))
-    keys, dyns, ubs, refs, what = set(), [], [], [], []
-    for (api, n_src), cases in groups.items():
-
-        def one(d0, d1, s0, s1, count, api=api, n_src=n_src):
-            ts = [T(d, a, 256) for a in (d0, d1, s0, s1)]
-            name = "count" if n_src == 2 else "srcCount"
-            return LYA.plan_pair(api, None, tuple(ts[:2]), tuple(ts[2 : 2 + n_src]), count, name, prof, 2)
-
-        key, dyn = _vplan(one, np.array([v for _, v in cases]).T)
-        keys.add(key)
-        dyns.append(dyn)
-        for ub, (*addrs, count) in cases:
-            ts = [T(d, a, 256) for a in addrs]
-            refs.append(
-                lambda rs=_ref_state(prof, ub), api=api, ts=ts, k=n_src, c=count: getattr(REF, api)(
-                    rs, *ts[: 2 + k], c, profile=prof
-                )
-            )
-            ubs.append(ub)
-            what.append((api, n_src, addrs, count))
-    assert len(keys) == 1  # one program for the two APIs and three prototypes
-    seen = _run_and_compare(LYE.run_pair, keys.pop(), prof, np.stack(ubs), _concat(dyns), refs, what)
+    """Interleave and both DeInterleave prototypes, n cases of each API; addresses and counts
+    traced; one program for the two APIs and three prototypes."""
+    p = load_profile(prof)
+    cases = LF.draw_cases(p, _units(prof, "Interleave", dt), n, 1)
+    cases += LF.draw_cases(p, _units(prof, "DeInterleave", dt), n, 2)
+    seen = _run(cases, prof, "run_pair")
     assert seen.get(0, 0) > n // 2 and seen.get("bad"), seen
     bits = _fault_bits(seen)
     assert bits & Fault.MISALIGNED and bits & Fault.OUT_OF_UB and bits & Fault.PARTIAL_OVERLAP, seen
+
+
+def test_fuzz_campaign_over_the_layout_family():
+    """A short ``fuzz.run`` campaign (the CLI's engine) over the four APIs on ascend950, half:
+    valid cases, static misuse (both implementations name the same argument) and data faults."""
+    from ascend_jax import fuzz
+
+    assert family_of_api("Transpose").name == "layout"
+    res = fuzz.run(
+        apis=list(LF.APIS), profile="ascend950", cases=200, seed=7, invalid_rate=0.3, dtypes=["half"],
+        batch=32, workers=1, progress=False,
+    )  # fmt: skip
+    status = {}
+    for r in res.records:
+        status[r["status"]] = status.get(r["status"], 0) + 1
+    assert set(status) <= {"ok", "rejected"}, [
+        r for r in res.records if r["status"] not in ("ok", "rejected")
+    ][:3]
+    assert status.get("rejected", 0) > 10 and status.get("ok", 0) > 100, status
+    assert {r["api"] for r in res.records} == set(LF.APIS)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -293,8 +293,7 @@ def test_campaign():
     from ascend_jax import fuzz
     from ascend_jax.fuzz.families import family_of_api
 
-    if family_of_api("RpSort16") is None:
-        pytest.skip("the sort family is not registered in ascend_jax.fuzz.families")
+    assert family_of_api("RpSort16").name == "sort"
     apis = ["RpSort16", "ProposalConcat", "ProposalExtract"]
     res = fuzz.run(apis=apis, profile=P310, cases=200, seed=18, batch=BATCH, workers=1)
     assert res.ok, res.summary_table()

@@ -14,6 +14,7 @@ from .elementwise import ElementwiseFamily
 from .family import Family
 from .gather_scatter import GatherScatterFamily
 from .gather_shift import GatherFamily, ShiftFamily
+from .layout import LayoutFamily
 from .padding import VectorPaddingFamily
 from .reduce import ReduceFamily
 from .registers import RegisterFamily
@@ -35,6 +36,7 @@ FAMILIES = (
     VectorPaddingFamily(),
     GatherScatterFamily(),
     SortFamily(),
+    LayoutFamily(),
 )
 
 # Registered APIs without an adapter (the test suite asserts this is exactly the set left over).
@@ -67,13 +69,6 @@ NOT_FUZZED.update(
             "AddDeqRelu",
             "MulsCast",
         )
-    }
-)
-NOT_FUZZED.update(
-    {
-        api: "data layout 数据排布转换 / 数据重排 (issue 16): no fuzz adapter yet; covered by tests/test_layout.py "
-        "(fast path vs reference on >= 2,000 NumPy-drawn random cases per API, vmapped, faults included)"
-        for api in ("Transpose", "TransDataTo5HD", "Interleave", "DeInterleave")
     }
 )
 
