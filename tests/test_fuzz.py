@@ -27,11 +27,10 @@ P = load_profile("ascend910b")
 # Registered APIs the engine does not fuzz, on purpose (each with its reason in NOT_FUZZED); the
 # element-wise family has its adapter (fuzz/families/elementwise.py)
 EXPECTED_NOT_FUZZED = set(
-    # Prelu, Mull, Brcb (issues 15/16): covered by tests/test_compound.py (the reductions, Cast / Truncate and
-    # the composite ops have their adapters: fuzz/families/reduce.py, cast.py, compound.py)
-    "Prelu Brcb Mull".split()
-    # ExpSub (helper ewmath): covered by tests/test_ewmath.py (ComparesFlexible: the compare_select family)
-    + ["ExpSub"]
+    # Mull (two destinations), Brcb (issues 15/16): covered by tests/test_compound.py (the reductions,
+    # Cast / Truncate and the composite ops, Prelu and ExpSub included, have their adapters:
+    # fuzz/families/reduce.py, cast.py, compound.py)
+    "Brcb Mull".split()
     # reduce result registers, SetDeqScale, the cast composites (helper castcomp): tests/test_castcomp.py
     + "GetReduceRepeatSumSpr GetReduceRepeatMaxMinSpr SetDeqScale AddReluCast SubReluCast MulCast".split()
     + ["AddDeqRelu", "MulsCast"]

@@ -100,7 +100,7 @@ def test_reduce_small_campaign():
 def compound_cases(n, seed):
     fam = CM.CompoundFamily(buckets=(BUCKET,))
     units = [u for a in CM.API_TABLE for u in fam.units(P, a) if u[1] == "half"]
-    assert {u[0] for u in units} == set(CM.API_TABLE) - {"AbsSub"}  # AbsSub: not on 910b
+    assert {u[0] for u in units} == set(CM.API_TABLE) - {"AbsSub", "Prelu", "ExpSub"}  # ISASI: 950 only
     return fam, _draw(fam, P, units, n, seed, lambda c: CM.reps_needed(c, P.lanes(as_dtype("half"))))
 
 
@@ -110,16 +110,18 @@ def test_compound_small_campaign():
     fam, cases = compound_cases(120, seed=17)
     _run(fam, P, cases, 2)
     assert {c.form for c in cases} == set(CM.FORMS)
-    assert {c.api for c in cases} == set(CM.API_TABLE) - {"AbsSub"}
+    assert {c.api for c in cases} == set(CM.API_TABLE) - {"AbsSub", "Prelu", "ExpSub"}
 
 
 @pytest.mark.slow
-def test_abs_sub_count_only_on_950():
-    """AbsSub(ISASI): the count prototype only (ascend950), half: one program."""
+@pytest.mark.parametrize("api", ["AbsSub", "Prelu", "ExpSub"])
+def test_count_only_isasi_composites_on_950(api):
+    """AbsSub, Prelu, ExpSub (ISASI): the count prototype only (ascend950), half: one program each
+    (AbsSub and Prelu share the binary shape's program, the API traced)."""
     fam = CM.CompoundFamily(buckets=(BUCKET,))
-    units = [u for u in fam.units(P950, "AbsSub") if u[1] == "half"]
-    assert {u[2] for u in units} == {"count"}
-    cases = _draw(fam, P950, units, 30, 18, lambda c: CM.reps_needed(c, P950.lanes(as_dtype("half"))))
+    units = [u for u in fam.units(P950, api) if u[1] == "half"]
+    assert units and {u[2] for u in units} == {"count"}
+    cases = _draw(fam, P950, units, 60, 18, lambda c: CM.reps_needed(c, P950.lanes(as_dtype("half"))))
     _run(fam, P950, cases, 1)
 
 

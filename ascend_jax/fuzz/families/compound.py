@@ -61,6 +61,8 @@ class Shape:
 SHAPES = {
     "binary": Shape(2, False, (1, 1, 1, 8, 8, 8), "plan"),  # X(dst, src0, src1, ...), BinaryRepeatParams
     "axpy": Shape(1, True, (1, 1, 8, 8), "plan_axpy"),  # Axpy(dst, src, scalarValue, ...), UnaryRepeatParams
+    # ExpSub(dst, src0, src1, count): its own program (float32 e**x)
+    "expsub": Shape(2, False, (1, 1, 1, 8, 8, 8), "plan_exp_sub"),
 }
 
 
@@ -73,7 +75,9 @@ class Row:
 API_TABLE = {
     **{a: Row("binary") for a in ("AddRelu", "SubRelu", "FusedMulAdd", "MulAddRelu", "MulAddDst")},
     "AbsSub": Row("binary", count_only=True),  # SPEC: AbsSub(ISASI).md lists one prototype (count)
+    "Prelu": Row("binary", count_only=True),  # SPEC: Prelu(ISASI).md lists one prototype (count)
     "Axpy": Row("axpy"),
+    "ExpSub": Row("expsub", count_only=True),  # SPEC: ExpSub(ISASI).md lists one prototype (count)
 }
 
 
@@ -248,7 +252,7 @@ def _tail(c):
     if c.form in COUNT_FORMS:
         return (c.count,), c.form == "count"
     mask = MASK_PLACEHOLDER if c.form == "register" else (list(c.mask) if c.form == "bitwise" else c.mask)
-    params = BinaryRepeatParams(*c.strides) if c.shape == "binary" else UnaryRepeatParams(*c.strides)
+    params = (BinaryRepeatParams if SHAPES[c.shape].nsrc == 2 else UnaryRepeatParams)(*c.strides)
     return (mask, c.repeat, params), c.form != "register"
 
 
@@ -277,6 +281,8 @@ def plan(c, state, p, R):
     args, is_set = _tail(c)
     if c.shape == "binary":
         return mod.plan(c.api, state, dst, ops[0], ops[1], args, p, is_set, R)
+    if c.shape == "expsub":
+        return mod.plan_exp_sub(state, dst, ops[0], ops[1], args, p, R)
     return mod.plan_axpy(state, dst, ops[0], ops[1], args, p, is_set, R)
 
 
