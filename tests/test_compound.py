@@ -26,13 +26,16 @@ from ascend_jax import reference as REF
 from ascend_jax._engine.pipeline import run_strided
 from ascend_jax.api import compound as CMP
 from ascend_jax.dtypes import as_dtype
-from ascend_jax.errors import NotModelledError, UsageError
+from ascend_jax.errors import Fault, NotModelledError, UsageError
 from ascend_jax.fuzz.compare import message
+from ascend_jax.fuzz.families.brcb import BrcbFamily
+from ascend_jax.fuzz.families.mull import MullFamily
 from ascend_jax.params import BinaryRepeatParams, UnaryRepeatParams
 from ascend_jax.profile import available_profiles, load_profile
 from ascend_jax.reference import state as RS
 from ascend_jax.state import reset_state
 from ascend_jax.tensor import MASK_PLACEHOLDER, LocalTensor
+from ascend_jax.testing.traces import max_traces
 
 T = LocalTensor
 DATA = json.loads(
@@ -476,38 +479,18 @@ def test_brcb_doc_example():
 )
 def test_brcb_differential(prof, dt, n):
     """Random addresses (aligned, misaligned, overlapping, outside UB), strides (0 included) and
-    repeat counts (0 included), vmapped in one program (traced everything) == the reference."""
-    from ascend_jax.api import fill as FILL
-    from ascend_jax.api._args import bucket
-
-    d = as_dtype(dt)
+    repeat counts (0 included), drawn by the Brcb fuzz family, vmapped in one program (everything
+    traced) == the reference."""
+    p = aj.load_profile(prof)
+    fam = BrcbFamily()
     rng = np.random.default_rng(17)
-    cases = []
-    for _ in range(n):
-        ub = rng.integers(0, 256, 8192, dtype=np.uint8)
-        dst = int(rng.integers(0, 256)) * 32 + (
-            int(rng.choice([0, 0, 0, d.itemsize])) if d.itemsize < 32 else 0
-        )
-        src = dst if rng.random() < 0.05 else int(rng.integers(0, 256)) * 32
-        params = aj.BrcbRepeatParams(int(rng.choice([0, 1, 1, 2, 3])), int(rng.integers(0, 20)))
-        cases.append((ub, dst, src, int(rng.integers(0, RB + 1)), params))
-    states, dyns = [], []
-    for ub, dst, src, rep, params in cases:
-        st = reset_state(prof, ub_bytes=8192).replace(ub=jnp.asarray(ub))
-        key, dyn = FILL.plan_brcb(st, T(d, dst, 64), T(d, src, 64), jnp.asarray(rep), params, prof, RB)
-        states.append(st)
-        dyns.append(dyn)
-    assert key.R == bucket(RB)
-    stack = lambda xs: jax.tree_util.tree_map(lambda *x: jnp.stack(x), *xs)  # noqa: E731
-    from ascend_jax._engine.brcb import run_brcb
-
-    res = jax.jit(jax.vmap(lambda s, dy, k=key: run_brcb(k, s, dy)))(stack(states), stack(dyns))
-    for j, (ub, dst, src, rep, params) in enumerate(cases):
-        f = jax.tree_util.tree_map(lambda x, j=j: x[j], res)
-        rs = RS.reset_state(prof, ub_bytes=8192)
-        rs.ub = ub.copy()
-        r = REF.Brcb(rs, T(d, dst, 64), T(d, src, 64), rep, params, profile=prof)
-        assert message(f, r) is None, (prof, dt, dst, src, rep, params)
+    cases = [fam.generate(rng, p, ("Brcb", dt), 0.1) for _ in range(n)]
+    with max_traces("run_brcb", 1):
+        fast, refs = fam.run_all(cases, p, batch=64, workers=1)
+    faults = [int(r[0].fault) for r in refs]
+    assert any(faults) and not all(faults), faults
+    for c, f, r in zip(cases, fast, refs, strict=True):
+        assert fam.compare(f, r) is None, (c.call_repr(), fam.compare(f, r))
 
 
 @pytest.mark.parametrize(
@@ -566,28 +549,29 @@ def test_mull_doc_example():
 @pytest.mark.parametrize("dt", ["int32", pytest.param("uint32", marks=pytest.mark.slow)])
 def test_mull_differential(dt):
     """Random addresses (overlapping dst0/dst1/sources, misaligned, outside UB), counts (0
-    included) and Counter mode: the public API (one program: traced count via max_repeats) ==
-    the reference."""
-    d = as_dtype(dt)
+    included) and Counter mode, drawn by the Mull fuzz family: the public API vmapped (one program:
+    traced count via max_repeats) == the reference."""
+    p = aj.load_profile("ascend950")
+    fam = MullFamily()
     rng = np.random.default_rng(23)
-    p = "ascend950"
-    for _ in range(30 * SCALE):
-        ub = rng.integers(0, 256, 8192, dtype=np.uint8)
-        a = [int(rng.integers(0, 260)) * 32 + (4 if rng.random() < 0.03 else 0) for _ in range(4)]
-        if rng.random() < 0.2:
-            a[1] = a[0] + 32 * int(rng.integers(0, 4))
-        if rng.random() < 0.1:
-            a[2] = a[0]
-        n = int(rng.integers(0, RB * 64 + 1))
-        counter = bool(rng.random() < 0.3)
-        st = reset_state(p, ub_bytes=8192).replace(ub=jnp.asarray(ub), mask_mode=jnp.asarray(int(counter)))
-        rs = RS.reset_state(p, ub_bytes=8192)
-        rs.ub = ub.copy()
-        rs.mask_mode = int(counter)
-        args = [T(d, x, 64) for x in a]
-        f = aj.Mull(st, *args, jnp.asarray(n), profile=p, max_repeats=RB)
-        r = REF.Mull(rs, *args, n, profile=p)
-        assert message(f, r) is None, (dt, a, n, counter)
+    cases = [fam.generate(rng, p, ("Mull", dt), 0.1) for _ in range(30 * SCALE)]
+    with max_traces("run_mull", 1):
+        fast, refs = fam.run_all(cases, p, batch=32, workers=1)
+    for c, f, r in zip(cases, fast, refs, strict=True):
+        assert fam.compare(f, r) is None, (c.call_repr(), fam.compare(f, r))
+
+
+def test_mull_misaligned_results_meeting_fault_as_overlap():
+    """dst1 two bytes past dst0: the results' active blocks meet without starting at one address.
+    Both implementations report the overlap beside the misalignment (found by the Mull family's
+    first campaign: the reference compared block starts)."""
+    i32 = aj.dtypes.int32
+    for dst1, want in ((4096 + 2, Fault.MISALIGNED | Fault.PARTIAL_OVERLAP), (4096 + 256, 0)):
+        args = [T(i32, a, 64) for a in (4096, dst1, 0, 2048)]
+        rs = RS.reset_state("ascend950", ub_bytes=8192)
+        ref = REF.Mull(rs, *args, 64, profile="ascend950")
+        fast = aj.Mull(reset_state("ascend950", ub_bytes=8192), *args, 64, profile="ascend950")
+        assert int(ref.fault) == want and message(fast, ref) is None, (dst1, Fault(int(ref.fault)))
 
 
 def test_mull_misuse():

@@ -27,12 +27,8 @@ P = load_profile("ascend910b")
 # Registered APIs the engine does not fuzz, on purpose (each with its reason in NOT_FUZZED); the
 # element-wise family has its adapter (fuzz/families/elementwise.py)
 EXPECTED_NOT_FUZZED = set(
-    # Mull (two destinations), Brcb (issues 15/16): covered by tests/test_compound.py (the reductions,
-    # Cast / Truncate and the composite ops, Prelu and ExpSub included, have their adapters:
-    # fuzz/families/reduce.py, cast.py, compound.py)
-    "Brcb Mull".split()
     # reduce result registers, SetDeqScale, the cast composites (helper castcomp): tests/test_castcomp.py
-    + "GetReduceRepeatSumSpr GetReduceRepeatMaxMinSpr SetDeqScale AddReluCast SubReluCast MulCast".split()
+    "GetReduceRepeatSumSpr GetReduceRepeatMaxMinSpr SetDeqScale AddReluCast SubReluCast MulCast".split()
     + ["AddDeqRelu", "MulsCast"]
     # CastDequant (helper deq): covered by tests/test_dequant.py
     + ["CastDequant"]

@@ -15,6 +15,8 @@ with ``UnaryRepeatParams``; AbsSub / ExpSub the count form only. The mixed-preci
 (``NotModelledError``). The lane loop is elementwise.py, the element semantics elem.py.
 """
 
+import bisect
+
 from .. import dtypes as _dt
 from ..errors import Fault, NotModelledError
 from ..profile import as_profile
@@ -210,10 +212,15 @@ def Mull(state, dst0, dst1, src0, src1, *args, profile):
     bb, size = profile.block_bytes, d.itemsize
     E = bb // size
     blocks = _faults.active_blocks(plan, E)
-    b0 = {_faults.block_address(dst0.addr, r, b, 1, 8, bb) for r, b in blocks}
+    b0 = sorted({_faults.block_address(dst0.addr, r, b, 1, 8, bb) for r, b in blocks})
     b1 = {_faults.block_address(dst1.addr, r, b, 1, 8, bb) for r, b in blocks}
-    if b0 & b1:
-        fault |= Fault.PARTIAL_OVERLAP
+    # CHOICE (MODEL.md "Mull"): the two results may not share a byte: an active dst1 block meeting an
+    # active dst0 block (a misaligned pair of blocks meets without starting at the same address)
+    for y in b1:
+        i = bisect.bisect_right(b0, y)
+        if (i and y - b0[i - 1] < bb) or (i < len(b0) and b0[i] - y < bb):
+            fault |= Fault.PARTIAL_OVERLAP
+            break
     if fault:
         return _st.with_fault(state, int(fault))
     writes = []

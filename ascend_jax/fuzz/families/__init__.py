@@ -6,6 +6,7 @@ registered APIs no adapter covers, each with the reason. ``run_all`` / ``compare
 any families through the engine's runner and comparator."""
 
 from .bilinear import BilinearFamily  # helper bilinear (issue 16)
+from .brcb import BrcbFamily
 from .cast import CastFamily
 from .compare_select import CompareSelectFamily
 from .compound import CompoundFamily
@@ -15,6 +16,7 @@ from .family import Family
 from .gather_scatter import GatherScatterFamily
 from .gather_shift import GatherFamily, ShiftFamily
 from .layout import LayoutFamily
+from .mull import MullFamily
 from .padding import VectorPaddingFamily
 from .reduce import ReduceFamily
 from .registers import RegisterFamily
@@ -37,20 +39,12 @@ FAMILIES = (
     GatherScatterFamily(),
     SortFamily(),
     LayoutFamily(),
+    BrcbFamily(),
+    MullFamily(),
 )
 
 # Registered APIs without an adapter (the test suite asserts this is exactly the set left over).
 NOT_FUZZED = {}
-NOT_FUZZED.update(
-    {
-        api: "composite ops 复合计算 (issue 16): no fuzz adapter yet; covered by tests/test_compound.py "
-        "(fast path vs reference on random cases of every call form, vmapped)"
-        for api in (
-            "Brcb",
-            "Mull",
-        )
-    }
-)
 
 # helper castcomp (issues 15/16)
 NOT_FUZZED.update(

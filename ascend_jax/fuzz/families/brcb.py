@@ -1,0 +1,141 @@
+"""Fuzz adapter of Brcb (数据填充/Brcb.md; docs/MODEL.md "Brcb").
+
+A case is one call: dst and src addresses (aligned, misaligned, overlapping, outside UB), repeatTime
+(0 included) and ``BrcbRepeatParams(dstBlkStride, dstRepStride)`` (0 included), registers on entry
+(Brcb has no mask: they must come out unchanged). Fast path: the public ``ascend_jax.Brcb`` vmapped
+over traced addresses, repeatTime and strides with the repeat bucket ``RB`` static: one program per
+dtype. Reference: ``ascend_jax.reference.Brcb`` with Python values.
+"""
+
+import dataclasses
+import inspect
+
+import numpy as np
+
+from ... import dtypes as _dt
+from .. import regs as _regs
+from .base import repeat_regime, strided_operand
+from .family import Family
+
+API = "Brcb"
+UB_BYTES = 8192
+RB = 4  # repeatTime <= RB
+
+
+@dataclasses.dataclass(frozen=True)
+class BrcbCase:
+    dtype: str
+    dst: int
+    src: int
+    repeat: int
+    blk: int
+    rep: int
+    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
+    mask_mode: int = 0
+    ctrl: tuple = (0, 0)
+    ub_seed: int = 0
+    api: str = API
+
+    def call_repr(self):
+        t = _dt.as_dtype(self.dtype).cpp
+        return (
+            f"Brcb<{t}>(dst@{self.dst}, src@{self.src}, repeatTime={self.repeat}, "
+            f"{{dstBlkStride={self.blk}, dstRepStride={self.rep}}})"
+        )
+
+
+def random_case(rng, p, dtype, fault_rate=0.1):
+    d = _dt.as_dtype(dtype)
+    dst = int(rng.integers(0, 256)) * 32
+    if rng.random() < fault_rate and d.itemsize < 32:
+        dst += d.itemsize  # misaligned
+    src = dst if rng.random() < fault_rate / 2 else int(rng.integers(0, 256)) * 32
+    r = _regs.draw(rng, p, p.lanes(d))
+    return BrcbCase(
+        dtype=d.name,
+        dst=dst,
+        src=src,
+        repeat=int(rng.integers(0, RB + 1)),
+        blk=int(rng.choice([0, 1, 1, 2, 3])),
+        rep=int(rng.integers(0, 20)),
+        vmask=r.vmask,
+        mask_mode=r.mask_mode,
+        ctrl=r.ctrl,
+        ub_seed=int(rng.integers(0, 2**31)),
+    )
+
+
+def call(mod, c, state, p, dyn=None):
+    import ascend_jax as aj
+
+    d = _dt.as_dtype(c.dtype)
+    a = dyn if dyn is not None else dataclasses.asdict(c)
+    fn = mod.Brcb
+    extra = {"max_repeats": RB} if "max_repeats" in inspect.signature(fn).parameters else {}
+    dst, src = aj.LocalTensor(d, a["dst"], 64), aj.LocalTensor(d, a["src"], 64)
+    return fn(state, dst, src, a["repeat"], (a["blk"], a["rep"]), profile=p, **extra)
+
+
+class BrcbFamily(Family):
+    name = "brcb"
+    apis = (API,)
+    case_type = BrcbCase
+
+    def units(self, p, api):
+        if api != API or not p.api(API).supported:
+            return []
+        return [(API, dt) for dt in p.api(API).dtypes]
+
+    def generate(self, rng, p, unit, fault_rate):
+        return random_case(rng, p, unit[1], fault_rate)
+
+    def invalid_static(self, rng, p, case):
+        rep = dataclasses.replace
+        opts = [
+            (rep(case, repeat=256), "repeatTime"),
+            (rep(case, blk=-1), "repeatParams.dstBlkStride"),
+        ]
+        return opts[int(rng.integers(len(opts)))]
+
+    def invalid_data(self, rng, p, case):
+        rep = dataclasses.replace
+        opts = [
+            (rep(case, dst=case.dst + 16, repeat=max(1, case.repeat)), "misaligned dst"),
+            (rep(case, src=UB_BYTES - 8, repeat=RB), "src outside UB"),
+            (rep(case, blk=0, repeat=max(1, case.repeat)), "dstBlkStride 0"),
+            (rep(case, src=case.dst + 32, blk=1, rep=8, repeat=max(1, case.repeat)), "src inside dst"),
+        ]
+        return opts[int(rng.integers(len(opts)))]
+
+    def signature(self, case, p):
+        return ("brcb", case.dtype, RB)
+
+    def initial_ub(self, case):
+        return np.random.default_rng(case.ub_seed).integers(0, 256, UB_BYTES, dtype=np.uint8)
+
+    def stack_dyn(self, cases, p):
+        return {
+            k: np.asarray([getattr(c, k) for c in cases], np.int32)
+            for k in ("dst", "src", "repeat", "blk", "rep")
+        }
+
+    def call(self, mod, case, state, p, dyn=None):
+        return call(mod, case, state, p, dyn), None
+
+    def labels(self, case, p):
+        return (
+            "none",
+            repeat_regime(case.repeat, p),
+            "zero" if case.blk == 0 or case.rep == 0 else "default",
+        )
+
+    def shrink(self, case, p):
+        return [dataclasses.replace(case, repeat=1)] if case.repeat > 1 else []
+
+    def operands(self, case, p):
+        d = _dt.as_dtype(case.dtype)
+        n = max(1, case.repeat)
+        return [
+            strided_operand("src", case.src, d.name, 1, 1, 1, -(-8 * n * d.itemsize // 32), "in"),
+            strided_operand("dst", case.dst, d.name, case.blk, case.rep, 8, n, "inout"),
+        ]

@@ -1,0 +1,126 @@
+"""Fuzz adapter of Mull(ISASI) (基础算术/Mull(ISASI).md; docs/MODEL.md "Mull").
+
+A case is one count-form call ``Mull(dst0, dst1, src0, src1, count)`` (the page's only prototype):
+the four addresses (aligned, misaligned, dst0/dst1 overlapping, a source on a destination, outside
+UB), the count (0 included) and the registers (Normal or Counter mode). Fast path: the public
+``ascend_jax.Mull`` vmapped over traced addresses and count with the repeat bucket ``RB`` static:
+one program per dtype. Reference: ``ascend_jax.reference.Mull`` with Python values.
+"""
+
+import dataclasses
+import inspect
+
+import numpy as np
+
+from ... import dtypes as _dt
+from .. import regs as _regs
+from .base import mask_label, repeat_regime
+from .family import Family
+
+API = "Mull"
+UB_BYTES = 8192
+RB = 4  # count <= RB repeats
+NAMES = ("dst0", "dst1", "src0", "src1")
+
+
+@dataclasses.dataclass(frozen=True)
+class MullCase:
+    dtype: str
+    dst0: int
+    dst1: int
+    src0: int
+    src1: int
+    count: int
+    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
+    mask_mode: int = 0
+    ctrl: tuple = (0, 0)
+    ub_seed: int = 0
+    api: str = API
+
+    def call_repr(self):
+        t = _dt.as_dtype(self.dtype).cpp
+        ops = ", ".join(f"{n}@{getattr(self, n)}" for n in NAMES)
+        return f"Mull<{t}>({ops}, count={self.count})"
+
+
+def random_case(rng, p, dtype, fault_rate=0.1):
+    d = _dt.as_dtype(dtype)
+    L = p.lanes(d)
+    a = [int(rng.integers(0, 250)) * 32 for _ in NAMES]
+    if rng.random() < fault_rate / 3:
+        a[int(rng.integers(4))] += 4  # misaligned
+    if rng.random() < 2 * fault_rate:
+        a[1] = a[0] + 32 * int(rng.integers(0, 4))  # dst1 on or near dst0
+    if rng.random() < fault_rate:
+        a[2] = a[0]  # src0 on dst0
+    r = _regs.draw(rng, p, L, counter_share=0.3)
+    return MullCase(
+        d.name,
+        *a,
+        count=int(rng.integers(0, RB * L + 1)),
+        vmask=r.vmask,
+        mask_mode=r.mask_mode,
+        ctrl=r.ctrl,
+        ub_seed=int(rng.integers(0, 2**31)),
+    )
+
+
+def call(mod, c, state, p, dyn=None):
+    import ascend_jax as aj
+
+    d = _dt.as_dtype(c.dtype)
+    a = dyn if dyn is not None else dataclasses.asdict(c)
+    fn = mod.Mull
+    extra = {"max_repeats": RB} if "max_repeats" in inspect.signature(fn).parameters else {}
+    ts = [aj.LocalTensor(d, a[n], 64) for n in NAMES]
+    return fn(state, *ts, a["count"], profile=p, **extra)
+
+
+class MullFamily(Family):
+    name = "mull"
+    apis = (API,)
+    case_type = MullCase
+
+    def units(self, p, api):
+        if api != API or not p.api(API).supported:
+            return []
+        return [(API, dt) for dt in p.api(API).all_dtypes()]
+
+    def generate(self, rng, p, unit, fault_rate):
+        return random_case(rng, p, unit[1], fault_rate)
+
+    def invalid_static(self, rng, p, case):
+        return dataclasses.replace(case, count=-1), "count"
+
+    def invalid_data(self, rng, p, case):
+        rep = dataclasses.replace
+        c = max(1, case.count)
+        opts = [
+            (rep(case, dst1=case.dst1 + 2, count=c), "misaligned dst1"),
+            (rep(case, src1=UB_BYTES - 32, count=max(c, 64)), "src1 outside UB"),
+            (rep(case, src0=case.dst0 + 32, count=max(c, 64)), "src0 partly on dst0"),
+        ]
+        return opts[int(rng.integers(len(opts)))]
+
+    def signature(self, case, p):
+        return ("mull", case.dtype, RB)
+
+    def initial_ub(self, case):
+        return np.random.default_rng(case.ub_seed).integers(0, 256, UB_BYTES, dtype=np.uint8)
+
+    def stack_dyn(self, cases, p):
+        return {k: np.asarray([getattr(c, k) for c in cases], np.int32) for k in (*NAMES, "count")}
+
+    def call(self, mod, case, state, p, dyn=None):
+        return call(mod, case, state, p, dyn), None
+
+    def labels(self, case, p):
+        L = p.lanes(_dt.as_dtype(case.dtype))
+        return (
+            mask_label("count", case.mask_mode, None, L),
+            repeat_regime(-(-case.count // L), p),
+            "default",
+        )
+
+    def shrink(self, case, p):
+        return [dataclasses.replace(case, count=case.count // 2)] if case.count > 1 else []
