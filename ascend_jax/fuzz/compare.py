@@ -1,5 +1,6 @@
 """The one comparator of the differential engine: fast-path state vs reference state, field by
-field (UB bytes, vmask, mask_mode, cmpmask, ctrl, rsvd_cnt, fault bits) plus the API's return value
+field (UB bytes, vmask, mask_mode, cmpmask, ctrl, rsvd_cnt, fault bits, and the special registers
+DEQSCALE and the reduce results where both states carry them) plus the API's return value
 (rsvdCnt, GetCtrlSpr, ...). Floats are never compared as values: UB is compared as bytes, so -0/+0
 and NaN payloads count."""
 
@@ -77,12 +78,33 @@ def compare(fast, ref, fast_ret=None, ref_ret=None, ret_compared=True):
         if a != b:
             fields.append(f)
             msgs.append(f"{f} fast {a} ref {b}")
+    for f in SPECIAL_FIELDS:
+        a, b = special_words(fast, f), special_words(ref, f)
+        if a is not None and b is not None and a != b:
+            fields.append(f)
+            msgs.append(f"{f} fast {[hex(x) for x in a]} ref {[hex(x) for x in b]}")
     if ret_compared and not _same_ret(fast_ret, ref_ret):
         fields.append("ret")
         msgs.append(f"returned value fast {_show(fast_ret)} ref {_show(ref_ret)}")
     if not fields:
         return None
     return Difference(fields, msgs, first, n)
+
+
+SPECIAL_FIELDS = ("deqscale", "reduce_spr")  # compared where both states carry them
+
+
+def special_words(state, f):
+    """A special register as a tuple of uint32 words, from a CoreState (``deqscale`` 2 words,
+    ``reduce_spr`` 3; None: a state built without it) or a reference RefState (``deqscale`` a 64-bit
+    int; ``reduce_sum`` and ``reduce_maxmin`` (value bits, index))."""
+    if hasattr(state, "reduce_sum"):  # RefState
+        if f == "deqscale":
+            v = int(state.deqscale)
+            return (v & 0xFFFFFFFF, (v >> 32) & 0xFFFFFFFF)
+        return tuple(int(x) & 0xFFFFFFFF for x in (state.reduce_sum, *state.reduce_maxmin))
+    v = getattr(state, f, None)
+    return None if v is None else tuple(int(x) for x in np.asarray(v).astype(np.uint32).ravel())
 
 
 def _same_ret(a, b):
@@ -109,6 +131,10 @@ def digest(state, ret=None):
     h = hashlib.blake2b(digest_size=8)
     for f in ("ub", "vmask", "mask_mode", "cmpmask", "ctrl", "rsvd_cnt", "fault"):
         h.update(np.ascontiguousarray(np.asarray(getattr(state, f)).astype(np.int64)).tobytes())
+    for f in SPECIAL_FIELDS:
+        w = special_words(state, f)
+        if w is not None and any(w):  # zero registers leave the digest of a state without them
+            h.update(np.asarray(w, np.int64).tobytes())
     if ret is not None:
         h.update(np.asarray(ret).astype(np.int64).tobytes())
     return h.hexdigest()

@@ -25,7 +25,19 @@ from ..kernel import padded_cases, place_cases
 from ..profile import as_profile
 from ..state import CoreState
 
-_FIELDS = ("ub", "vmask", "mask_mode", "cmpmask", "ctrl", "rsvd_cnt", "fault", "warn", "warn_at")
+_FIELDS = (
+    "ub",
+    "vmask",
+    "mask_mode",
+    "cmpmask",
+    "ctrl",
+    "rsvd_cnt",
+    "fault",
+    "warn",
+    "warn_at",
+    "deqscale",
+    "reduce_spr",
+)
 
 
 def initial_fields(case, ub):
@@ -41,6 +53,9 @@ def initial_fields(case, ub):
         "fault": np.uint32(0),
         "warn": np.uint32(0),  # checker warnings (never part of the comparison)
         "warn_at": np.zeros(2, np.int32),
+        # the special registers SetDeqScale and the reductions write (0 at reset, or the case's)
+        "deqscale": np.array(getattr(case, "deqscale_init", (0, 0)), np.uint32),
+        "reduce_spr": np.array(getattr(case, "reduce_spr_init", (0, 0, 0)), np.uint32),
     }
 
 
@@ -53,18 +68,28 @@ def ref_state(fields, p):
     st.ctrl = np.array(fields["ctrl"], np.uint32)
     st.rsvd_cnt = int(fields["rsvd_cnt"])
     st.fault = int(fields["fault"])
+    deq = np.asarray(fields.get("deqscale", _DEFAULTS["deqscale"])).astype(np.uint64)
+    st.deqscale = int(deq[0]) | (int(deq[1]) << 32)
+    spr = [int(x) for x in np.asarray(fields.get("reduce_spr", _DEFAULTS["reduce_spr"]))]
+    st.reduce_sum, st.reduce_maxmin = spr[0], (spr[1], spr[2])
     return st
 
 
-_NO_WARN = {"warn": np.uint32(0), "warn_at": np.zeros(2, np.int32)}  # fields a capsule may lack
+# fields a capsule (or a caller's field dict) may lack
+_DEFAULTS = {
+    "warn": np.uint32(0),
+    "warn_at": np.zeros(2, np.int32),
+    "deqscale": np.zeros(2, np.uint32),
+    "reduce_spr": np.zeros(3, np.uint32),
+}
 
 
 def core_state(fields_list):
     """Stack per-case fields into one batched CoreState (or an unbatched one from a dict)."""
     if isinstance(fields_list, dict):
-        return CoreState(**{f: jnp.asarray(fields_list.get(f, _NO_WARN.get(f))) for f in _FIELDS})
+        return CoreState(**{f: jnp.asarray(fields_list.get(f, _DEFAULTS.get(f))) for f in _FIELDS})
     return CoreState(
-        **{f: jnp.asarray(np.stack([d.get(f, _NO_WARN.get(f)) for d in fields_list])) for f in _FIELDS}
+        **{f: jnp.asarray(np.stack([d.get(f, _DEFAULTS.get(f)) for d in fields_list])) for f in _FIELDS}
     )
 
 

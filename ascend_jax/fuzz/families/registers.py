@@ -1,6 +1,8 @@
 """Adapter of the mask and special-register APIs (SetVectorMask, SetMaskCount, SetMaskNorm,
-ResetMask, SetCtrlSpr, GetCtrlSpr, ResetCtrlSpr, SetSaturationFlag, GetSaturationFlag) and of
-GetGatherMaskRemainCount: one call on random registers. These APIs take compile-time arguments
+ResetMask, SetCtrlSpr, GetCtrlSpr, ResetCtrlSpr, SetSaturationFlag, GetSaturationFlag), of
+GetGatherMaskRemainCount and of the reduce result reads GetReduceRepeatSumSpr /
+GetReduceRepeatMaxMinSpr (the register drawn at random, the T values compared as bit patterns):
+one call on random registers. These APIs take compile-time arguments
 only and are not jitted, so each case runs eagerly (no batching, no compilation per signature)."""
 
 import dataclasses
@@ -17,6 +19,9 @@ from .family import Family
 APIS = tuple(n for n, spec in REGISTRY.items() if spec.family in ("mask", "special_register")) + (
     "GetGatherMaskRemainCount",
 )
+# the reductions' result registers read back as T (the register drawn at random on entry)
+SPR_READS = ("GetReduceRepeatSumSpr", "GetReduceRepeatMaxMinSpr")
+APIS += SPR_READS
 
 
 @dataclasses.dataclass(frozen=True)
@@ -31,6 +36,7 @@ class RegCase:
     ctrl: tuple = (0, 0)
     rsvd_init: int = 0
     ub_bytes: int = 64
+    reduce_spr_init: tuple = (0, 0, 0)  # the reduce result register on entry (SPR_READS)
 
     def call_repr(self):
         t = (
@@ -51,6 +57,13 @@ class RegCase:
         )
 
 
+def _bits(v):
+    a = np.asarray(v)
+    if not np.issubdtype(a.dtype, np.integer):
+        a = a.view({2: np.uint16, 4: np.uint32, 8: np.uint64}[a.dtype.itemsize])
+    return int(a)
+
+
 class RegisterFamily(Family):
     name = "registers"
     apis = APIS
@@ -61,7 +74,7 @@ class RegisterFamily(Family):
         a = p.api(api)
         if not a.supported:
             return []
-        if api == "SetVectorMask":
+        if api == "SetVectorMask" or api in SPR_READS:
             return [(api, dt) for dt in a.dtypes]
         if api in ("SetSaturationFlag", "GetSaturationFlag") and p.float_saturation_ctrl_bit < 0:
             return []  # no float saturation control: the profile lacks the API's main mode
@@ -100,6 +113,14 @@ class RegisterFamily(Family):
                 if p.zero_mask == "error" and lo == 0 and hi == 0:
                     lo = 1
             return RegCase(args=(hi, lo), mode=mode, **base)
+        if api in SPR_READS:
+            bits = _dt.as_dtype(dt).bits
+            words = [int(rng.integers(0, 2**bits)) for _ in range(2)] + [
+                int(rng.integers(0, 2 ** min(bits, 31)))
+            ]
+            if rng.random() < 0.2:  # a special value of T: zero, -0, inf, NaN
+                words[int(rng.integers(2))] = int(rng.choice([0, 1 << (bits - 1), 2**bits - 1]))
+            return RegCase(reduce_spr_init=tuple(words), **base)
         if api in ("SetCtrlSpr", "ResetCtrlSpr"):
             bits = p.api("SetCtrlSpr").bits
             b = int(rng.choice(list(bits))) if bits else int(rng.integers(0, 64))
@@ -143,9 +164,13 @@ class RegisterFamily(Family):
             kw["mode"] = MaskMode(case.mode)
         elif case.api in ("SetSaturationFlag", "GetSaturationFlag"):
             args = (SaturationMode(case.mode),) + args
+        elif case.api in SPR_READS:
+            args = (_dt.as_dtype(case.dtype),)
         out = getattr(mod, case.api)(state, *args, **kw)
         if hasattr(out, "ub"):
             return out, None
+        if case.api in SPR_READS:  # T values (and the index as T): compared as bit patterns
+            return state, np.asarray([_bits(v) for v in (out if isinstance(out, tuple) else (out,))])
         return state, np.asarray(int(out))
 
     def fast_one(self, case, state, p):
