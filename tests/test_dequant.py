@@ -376,6 +376,20 @@ def test_differential_campaign(name):
         _check(_cases(p, groups(p), FORMS, 300 * len(groups(p)), 30), p)
 
 
+def test_fuzz_campaign_over_the_dequant_family():
+    """``ascend-jax fuzz --apis CastDequant --dtypes half``: the fuzz family's int32 -> half cases
+    (DEQSCALE drawn on entry), every call form, valid, data-fault and invalid-static, 0 mismatches."""
+    from ascend_jax import fuzz
+    from ascend_jax.fuzz.families import family_of_api
+
+    assert family_of_api("CastDequant").name == "dequant"
+    res = fuzz.run(
+        apis=["CastDequant"], profile=DEFAULT, cases=150, seed=4, invalid_rate=0.3, dtypes=["half"], batch=32
+    )
+    assert res.ok, res.summary_table()
+    assert {r["status"] for r in res.records} == {"ok", "rejected"}
+
+
 # -- SetDeqScale(vdeq, vdeqInfo) ---------------------------------------------------------------------
 
 

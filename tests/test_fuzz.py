@@ -28,10 +28,7 @@ P = load_profile("ascend910b")
 # element-wise family has its adapter (fuzz/families/elementwise.py)
 EXPECTED_NOT_FUZZED = set(
     # SetDeqScale, the cast composites (helper castcomp): tests/test_castcomp.py
-    "SetDeqScale AddReluCast SubReluCast MulCast".split()
-    + ["AddDeqRelu", "MulsCast"]
-    # CastDequant (helper deq): covered by tests/test_dequant.py
-    + ["CastDequant"]
+    "SetDeqScale AddReluCast SubReluCast MulCast".split() + ["AddDeqRelu", "MulsCast"]
 )
 
 

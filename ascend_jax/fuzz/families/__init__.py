@@ -11,6 +11,7 @@ from .cast import CastFamily
 from .compare_select import CompareSelectFamily
 from .compound import CompoundFamily
 from .data_copy import DataCopyFamily
+from .dequant import DequantFamily
 from .elementwise import ElementwiseFamily
 from .family import Family
 from .gather_scatter import GatherScatterFamily
@@ -41,6 +42,7 @@ FAMILIES = (
     LayoutFamily(),
     BrcbFamily(),
     MullFamily(),
+    DequantFamily(),
 )
 
 # Registered APIs without an adapter (the test suite asserts this is exactly the set left over).
@@ -95,11 +97,3 @@ def run_all(cases, profile, batch=None, workers=None):
         for k, i in enumerate(idx):
             fast[i], refs[i] = f[k], r[k]
     return fast, refs
-
-
-# CastDequant (issue 16, helper "deq")
-NOT_FUZZED["CastDequant"] = (
-    "CastDequant (issue 16, helper deq): no fuzz adapter yet (its s162b8 scene reads the DEQSCALE register or "
-    "the vdeq table in UB, which no adapter draws); covered by tests/test_dequant.py (fast path vs reference "
-    "on random NumPy-drawn cases of every pair, call form, isVecDeq and halfBlock, vmapped, bit for bit)"
-)

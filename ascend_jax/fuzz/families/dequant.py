@@ -1,0 +1,300 @@
+"""Fuzz adapter of CastDequant (复合计算/CastDequant.md; docs/MODEL.md "CastDequant").
+
+A case is one call of a product's (src, dst) pair in one call form (count, continuous, bitwise,
+MASK_PLACEHOLDER), with isVecDeq and halfBlock, on random registers: DEQSCALE on entry is drawn
+(int32 -> half: a half scale; int16 -> int8 / uint8: a 64-bit configuration -- scale bits, 9-bit
+offset, signMode, junk in the unused bits -- or, with isVecDeq, the address of a 16-group vdeq
+table written into UB). Fast path: the public ``ascend_jax.CastDequant`` vmapped over traced
+addresses, count / mask / repeatTime / strides, with the repeat bucket ``RB`` static; isVecDeq and
+halfBlock are Python bools (C++ template arguments), so they split the chunks, not the programs.
+Reference: ``ascend_jax.reference.CastDequant`` with Python values.
+"""
+
+import dataclasses
+import inspect
+
+import numpy as np
+
+from ... import dtypes as _dt
+from .. import regs as _regs
+from .base import mask_label, repeat_regime, specials
+from .family import Family
+
+API = "CastDequant"
+FORMS = ("count", "continuous", "bitwise", "register")
+UB_BYTES = 8192
+RB = 4
+HALF_SCALES = (0x3C00, 0x2E66, 0xBC00, 0x0001, 0x8000, 0x0000, 0x7C00, 0xFC00, 0x7E00, 0x7BFF, 0x4000, 0x1400)
+F32_SCALES = (1.0, -1.0, 0.5, 0.1, 3.0, 0.0078125, 1e-30, 1e30, 0.0, -0.0, np.inf, -np.inf, np.nan, 2.0**-149)
+
+
+def pairs(p):
+    """The product's (src, dst) pairs (``apis.CastDequant.pairs``: "int32->half ..." entries)."""
+    if not p.api(API).supported:
+        return []
+    return [tuple(x.strip() for x in e.split()[0].split("->")) for e in p.api(API).pairs]
+
+
+@dataclasses.dataclass(frozen=True)
+class DequantCase:
+    src_dtype: str
+    dtype: str  # dst
+    form: str
+    dst: int
+    src: int
+    count: int = 0
+    mask: object = 0  # int (continuous) or tuple of uint64 words (bitwise)
+    repeat: int = 1
+    params: tuple = (1, 1, 8, 8)  # UnaryRepeatParams
+    vec: bool = False
+    half: bool = False
+    deq: int = 0  # DEQSCALE on entry (64 bits)
+    table: tuple = ()  # (byte address, 16 configurations) written into UB, or ()
+    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
+    mask_mode: int = 0
+    ctrl: tuple = (0, 0)
+    ub_seed: int = 0
+    api: str = API
+
+    @property
+    def deqscale_init(self):
+        return (self.deq & 0xFFFFFFFF, (self.deq >> 32) & 0xFFFFFFFF)
+
+    def call_repr(self):
+        s, t = (_dt.as_dtype(x).cpp for x in (self.src_dtype, self.dtype))
+        head = f"CastDequant<{t}, {s}, isVecDeq={self.vec}, halfBlock={self.half}>(dst@{self.dst}, src@{self.src}"
+        if self.form == "count":
+            tail = f", {self.count})"
+        else:
+            m = {"register": "MASK_PLACEHOLDER", "bitwise": [hex(w) for w in self.mask or ()]}.get(
+                self.form, self.mask
+            )
+            tail = f", {m}, {self.repeat}, {self.params})"
+        return f"{head}{tail} [DEQSCALE={self.deq:#x}, mode={self.mask_mode}]"
+
+
+def _f32_bits(x):
+    return int(np.array([x], np.float32).view(np.uint32)[0])
+
+
+def random_config(rng, want_sign):
+    """A 64-bit s162b8 configuration (SetDeqScale.md 表1: scale bits 0-31, offset 37-45, signMode 46)."""
+    r = rng.random()
+    if r < 0.4:
+        bits = _f32_bits(rng.integers(-64, 65) / 16)
+    elif r < 0.7:
+        bits = _f32_bits(F32_SCALES[int(rng.integers(0, len(F32_SCALES)))])
+    else:
+        bits = int(rng.integers(0, 2**32))
+    off = int(rng.integers(-256, 256)) if rng.random() < 0.8 else int(rng.integers(-(2**15), 2**15))
+    sign = want_sign if rng.random() < 0.92 else not want_sign
+    junk = 0
+    if rng.random() < 0.2:
+        junk = (int(rng.integers(0, 32)) << 32) | (int(rng.integers(0, 2**17)) << 47)
+    return bits | ((off & 0x1FF) << 37) | (int(sign) << 46) | junk
+
+
+def _wide(p, s, t):
+    S, T = _dt.as_dtype(s), _dt.as_dtype(t)
+    return S if (S.name == "int16" or S.itemsize > T.itemsize) else T
+
+
+def random_case(rng, p, s, t, form, fault_rate=0.1):
+    S, T = _dt.as_dtype(s), _dt.as_dtype(t)
+    b8 = S.name == "int16"
+    L = p.lanes(_wide(p, s, t))
+    regs = _regs.draw(rng, p, L, counter_share=0.25)
+    vm = list(regs.vmask)
+    if regs.mask_mode == 1:
+        vm = [int(rng.integers(0, RB * L + 1))] + [0] * 7
+
+    def addr(d):
+        a = int(rng.integers(0, UB_BYTES // 32)) * 32
+        if rng.random() < 0.4 * fault_rate:
+            a += d.itemsize * int(rng.integers(1, 32 // d.itemsize))
+        if rng.random() < 0.3 * fault_rate:
+            a = UB_BYTES + 32 * int(rng.integers(0, 8))
+        return a
+
+    blk = [int(rng.choice([0, 1, 1, 2, 3])) if rng.random() < 0.3 else 1 for _ in range(2)]
+    if blk[0] == 0 and rng.random() < 0.7:
+        blk[0] = 1
+    dsize = 2 if b8 else T.itemsize
+    wide = _wide(p, s, t)
+    rep = [
+        int(rng.integers(0, 17)) if rng.random() < 0.5 else 8 * d // wide.itemsize
+        for d in (dsize, S.itemsize)
+    ]
+    d_addr = addr(T)
+    s_addr = addr(S) if rng.random() < 1 - 0.8 * fault_rate else d_addr
+    low = 1 if p.zero_mask == "error" else 0
+    mask = 0
+    if form == "continuous":
+        mask = int(rng.integers(low, (RB * L if regs.mask_mode else L) + 1))
+    elif form == "bitwise":
+        n64 = max(1, min(L, p.vector_mask_bits) // 64)
+        if regs.mask_mode:
+            mask = (int(rng.integers(low, RB * L + 1)),) + (0,) * (n64 - 1)
+        else:
+            w = [int(rng.integers(0, 2**63)) * 2 + int(rng.integers(0, 2)) for _ in range(n64)]
+            w[0] |= low
+            mask = tuple(w)
+    vec, half = bool(rng.integers(0, 2)), bool(rng.integers(0, 2))
+    table = ()
+    want = T.name == "int8"
+    if not b8:
+        deq = int(rng.choice(HALF_SCALES)) if rng.random() < 0.5 else int(rng.integers(0, 1 << 16))
+    elif vec:
+        ta = int(rng.integers(0, UB_BYTES // 32 - 4)) * 32
+        if rng.random() < 0.3 * fault_rate:
+            ta = UB_BYTES - 64  # the table crosses the end of UB
+        table = (ta, tuple(random_config(rng, want) for _ in range(16)))
+        deq = ta >> 5
+    else:
+        deq = random_config(rng, want)
+    return DequantCase(
+        src_dtype=S.name,
+        dtype=T.name,
+        form=form,
+        dst=d_addr,
+        src=s_addr,
+        count=int(rng.integers(0, RB * L + 1)),
+        mask=mask,
+        repeat=int(rng.integers(0, RB + 1)),
+        params=(*blk, *rep),
+        vec=vec,
+        half=half,
+        deq=deq,
+        table=table,
+        vmask=tuple(int(x) for x in vm),
+        mask_mode=regs.mask_mode,
+        ctrl=regs.ctrl,
+        ub_seed=int(rng.integers(0, 2**31)),
+    )
+
+
+def make_ub(c):
+    """src-typed bit patterns (random, the type's specials, small values) and the vdeq table."""
+    S = _dt.as_dtype(c.src_dtype)
+    rng = np.random.default_rng(c.ub_seed)
+    n = UB_BYTES // S.itemsize
+    raw = rng.integers(0, 1 << S.bits, n, dtype=np.uint64)
+    pool = np.array(specials(S), np.uint64)
+    pick = rng.random(n)
+    raw = np.where(pick < 0.25, pool[rng.integers(0, pool.size, n)], raw)
+    small = rng.integers(-300, 300, n).astype(np.int64).view(np.uint64) & np.uint64((1 << S.bits) - 1)
+    raw = np.where(pick > 0.7, small, raw)
+    ub = raw.astype(S.bits_dtype).view(np.uint8).copy()
+    if c.table:
+        ta, entries = c.table
+        data = np.array(entries, np.uint64).view(np.uint8)
+        k = min(data.size, UB_BYTES - ta)
+        ub[ta : ta + k] = data[:k]
+    return ub
+
+
+def _words32(mask):
+    w = np.zeros(8, np.uint32)
+    for i, x in enumerate(mask):
+        w[2 * i], w[2 * i + 1] = x & 0xFFFFFFFF, x >> 32
+    return w
+
+
+def call(mod, c, state, p, dyn=None):
+    import ascend_jax as aj
+
+    S, T = _dt.as_dtype(c.src_dtype), _dt.as_dtype(c.dtype)
+    a = dyn if dyn is not None else dataclasses.asdict(c)
+    fn = mod.CastDequant
+    extra = {"max_repeats": RB} if "max_repeats" in inspect.signature(fn).parameters else {}
+    dst, src = aj.LocalTensor(T, a["dst"], 256), aj.LocalTensor(S, a["src"], 256)
+    if c.form == "count":
+        args = (a["count"],)
+    else:
+        if c.form == "register":
+            mask = aj.MASK_PLACEHOLDER
+        elif dyn is None and c.form == "bitwise":
+            mask = list(c.mask)
+        else:
+            mask = a["mask"]
+        prm = a["params"]
+        args = (mask, a["repeat"], aj.UnaryRepeatParams(*(prm[i] for i in range(4))))
+    kw = dict(isSetMask=c.form != "register", isVecDeq=c.vec, halfBlock=c.half)
+    return fn(state, dst, src, *args, profile=p, **kw, **extra)
+
+
+class DequantFamily(Family):
+    name = "dequant"
+    apis = (API,)
+    case_type = DequantCase
+
+    def units(self, p, api):
+        if api != API:
+            return []
+        return [(API, t, s, f) for s, t in pairs(p) for f in FORMS]
+
+    def generate(self, rng, p, unit, fault_rate):
+        return random_case(rng, p, unit[2], unit[1], unit[3], fault_rate)
+
+    def invalid_static(self, rng, p, case):
+        rep = dataclasses.replace
+        if case.form == "count":
+            return rep(case, count=-1), "count"
+        return rep(case, repeat=256), "repeatTime"
+
+    def invalid_data(self, rng, p, case):
+        rep = dataclasses.replace
+        opts = [
+            (
+                rep(case, dst=case.dst + 2, count=max(1, case.count), repeat=max(1, case.repeat)),
+                "misaligned dst",
+            ),
+            (
+                rep(case, src=UB_BYTES - 32, count=max(case.count, 64), repeat=max(1, case.repeat)),
+                "src outside UB",
+            ),
+        ]
+        return opts[int(rng.integers(len(opts)))]
+
+    def signature(self, case, p):
+        # isVecDeq / halfBlock are template arguments (Python bools): their own chunks, one program
+        return ("dequant", case.src_dtype, case.dtype, case.form, case.vec, case.half, RB)
+
+    def initial_ub(self, case):
+        return make_ub(case)
+
+    def stack_dyn(self, cases, p):
+        def i32(k):
+            return np.asarray([int(getattr(c, k)) for c in cases], np.int32)
+
+        out = {k: i32(k) for k in ("dst", "src", "count", "repeat")}
+        out["params"] = np.asarray([c.params for c in cases], np.int32)
+        form = cases[0].form
+        if form == "continuous":
+            out["mask"] = np.asarray([c.mask for c in cases], np.uint32)
+        elif form == "bitwise":
+            out["mask"] = np.stack([_words32(c.mask) for c in cases])
+        return out
+
+    def call(self, mod, case, state, p, dyn=None):
+        if dyn is not None and "params" in dyn:
+            dyn = dict(dyn, params=tuple(dyn["params"][i] for i in range(4)))
+        return call(mod, case, state, p, dyn), None
+
+    def labels(self, case, p):
+        L = p.lanes(_wide(p, case.src_dtype, case.dtype))
+        n = -(-case.count // L) if case.form == "count" else case.repeat
+        return (
+            mask_label(case.form, case.mask_mode, case.mask, L),
+            repeat_regime(n, p),
+            "vec" if case.vec else "scalar",
+        )
+
+    def shrink(self, case, p):
+        rep = dataclasses.replace
+        out = []
+        if case.repeat > 1:
+            out.append(rep(case, repeat=1))
+        if case.count > 1:
+            out.append(rep(case, count=case.count // 2))
+        return out
