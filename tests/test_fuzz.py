@@ -244,3 +244,19 @@ def test_comparator_sees_the_special_registers():
     assert compare(fast, ref).fields == ["deqscale"]
     assert compare(fast.replace(deqscale=None), ref) is None
     assert digest(fast) != digest(fast.replace(reduce_spr=fast.reduce_spr.at[0].set(1)))
+
+
+def test_capsule_carries_the_special_registers():
+    """A capsule records DEQSCALE / the reduce results on entry, so a replay starts from them (a
+    GetReduceRepeatSumSpr case reads a random register: its value must survive the JSON)."""
+    from ascend_jax.fuzz.capsule import make_capsule, replay
+    from ascend_jax.fuzz.families.registers import RegisterFamily
+
+    fam = RegisterFamily()
+    case = fam.generate(np.random.default_rng(2), P, ("GetReduceRepeatSumSpr", "float32"), 0)
+    assert any(case.reduce_spr_init)
+    cap = json.loads(json.dumps(make_capsule(fam, case, P)))
+    assert cap["difference"] is None and cap["inputs"]["reduce_spr"] == list(case.reduce_spr_init)
+    assert cap["expected"]["ret"] == [case.reduce_spr_init[0]]
+    diff, text = replay(cap)
+    assert diff is None and "agree" in text, text

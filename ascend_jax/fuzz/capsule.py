@@ -51,11 +51,13 @@ def fields_json(f):
         "ctrl": [int(x) for x in np.ravel(f["ctrl"])],
         "rsvd_cnt": int(f["rsvd_cnt"]),
         "fault": int(f.get("fault", 0)),
+        # the special registers (DEQSCALE, the reduce results), where the state carries them
+        **{k: [int(x) for x in np.ravel(f[k])] for k in CMP.SPECIAL_FIELDS if f.get(k) is not None},
     }
 
 
 def fields_from_json(d):
-    return {
+    out = {
         "ub": _unb64(d["ub"]),
         "vmask": np.array(d["vmask"], np.uint32),
         "mask_mode": np.int32(d["mask_mode"]),
@@ -64,6 +66,10 @@ def fields_from_json(d):
         "rsvd_cnt": np.int32(d["rsvd_cnt"]),
         "fault": np.uint32(d.get("fault", 0)),
     }
+    for k in CMP.SPECIAL_FIELDS:  # a capsule written before they were recorded: 0 (the runner's default)
+        if k in d:
+            out[k] = np.array(d[k], np.uint32)
+    return out
 
 
 def state_json(st, ret=None):
@@ -71,6 +77,9 @@ def state_json(st, ret=None):
         k: np.asarray(getattr(st, k))
         for k in ("ub", "vmask", "mask_mode", "cmpmask", "ctrl", "rsvd_cnt", "fault")
     }
+    for k in CMP.SPECIAL_FIELDS:
+        w = CMP.special_words(st, k)
+        f[k] = None if w is None else np.asarray(w, np.uint32)
     d = fields_json(f)
     d["faults"] = describe_faults(int(f["fault"]))
     d["ret"] = None if ret is None else np.asarray(ret).tolist()
