@@ -18,7 +18,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-import test_cast_differential as TCD
 
 import ascend_jax as aj
 from ascend_jax import reference as REF
@@ -26,44 +25,21 @@ from ascend_jax._engine import dequant as DQ
 from ascend_jax.api import dequant as API
 from ascend_jax.dtypes import as_dtype
 from ascend_jax.errors import Fault, UnsupportedError, UsageError
+from ascend_jax.fuzz import runner as RUN
+from ascend_jax.fuzz.families import dequant as DQF
+from ascend_jax.fuzz.families.dequant import config, f32_bits, random_config
 from ascend_jax.profile import available_profiles, load_profile
 from ascend_jax.reference import dequant as RDQ
 from ascend_jax.reference import state as RS
 from ascend_jax.state import reset_state
-from ascend_jax.tensor import MASK_PLACEHOLDER, LocalTensor
+from ascend_jax.tensor import LocalTensor
 
 DEFAULT = load_profile("ascend910b")
 UB = 8192
 RB = 4
 EXAMPLES = json.loads((pathlib.Path(__file__).parent / "data/dequant_examples.json").read_text())["examples"]
-HALF_SCALES = [0x3C00, 0x2E66, 0xBC00, 0x0001, 0x8000, 0x0000, 0x7C00, 0xFC00, 0x7E00, 0x7BFF, 0x4000, 0x1400]
-F32_SCALES = [1.0, -1.0, 0.5, 0.1, 3.0, 0.0078125, 1e-30, 1e30, 0.0, -0.0, np.inf, -np.inf, np.nan, 2.0**-149]
 U64 = as_dtype("uint64")
-
-
-def _f32_bits(x):
-    return int(np.array([x], np.float32).view(np.uint32)[0])
-
-
-def config(scale_bits, offset, sign, junk=0):
-    """The 64-bit s162b8 configuration (SetDeqScale.md 表1), ``junk`` in the unused bits."""
-    return scale_bits | ((offset & 0x1FF) << 37) | (int(sign) << 46) | junk
-
-
-def random_config(rng, want_sign):
-    r = rng.random()
-    if r < 0.4:
-        bits = _f32_bits(rng.integers(-64, 65) / 16)
-    elif r < 0.7:
-        bits = _f32_bits(F32_SCALES[int(rng.integers(0, len(F32_SCALES)))])
-    else:
-        bits = int(rng.integers(0, 2**32))
-    off = int(rng.integers(-256, 256)) if rng.random() < 0.8 else int(rng.integers(-(2**15), 2**15))
-    sign = want_sign if rng.random() < 0.92 else not want_sign
-    junk = 0
-    if rng.random() < 0.2:
-        junk = (int(rng.integers(0, 32)) << 32) | (int(rng.integers(0, 2**17)) << 47)
-    return config(bits, off, sign, junk)
+FAM = DQF.DequantFamily()
 
 
 # -- the element rule against an independent exact model -----------------------------------------
@@ -106,7 +82,7 @@ def test_element_rule_matches_an_exact_model():
     v = np.where(rng.random(n) < 0.5, rng.integers(-600, 600, n), rng.integers(-32768, 32768, n))
     cfgs = [random_config(rng, bool(rng.integers(0, 2))) for _ in range(n)]
     # ties: x.5 products (scale 0.5 and odd x), k + 0.5 after the float32 rounding
-    cfgs[:200] = [config(_f32_bits(0.5), int(o), True) for o in rng.integers(-256, 256, 200)]
+    cfgs[:200] = [config(f32_bits(0.5), int(o), True) for o in rng.integers(-256, 256, 200)]
     lo = jnp.asarray(np.array([c & 0xFFFFFFFF for c in cfgs], np.uint32))
     hi = jnp.asarray(np.array([c >> 32 for c in cfgs], np.uint32))
     fast, _ = jax.jit(DQ.deq_b8)(jnp.asarray((v & 0xFFFF).astype(np.uint32)), lo, hi)
@@ -157,170 +133,24 @@ def test_page_example(impl, ex):
     assert got.tolist() == ex["dst"], got
 
 
-# -- random cases ------------------------------------------------------------------------------------
-
-
-@dataclasses.dataclass
-class Case:
-    src: str
-    dst: str
-    form: str
-    counter: bool
-    vmask: tuple
-    ub_seed: int
-    addrs: tuple  # dst, src
-    params: tuple  # UnaryRepeatParams fields
-    count: int
-    mask: object
-    repeat: int
-    deq: int  # DEQSCALE
-    vec: bool
-    half: bool
-    table: tuple  # (byte address, 16 configurations) written into UB, or ()
-
-
-def random_case(rng, p, s, t, form):
-    S, T = as_dtype(s), as_dtype(t)
-    b8 = S.name == "int16"
-    wide = S if (b8 or S.itemsize > T.itemsize) else T
-    L = p.lanes(wide)
-    counter = bool(rng.random() < 0.25)
-    vm = np.zeros(8, np.uint32)
-    if counter:
-        vm[0] = int(rng.integers(0, RB * L + 1))
-    else:
-        nbits = min(L, p.vector_mask_bits)
-        bits = rng.integers(0, 2, nbits) if rng.random() < 0.6 else np.ones(nbits, np.int64)
-        for i, b in enumerate(bits):
-            if b:
-                vm[i // 32] |= np.uint32(1 << (i % 32))
-
-    def addr(d):
-        a = int(rng.integers(0, UB // 32)) * 32
-        if rng.random() < 0.04:
-            a += d.itemsize * int(rng.integers(1, 32 // d.itemsize))
-        if rng.random() < 0.03:
-            a = UB + 32 * int(rng.integers(0, 8))
-        return a
-
-    blk = [int(rng.choice([0, 1, 1, 2, 3])) if rng.random() < 0.3 else 1 for _ in range(2)]
-    if blk[0] == 0 and rng.random() < 0.7:
-        blk[0] = 1
-    dsize = 2 if b8 else T.itemsize
-    rep = [
-        int(rng.integers(0, 17)) if rng.random() < 0.5 else 8 * d // wide.itemsize
-        for d in (dsize, S.itemsize)
-    ]
-    d_addr = addr(T)
-    s_addr = addr(S) if rng.random() < 0.92 else d_addr
-    mask = None
-    low = 1 if p.zero_mask == "error" else 0
-    if form == "continuous":
-        mask = int(rng.integers(low, (RB * L if counter else L) + 1))
-    elif form == "bitwise":
-        n64 = max(1, min(L, p.vector_mask_bits) // 64)
-        if counter:
-            mask = [int(rng.integers(low, RB * L + 1))] + [0] * (n64 - 1)
-        else:
-            mask = [int(rng.integers(0, 2**63)) * 2 + int(rng.integers(0, 2)) for _ in range(n64)]
-            mask[0] |= low
-    vec, half = bool(rng.integers(0, 2)), bool(rng.integers(0, 2))
-    table = ()
-    want = T.name == "int8"
-    if not b8:
-        deq = int(rng.choice(HALF_SCALES)) if rng.random() < 0.5 else int(rng.integers(0, 1 << 16))
-    elif vec:
-        ta = int(rng.integers(0, UB // 32 - 4)) * 32
-        if rng.random() < 0.03:
-            ta = UB - 64  # the table crosses the end of UB
-        table = (ta, tuple(random_config(rng, want) for _ in range(16)))
-        deq = ta >> 5
-    else:
-        deq = random_config(rng, want)
-    return Case(
-        s, t, form, counter, tuple(int(x) for x in vm), int(rng.integers(0, 2**31)), (d_addr, s_addr),
-        (*blk, *rep), int(rng.integers(0, RB * L + 1)), mask, int(rng.integers(0, RB + 1)), deq, vec, half, table,
-    )  # fmt: skip
-
-
-def _ub(c):
-    S = as_dtype(c.src)
-    rng = np.random.default_rng(c.ub_seed)
-    ub = TCD.patterns(S, UB // S.itemsize, rng).astype(S.bits_dtype).view(np.uint8).copy()
-    if c.table:
-        ta, entries = c.table
-        raw = np.array(entries, np.uint64).view(np.uint8)
-        n = min(raw.size, UB - ta)
-        ub[ta : ta + n] = raw[:n]
-    return ub
-
-
-def _call_args(c):
-    S, T = as_dtype(c.src), as_dtype(c.dst)
-    tensors = (LocalTensor(T, c.addrs[0], 256), LocalTensor(S, c.addrs[1], 256))
-    if c.form == "count":
-        return tensors, (c.count,), True
-    mask = MASK_PLACEHOLDER if c.form == "register" else c.mask
-    return tensors, (mask, c.repeat, aj.UnaryRepeatParams(*c.params)), c.form != "register"
-
-
-def fast_state(c, p):
-    st = reset_state(p, ub_bytes=UB)
-    return st.replace(
-        ub=jnp.asarray(_ub(c)),
-        vmask=jnp.asarray(np.array(c.vmask, np.uint32)),
-        mask_mode=jnp.asarray(1 if c.counter else 0, st.mask_mode.dtype),
-        deqscale=jnp.asarray([c.deq & 0xFFFFFFFF, c.deq >> 32], jnp.uint32),
-    )
-
-
-def run_reference(c, p):
-    st = RS.reset_state(p, ub_bytes=UB)
-    st.ub = _ub(c)
-    st.vmask = np.array(c.vmask, np.uint32)
-    st.mask_mode = 1 if c.counter else 0
-    st.deqscale = c.deq
-    tensors, args, is_set = _call_args(c)
-    return REF.CastDequant(st, *tensors, *args, profile=p, isSetMask=is_set, isVecDeq=c.vec, halfBlock=c.half)
-
-
-_FN = {}
-
-
-def run_fast_batch(cases, p):
-    """Every case of a program in ONE vmapped call (pair, form, addresses, mask, isVecDeq... traced)."""
-    states = [fast_state(c, p) for c in cases]
-    plans = []
-    for c, s in zip(cases, states, strict=True):
-        tensors, args, is_set = _call_args(c)
-        plans.append(API.plan(s, *tensors, args, p, is_set, c.vec, c.half, RB))
-    out = [None] * len(cases)
-    groups = {}
-    for i, (run, st, _dyn) in enumerate(plans):
-        assert st.R <= RB, (cases[i], st.R)
-        groups.setdefault((run, dataclasses.replace(st, R=RB, ordered=True)), []).append(i)
-    for key, idx in groups.items():
-        if key not in _FN:
-            _FN[key] = jax.jit(jax.vmap(lambda s, d, k=key: k[0](k[1], s, d)))
-        st = jax.tree_util.tree_map(lambda *x: jnp.stack(x), *[states[i] for i in idx])
-        dyn = jax.tree_util.tree_map(lambda *x: jnp.stack(x), *[plans[i][2] for i in idx])
-        res = _FN[key](st, dyn)
-        for j, i in enumerate(idx):
-            out[i] = jax.tree_util.tree_map(lambda x, j=j: x[j], res)
-    return out
+# -- random cases: the fuzz family's (ascend_jax/fuzz/families/dequant.py) ------------------------------
 
 
 def _check(cases, p):
-    fast = run_fast_batch(cases, p)
-    bad, ran = [], 0
-    for c, f in zip(cases, fast, strict=True):
-        r = run_reference(c, p)
-        if not TCD._same(f, r):
-            bad.append((c, int(f.fault), int(r.fault)))
-        ran += int(r.fault) == 0 and not np.array_equal(r.ub, _ub(c))
+    """The cases through the public API vmapped (one program per static key) and the reference."""
+    fast, refs = FAM.run_all(cases, p, batch=64, workers=1)
+    bad = [
+        (c.call_repr(), str(FAM.compare(f, r)))
+        for c, f, r in zip(cases, fast, refs, strict=True)
+        if FAM.compare(f, r)
+    ]
     assert not bad, f"{len(bad)} / {len(cases)} mismatches, first: {bad[:2]}"
+    ran = sum(
+        int(r[0].fault) == 0 and not np.array_equal(r[0].ub, DQF.make_ub(c))
+        for c, r in zip(cases, refs, strict=True)
+    )
     assert ran >= len(cases) // 5, f"only {ran} of {len(cases)} cases wrote dst"
-    return fast
+    return [f[0] for f in fast]
 
 
 FORMS = ("count", "continuous", "bitwise", "register")
@@ -333,9 +163,11 @@ def groups(p):
 
 def _cases(p, pairs, forms, n, seed):
     rng = np.random.default_rng(seed)
-    return [
-        random_case(rng, p, *pairs[i % len(pairs)], forms[(i // len(pairs)) % len(forms)]) for i in range(n)
-    ]
+    out = []
+    for i in range(n):
+        s, t = pairs[i % len(pairs)]
+        out.append(FAM.generate(rng, p, ("CastDequant", t, s, forms[(i // len(pairs)) % len(forms)]), 0.1))
+    return out
 
 
 def test_differential_default():
@@ -344,11 +176,8 @@ def test_differential_default():
     fast = _check(cases, DEFAULT)
     sample = [(c, f) for c, f in zip(cases, fast, strict=True) if c.form == "count"][:4]
     for c, f in sample:
-        tensors, args, _ = _call_args(c)
-        eager = aj.CastDequant(
-            fast_state(c, DEFAULT), *tensors, *args, profile=DEFAULT, isVecDeq=c.vec, halfBlock=c.half,
-            max_repeats=RB,
-        )  # fmt: skip
+        st = RUN.core_state(RUN.initial_fields(c, DQF.make_ub(c)))
+        eager, _ = FAM.call(aj, c, st, DEFAULT)  # Python values: the static call
         assert np.array_equal(np.asarray(eager.ub), np.asarray(f.ub)) and int(eager.fault) == int(f.fault), c
 
 
@@ -418,7 +247,7 @@ def test_set_deq_scale_vector_form():
         if addr % 32 or addr + 128 > UB:
             assert int(r.fault) & (Fault.MISALIGNED | Fault.OUT_OF_UB) and not r.ub.any()
             continue
-        want = [config(_f32_bits(s), o, g) for s, o, g in zip(scales, offsets, signs, strict=True)]
+        want = [config(f32_bits(s), o, g) for s, o, g in zip(scales, offsets, signs, strict=True)]
         assert r.ub[addr : addr + 128].view(np.uint64).tolist() == want
         assert r.deqscale == addr >> 5
         traced = aj.VdeqInfo(

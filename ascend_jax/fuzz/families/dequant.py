@@ -73,17 +73,23 @@ class DequantCase:
         return f"{head}{tail} [DEQSCALE={self.deq:#x}, mode={self.mask_mode}]"
 
 
-def _f32_bits(x):
+def f32_bits(x):
     return int(np.array([x], np.float32).view(np.uint32)[0])
 
 
+def config(scale_bits, offset, sign, junk=0):
+    """The 64-bit s162b8 configuration (SetDeqScale.md 表1: scale bits 0-31, offset 37-45, signMode
+    46), ``junk`` in the unused bits."""
+    return scale_bits | ((offset & 0x1FF) << 37) | (int(sign) << 46) | junk
+
+
 def random_config(rng, want_sign):
-    """A 64-bit s162b8 configuration (SetDeqScale.md 表1: scale bits 0-31, offset 37-45, signMode 46)."""
+    """A random s162b8 configuration (mostly with the signMode T wants)."""
     r = rng.random()
     if r < 0.4:
-        bits = _f32_bits(rng.integers(-64, 65) / 16)
+        bits = f32_bits(rng.integers(-64, 65) / 16)
     elif r < 0.7:
-        bits = _f32_bits(F32_SCALES[int(rng.integers(0, len(F32_SCALES)))])
+        bits = f32_bits(F32_SCALES[int(rng.integers(0, len(F32_SCALES)))])
     else:
         bits = int(rng.integers(0, 2**32))
     off = int(rng.integers(-256, 256)) if rng.random() < 0.8 else int(rng.integers(-(2**15), 2**15))
@@ -91,7 +97,7 @@ def random_config(rng, want_sign):
     junk = 0
     if rng.random() < 0.2:
         junk = (int(rng.integers(0, 32)) << 32) | (int(rng.integers(0, 2**17)) << 47)
-    return bits | ((off & 0x1FF) << 37) | (int(sign) << 46) | junk
+    return config(bits, off, sign, junk)
 
 
 def _wide(p, s, t):
