@@ -17,11 +17,12 @@ from .._engine import dequant as DQ
 from .._engine.castcomp import DeqElem
 from .._engine.pipeline import StridedStatic, run_strided, set_extents
 from ..errors import UnsupportedError, UsageError
+from ..params import AnyForm
 from ..profile import as_profile
 from ..registry import ApiSpec, register
 from ..state import register_words
 from . import _args as A
-from ._forms import empty_dyn, plan_forms
+from ._forms import empty_dyn, plan_any_form, plan_forms, unary_strides
 
 I32 = jnp.int32
 HALF = _dt.as_dtype("half")
@@ -70,14 +71,28 @@ def plan(state, dst, src, args, profile, isSetMask, isVecDeq, halfBlock, max_rep
     dyn = empty_dyn("dst", "src")
     dyn["dst"], dyn["src"] = A.addr_of(dst), A.addr_of(src)
     set_extents(dyn, dst=dst, src=src)
-    form, R, ordered = plan_forms(api, state, wide, args, p, isSetMask, max_repeats, dyn)
-    if form == "count":
-        # SPEC: "针对源操作数的连续n个数据进行计算并连续写入目的操作数" (连续计算.md); the s162b8 count form
-        # keeps the default UnaryRepeatParams strides (a dst block per source block)
-        L = p.lanes(wide)
-        ns = L * s.itemsize // p.block_bytes
-        nd = ns if b8 else L * t.itemsize // p.block_bytes
-        dyn["strides"] = jnp.asarray([1, 1, nd, ns], I32)
+    # SPEC: "针对源操作数的连续n个数据进行计算并连续写入目的操作数" (连续计算.md); the s162b8 count form
+    # keeps the default UnaryRepeatParams strides (a dst block per source block)
+    L = p.lanes(wide)
+    ns = L * s.itemsize // p.block_bytes
+    nd = ns if b8 else L * t.itemsize // p.block_bytes
+
+    def strides_of(api_, params, p_, d):
+        """The count form's contiguous strides, or the call's UnaryRepeatParams."""
+        if params is None:
+            d["strides"] = jnp.asarray([1, 1, nd, ns], I32)
+        else:
+            unary_strides(api_, params, p_, d)
+
+    if len(args) == 1 and isinstance(args[0], AnyForm) and not A.is_static(args[0].form):
+        # every call form in one program (a fuzzer's): the form code traced
+        form, R, ordered = plan_any_form(
+            api, state, wide, args[0], p, isSetMask, max_repeats, dyn, False, strides_of
+        )
+    else:
+        form, R, ordered = plan_forms(api, state, wide, args, p, isSetMask, max_repeats, dyn)
+        if form == "count":
+            strides_of(api, None, p, dyn)
     dyn["deq"] = register_words(state, "deqscale")
     if b8:
         dyn["b8"] = DQ.b8_config(t, halfBlock, isVecDeq)
@@ -97,7 +112,8 @@ def CastDequant(
 
     Call forms (C++ order): ``CastDequant(state, dst, src, count)`` or ``CastDequant(state, dst, src,
     mask, repeatTime, repeatParams)`` (``UnaryRepeatParams``; ``mask`` int, uint64 word list, traced
-    words, or ``MASK_PLACEHOLDER`` with ``isSetMask=False``). int32 -> half: ``Cast(src_i * scale)``
+    words, or ``MASK_PLACEHOLDER`` with ``isSetMask=False``), or ``(AnyForm,)``: every form in one
+    program. int32 -> half: ``Cast(src_i * scale)``
     (RINT) with SetDeqScale(half scale). int16 -> int8 / uint8: ``Cast(src_i * scale + offset)`` with
     SetDeqScale(scale, offset, signMode) (``isVecDeq=False``) or the 16 groups of SetDeqScale(vdeq,
     vdeqInfo) (``isVecDeq=True``: group j for the j-th element of every 32-byte source block); the 16

@@ -214,6 +214,11 @@ def call(mod, c, state, p, dyn=None):
     fn = mod.CastDequant
     extra = {"max_repeats": RB} if "max_repeats" in inspect.signature(fn).parameters else {}
     dst, src = aj.LocalTensor(T, a["dst"], 256), aj.LocalTensor(S, a["src"], 256)
+    if dyn is not None and "form" in dyn:  # every call form in one program
+        prm = aj.UnaryRepeatParams(*(a["params"][i] for i in range(4)))
+        f = aj.AnyForm(a["form"], a["count"], a["mask"], a["words"], a["repeat"], prm)
+        kw = dict(isSetMask=True, isVecDeq=c.vec, halfBlock=c.half)
+        return fn(state, dst, src, f, profile=p, **kw, **extra)
     if c.form == "count":
         args = (a["count"],)
     else:
@@ -263,8 +268,9 @@ class DequantFamily(Family):
         return opts[int(rng.integers(len(opts)))]
 
     def signature(self, case, p):
-        # isVecDeq / halfBlock are template arguments (Python bools): their own chunks, one program
-        return ("dequant", case.src_dtype, case.dtype, case.form, case.vec, case.half, RB)
+        # the four call forms in one program (an AnyForm, the form code traced); isVecDeq /
+        # halfBlock are template arguments (Python bools): their own chunks, the same program
+        return ("dequant", case.src_dtype, case.dtype, "any", case.vec, case.half, RB)
 
     def initial_ub(self, case):
         return make_ub(case)
@@ -275,11 +281,10 @@ class DequantFamily(Family):
 
         out = {k: i32(k) for k in ("dst", "src", "count", "repeat")}
         out["params"] = np.asarray([c.params for c in cases], np.int32)
-        form = cases[0].form
-        if form == "continuous":
-            out["mask"] = np.asarray([c.mask for c in cases], np.uint32)
-        elif form == "bitwise":
-            out["mask"] = np.stack([_words32(c.mask) for c in cases])
+        code = {"count": 0, "continuous": 1, "bitwise": 2, "register": 3}
+        out["form"] = np.asarray([code[c.form] for c in cases], np.int32)
+        out["mask"] = np.asarray([c.mask if c.form == "continuous" else 0 for c in cases], np.uint32)
+        out["words"] = np.stack([_words32(c.mask if c.form == "bitwise" else ()) for c in cases])
         return out
 
     def call(self, mod, case, state, p, dyn=None):
