@@ -12,6 +12,7 @@ import pytest
 
 import ascend_jax as aj
 from ascend_jax.errors import Fault
+from ascend_jax.fuzz.compare import message
 from ascend_jax.testing.traces import max_traces
 
 P = "ascend910b"
@@ -219,3 +220,39 @@ def test_compares_flexible_any_form_keeps_the_tensor_strides(scalar_first):
     got = traced(st, f)
     assert int(static.fault) == 0 and int(got.fault) == 0
     assert np.array_equal(np.asarray(got.ub), np.asarray(static.ub))
+
+
+@pytest.mark.parametrize("api", ["AddReluCast", "Cast", "CastDequant"])
+def test_any_form_count_keeps_the_conversions_contiguous_strides(api):
+    """A traced ``AnyForm(COUNT)`` of a conversion (operands of different widths) over more than one
+    repeat gives the plain count call's bits: the count form's own strides (L * sizeof / 32 blocks
+    of each operand a repeat), not the repeat parameters' defaults (found by the castcomp fuzz
+    family: 133 UB bytes differed for AddReluCast half -> int8, count 200)."""
+    p = "ascend910b"
+    rng = np.random.default_rng(0)
+    ub = (rng.integers(-64, 64, 4096) / 4).astype(np.float16).view(np.uint8)
+    st = aj.reset_state(p, ub_bytes=8192).replace(ub=jnp.asarray(ub))
+    n = 200  # > 128 half lanes
+    i8, h, i32 = aj.int8, aj.half, aj.int32
+    if api == "AddReluCast":
+        ops = (aj.LocalTensor(i8, 4096, 256), aj.LocalTensor(h, 0, 256), aj.LocalTensor(h, 1024, 256))
+        params, kw = aj.BinaryRepeatParams(), {}
+    elif api == "Cast":
+        ops = (aj.LocalTensor(i8, 4096, 256), aj.LocalTensor(h, 0, 256), "CAST_RINT")
+        params, kw = aj.UnaryRepeatParams(), {}
+    else:
+        ops = (aj.LocalTensor(h, 4096, 256), aj.LocalTensor(i32, 0, 256))
+        params, kw = aj.UnaryRepeatParams(), {"isVecDeq": False, "halfBlock": False}
+    fn = getattr(aj, api)
+    plain = fn(st, *ops, n, profile=p, max_repeats=2, **kw)
+    f = aj.AnyForm(
+        jnp.int32(aj.AnyForm.COUNT),
+        jnp.int32(n),
+        jnp.uint32(0),
+        jnp.zeros(4, jnp.uint32),
+        jnp.int32(1),
+        params,
+    )
+    anyf = fn(st, *ops, f, profile=p, max_repeats=2, **kw)
+    assert int(plain.fault) == 0 and not np.array_equal(np.asarray(plain.ub), ub)
+    assert message(anyf, plain) is None

@@ -4,41 +4,40 @@ AddReluCast / SubReluCast / MulCast -- fast path vs the literal reference, bit f
 registers, fault word), every result example of the pages (tests/data/castcomp_examples.json), static
 misuse naming the same argument in both implementations, static == traced.
 
-Cheap default run: the random cases are drawn with NumPy and every case of a group runs in ONE
-vmapped program with every parameter traced (the API among the cast composites too); the reduce
-register groups reuse the programs of tests/test_reduce_differential.py. ``@pytest.mark.slow``:
->= 2,000 cases per group and the other groups / products.
+Cheap default run: the random cases of the cast composites, AddDeqRelu (after SetDeqScale) and
+MulsCast are drawn by the fuzz family ``ascend_jax.fuzz.families.castcomp`` and run by its runner:
+the public API vmapped with every parameter traced, one program per (U, T, count or high-dim form)
+(the three composites share it: the API is traced in the core); the reduce register groups reuse the
+programs of tests/test_reduce_differential.py. ``@pytest.mark.slow``: >= 2,000 cases per group and
+the other groups / products.
 """
 
 import dataclasses
+import functools
 import json
 import pathlib
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-import test_cast_differential as TCD
 import test_reduce_differential as TRD
 
 import ascend_jax as aj
 from ascend_jax import reference as REF
-from ascend_jax._engine.pipeline import run_strided
-from ascend_jax.api import cast as CAST
-from ascend_jax.api import castcomp as CC
 from ascend_jax.dtypes import as_dtype
 from ascend_jax.errors import UnsupportedError, UsageError
+from ascend_jax.fuzz import runner as RUN
+from ascend_jax.fuzz.families import castcomp as CCF
 from ascend_jax.params import BinaryRepeatParams
 from ascend_jax.profile import available_profiles, load_profile
 from ascend_jax.reference import state as RS
 from ascend_jax.state import reset_state
 from ascend_jax.tensor import MASK_PLACEHOLDER, LocalTensor
+from ascend_jax.testing.traces import max_traces
 
 DEFAULT = load_profile("ascend910b")
 UB = 8192
-RB = 4
 EXAMPLES = json.loads((pathlib.Path(__file__).parent / "data/castcomp_examples.json").read_text())["examples"]
-HALF_SCALES = [0x3C00, 0x2E66, 0xBC00, 0x0001, 0x8000, 0x0000, 0x7C00, 0xFC00, 0x7E00, 0x7BFF, 0x4000, 0x1400]
 
 
 # -- reduce result registers -----------------------------------------------------------------------
@@ -240,210 +239,111 @@ def test_page_examples(impl, ex):
 
 
 # -- random two-width cases (AddReluCast / SubReluCast / MulCast / AddDeqRelu, Cast DEQSCALE) --------
+# drawn by the fuzz family (ascend_jax/fuzz/families/castcomp.py) and run by its runner: the public
+# API vmapped, one program per (API group, U, T, count or high-dim) -- the three composites of a
+# (U, T) share one jitted core (the API is traced inside it)
+
+BATCH = 16  # the padded batch of the default run's random cases
 
 
-@dataclasses.dataclass
-class Case:
-    api: str
-    src: str
-    dst: str
-    form: str
-    counter: bool
-    ctrl: int
-    vmask: tuple
-    ub_seed: int
-    addrs: tuple  # dst, src0, src1
-    params: tuple  # BinaryRepeatParams (or UnaryRepeatParams for Cast) fields
-    count: int
-    mask: object
-    repeat: int
-    deq: int  # DEQSCALE (the half scale in bits 0~15)
+class _Family(CCF.CastCompFamily):
+    """The family, its initial UB kept per case (the runner and the "wrote dst" check share it)."""
+
+    @functools.lru_cache(maxsize=2048)  # noqa: B019 (the module-level instances live as long)
+    def initial_ub(self, case):
+        return super().initial_ub(case)
 
 
-def random_case(rng, p, api, s, t, form):
-    S, T = as_dtype(s), as_dtype(t)
-    wide = S if S.itemsize > T.itemsize else T
-    L = p.lanes(wide)
-    counter = bool(rng.random() < 0.25)
-    vm = np.zeros(8, np.uint32)
-    if counter:
-        vm[0] = int(rng.integers(0, RB * L + 1))
-    else:
-        nbits = min(L, p.vector_mask_bits)
-        bits = rng.integers(0, 2, nbits) if rng.random() < 0.6 else np.ones(nbits, np.int64)
-        for i, b in enumerate(bits):
-            if b:
-                vm[i // 32] |= np.uint32(1 << (i % 32))
+FAM = _Family()
 
-    def addr(d):
-        a = int(rng.integers(0, UB // 32)) * 32
-        if rng.random() < 0.04:
-            a += d.itemsize * int(rng.integers(1, 32 // d.itemsize))
-        if rng.random() < 0.03:
-            a = UB + 32 * int(rng.integers(0, 8))
-        return a
 
-    n_src = 1 if api == "Cast" else 2
-    blk = [int(rng.choice([0, 1, 1, 2, 3])) if rng.random() < 0.3 else 1 for _ in range(1 + n_src)]
-    if blk[0] == 0 and rng.random() < 0.7:
-        blk[0] = 1
-    rep = [
-        int(rng.integers(0, 17)) if rng.random() < 0.5 else 8 * d.itemsize // wide.itemsize
-        for d in (T,) + (S,) * n_src
-    ]
-    d_addr = addr(T)
-    srcs = [addr(S) if rng.random() < 0.92 else d_addr for _ in range(n_src)]
-    mask = None
-    low = 1 if p.zero_mask == "error" else 0  # a static zero mask is a UsageError there
-    if form == "continuous":
-        mask = int(rng.integers(low, (RB * L if counter else L) + 1))
-    elif form == "bitwise":
-        n64 = max(1, min(L, p.vector_mask_bits) // 64)
-        if counter:
-            mask = [int(rng.integers(low, RB * L + 1))] + [0] * (n64 - 1)
-        else:
-            mask = [int(rng.integers(0, 2**63)) * 2 + int(rng.integers(0, 2)) for _ in range(n64)]
-            if min(L, p.vector_mask_bits) < 64:
-                mask = [mask[0] & ((1 << L) - 1)]
-            mask[0] |= low
-    if rng.random() < 0.5:
-        deq = int(rng.choice(HALF_SCALES))
-    else:
-        deq = (
-            int(np.float16(rng.integers(-64, 64) / 16).view(np.uint16))
-            if rng.random() < 0.5
-            else int(rng.integers(0, 1 << 16))
+class _CastDeqFamily(_Family):
+    """Cast int32 -> half (DEQSCALE: "roundMode不生效，与SetDeqScale(half scale)接口配合使用") on the
+    family's AddDeqRelu-shaped cases (src1 unused; UnaryRepeatParams from the dst / src0 strides),
+    after the same SetDeqScale(half scale) pre-step. A test helper, not an adapter of the engine (Cast
+    belongs to the cast family)."""
+
+    name = "castcomp-cast-deq"
+
+    def stack_dyn(self, cases, p):
+        out = super().stack_dyn(cases, p)
+        out["scale"] = np.asarray([c.scale for c in cases], np.float16)  # the SetDeqScale pre-step
+        return out
+
+    def call(self, mod, c, state, p, dyn=None):
+        a = dyn if dyn is not None else dataclasses.asdict(c)
+        state = mod.SetDeqScale(state, a["scale"], profile=p)
+        h, i32 = as_dtype("half"), as_dtype("int32")
+        dst, src = LocalTensor(h, a["dst"], 64), LocalTensor(i32, a["src0"], 64)
+        kw = {"max_repeats": CCF.RB} if mod is aj else {}
+        if c.form == "count":
+            return mod.Cast(state, dst, src, "CAST_RINT", a["count"], profile=p, **kw), None
+        s = a["strides"]
+        params = aj.UnaryRepeatParams(s[0], s[1], s[3], s[4])
+        if dyn is not None:
+            f = aj.AnyForm(dyn["form"], 0, dyn["mask"], dyn["words"], dyn["repeat"], params)
+            return mod.Cast(state, dst, src, "CAST_RINT", f, profile=p, **kw), None
+        mask = MASK_PLACEHOLDER if c.form == "register" else (list(c.mask) if c.form == "bitwise" else c.mask)
+        st = mod.Cast(
+            state,
+            dst,
+            src,
+            "CAST_RINT",
+            mask,
+            c.repeat,
+            params,
+            profile=p,
+            isSetMask=c.form != "register",
+            **kw,
         )
-    return Case(
-        api, s, t, form, counter, int(rng.choice([0, TCD.SAT_OFF])), tuple(int(x) for x in vm),
-        int(rng.integers(0, 2**31)), (d_addr, *srcs), (*blk, *rep), int(rng.integers(0, RB * L + 1)), mask,
-        int(rng.integers(0, RB + 1)), deq,
-    )  # fmt: skip
+        return st, None
 
 
-def _ub(c):
-    S = as_dtype(c.src)
-    rng = np.random.default_rng(c.ub_seed)
-    bits = TCD.patterns(S, UB // S.itemsize, rng)
-    return bits.astype(S.bits_dtype).view(np.uint8).copy()
+CAST_DEQ = _CastDeqFamily()
 
 
-def _call_args(c):
-    """(tensors, args, isSetMask) of case ``c`` in C++ order."""
-    S, T = as_dtype(c.src), as_dtype(c.dst)
-    tensors = (LocalTensor(T, c.addrs[0], 64),) + tuple(LocalTensor(S, a, 64) for a in c.addrs[1:])
-    if c.form == "count":
-        return tensors, (c.count,), True
-    mask = MASK_PLACEHOLDER if c.form == "register" else c.mask
-    if c.api == "Cast":
-        b0, b1, r0, r1 = c.params
-        params = aj.UnaryRepeatParams(b0, b1, r0, r1)
-    else:
-        params = BinaryRepeatParams(*c.params)
-    return tensors, (mask, c.repeat, params), c.form != "register"
-
-
-def _deq_words(deq):
-    return jnp.asarray([deq & 0xFFFFFFFF, deq >> 32], jnp.uint32)
-
-
-def fast_state(c, p):
-    st = reset_state(p, ub_bytes=UB)
-    return st.replace(
-        ub=jnp.asarray(_ub(c)),
-        vmask=jnp.asarray(np.array(c.vmask, np.uint32)),
-        mask_mode=jnp.asarray(1 if c.counter else 0, st.mask_mode.dtype),
-        ctrl=TCD._ctrl_words(c.ctrl),
-        deqscale=_deq_words(c.deq),
-    )
-
-
-def run_reference(c, p):
-    st = RS.reset_state(p, ub_bytes=UB)
-    st.ub = _ub(c)
-    st.vmask = np.array(c.vmask, np.uint32)
-    st.mask_mode = 1 if c.counter else 0
-    RS.set_ctrl(st, c.ctrl)
-    st.deqscale = c.deq
-    tensors, args, is_set = _call_args(c)
-    if c.api == "Cast":
-        return REF.Cast(st, *tensors, "CAST_RINT", *args, profile=p, isSetMask=is_set)
-    return getattr(REF, c.api)(st, *tensors, *args, profile=p, isSetMask=is_set)
-
-
-def _plan(c, state, p):
-    tensors, args, is_set = _call_args(c)
-    if c.api == "Cast":
-        return CAST.plan_cast(state, *tensors, "CAST_FLOOR", args, p, is_set, RB)  # roundMode: no effect
-    return CC.plan(c.api, state, *tensors, args, p, is_set, RB)
-
-
-_FN = {}
-
-
-def run_fast_batch(cases, p):
-    """Every case of a (U, T) program in ONE vmapped call (API, form, addresses, mask... traced)."""
-    states = [fast_state(c, p) for c in cases]
-    plans = [_plan(c, s, p) for c, s in zip(cases, states, strict=True)]
-    out = [None] * len(cases)
-    groups = {}
-    for i, (st, _dyn) in enumerate(plans):
-        assert st.R <= RB, (cases[i], st.R)
-        groups.setdefault(dataclasses.replace(st, R=RB, ordered=True), []).append(i)
-    for key, idx in groups.items():
-        if key not in _FN:
-            _FN[key] = jax.jit(jax.vmap(lambda s, d, k=key: run_strided(k, s, d)))
-        st = jax.tree_util.tree_map(lambda *x: jnp.stack(x), *[states[i] for i in idx])
-        dyn = jax.tree_util.tree_map(lambda *x: jnp.stack(x), *[plans[i][1] for i in idx])
-        res = _FN[key](st, dyn)
-        for j, i in enumerate(idx):
-            out[i] = jax.tree_util.tree_map(lambda x, j=j: x[j], res)
-    return out
-
-
-def _check(cases, p):
-    fast = run_fast_batch(cases, p)
-    bad, ran = [], 0
-    for c, f in zip(cases, fast, strict=True):
-        r = run_reference(c, p)
-        if not TCD._same(f, r):
-            bad.append((c, int(f.fault), int(r.fault)))
-        ran += int(r.fault) == 0 and not np.array_equal(r.ub, _ub(c))
-    assert not bad, f"{len(bad)} / {len(cases)} mismatches, first: {bad[:2]}"
-    assert ran >= len(cases) // 5, f"only {ran} of {len(cases)} cases wrote dst"
-    return fast
-
-
-FORMS = ("count", "continuous", "bitwise", "register")
+def _fam(group):
+    return CAST_DEQ if group[0] == "Cast" else FAM
 
 
 def _cases(p, group, n, seed):
+    """``n`` cases of a group, cycling over its (API, call form) units."""
     api, s, t = group
     rng = np.random.default_rng(seed)
-    apis = [a for a in CC._pair_ops(p, as_dtype(s), as_dtype(t))] if api == "*" else [api]
-    out = []
-    for i in range(n):
-        a = apis[i % len(apis)]
-        forms = ("count",) if (a != "Cast" and _count_only(p, a, s, t)) else FORMS
-        out.append(random_case(rng, p, a, s, t, forms[i % len(forms)]))
-    return out
+    apis = CCF.COMPOSITES if api == "*" else ("AddDeqRelu" if api == "Cast" else api,)
+    units = [u for a in apis for u in FAM.units(p, a) if (u[2], u[1]) == (s, t)]
+    out = [FAM.generate(rng, p, units[i % len(units)], 0.1) for i in range(n)]
+    return [dataclasses.replace(c, api="Cast") for c in out] if api == "Cast" else out
 
 
-def _count_only(p, api, s, t):
-    return api != "AddDeqRelu" and CC.cast_pairs(p, api).get((s, t), False)
+def _check(cases, p, group, batch=BATCH):
+    """Fast path == reference (UB, registers, DEQSCALE, fault word) on every case, one program
+    per signature; enough cases write dst."""
+    fam = _fam(group)
+    n_prog = len({fam.signature(c, p)[4] for c in cases})  # count / any: the APIs of a (U, T) share
+    with max_traces("run_strided", n_prog):
+        fast, refs = fam.run_all(cases, p, batch=batch, workers=1)
+    bad = [(c.call_repr(), d) for c, f, r in zip(cases, fast, refs, strict=True) if (d := fam.compare(f, r))]
+    assert not bad, f"{len(bad)} / {len(cases)} mismatches, first: {bad[:2]}"
+    ran = sum(
+        int(r[0].fault) == 0 and not np.array_equal(r[0].ub, fam.initial_ub(c))
+        for c, r in zip(cases, refs, strict=True)
+    )
+    assert ran >= len(cases) // 5, f"only {ran} of {len(cases)} cases wrote dst"
+    return fast
 
 
 def groups(p):
     """(api or "*" for the shared composite program, U, T) of every program the product has."""
     out = []
     pairs = set()
-    for api in ("AddReluCast", "SubReluCast", "MulCast"):
-        if p.api(api).supported:
-            pairs |= set(CC.cast_pairs(p, api))
+    for api in CCF.COMPOSITES:
+        pairs |= set(CCF.pairs(p, api))
     out += [("*", s, t) for s, t in sorted(pairs)]
     if p.api("AddDeqRelu").supported:
         out.append(("AddDeqRelu", "int32", "half"))
-    if p.api("Cast").supported and "DEQSCALE" in CAST.cast_pairs(p).get(("int32", "half"), ((), False))[0]:
+    cast = p.api("Cast")  # the table's "int32->half: DEQSCALE" entry
+    if cast.supported and any(e.split(":")[0] == "int32->half" and "DEQSCALE" in e for e in cast.pairs):
         out.append(("Cast", "int32", "half"))
     return out
 
@@ -463,16 +363,26 @@ SLOW_GROUPS = [
 @pytest.mark.parametrize("group", DEFAULT_GROUPS, ids=lambda g: "-".join(g))
 def test_differential_default(group):
     cases = _cases(DEFAULT, group, 48, DEFAULT_GROUPS.index(group))
-    fast = _check(cases, DEFAULT)
+    fast = _check(cases, DEFAULT, group)
     if group != DEFAULT_GROUPS[0]:
         return
-    # static == traced: eager public calls with Python ints (count form: one program, max_repeats)
-    # give the same state as the vmapped traced program
-    sample = [(c, f) for c, f in zip(cases, fast, strict=True) if c.form == "count"][:3]
+    # static == traced: eager public calls with Python ints give the same state as the vmapped
+    # traced program; count-form cases within one repeat run in the one-repeat program the page
+    # examples compile (a state built as theirs)
+    L = DEFAULT.lanes(as_dtype("half"))
+    sample = [(c, f) for c, f in zip(cases, fast, strict=True) if c.form == "count" and c.count <= L][:3]
+    assert sample
     for c, f in sample:
-        tensors, args, is_set = _call_args(c)
-        eager = getattr(aj, c.api)(fast_state(c, DEFAULT), *tensors, *args, profile=DEFAULT, max_repeats=RB)
-        assert np.array_equal(np.asarray(eager.ub), np.asarray(f.ub)) and int(eager.fault) == int(f.fault), c
+        st = reset_state(DEFAULT, ub_bytes=UB).replace(
+            ub=jnp.asarray(FAM.initial_ub(c)),
+            vmask=jnp.asarray(np.array(c.vmask, np.uint32)),
+            ctrl=jnp.asarray(np.array(c.ctrl, np.uint32)),
+            deqscale=jnp.asarray(np.array(c.deqscale_init, np.uint32)),
+        )
+        S, T = as_dtype(c.src), as_dtype(c.dtype)
+        ops = (LocalTensor(T, c.dst, 64), LocalTensor(S, c.src0, 64), LocalTensor(S, c.src1, 64))
+        eager = getattr(aj, c.api)(st, *ops, c.count, profile=DEFAULT)
+        assert FAM.compare((eager, None), f) is None, (c.call_repr(), FAM.compare((eager, None), f))
 
 
 def test_default_groups_are_groups_of_the_default_profile():
@@ -484,7 +394,7 @@ def test_default_groups_are_groups_of_the_default_profile():
 def test_differential_campaign(name):
     p = load_profile(name)
     for i, g in enumerate(groups(p)):
-        _check(_cases(p, g, 2000 if name == "ascend910b" else 300, 3000 + i), p)
+        _check(_cases(p, g, 2000 if name == "ascend910b" else 300, 3000 + i), p, g, batch=256)
 
 
 def test_set_deq_scale_register_layout():
@@ -504,55 +414,56 @@ def test_set_deq_scale_register_layout():
         assert value == int(np.float32(0.5).view(np.uint32)) | ((-3 & 0x1FF) << 37) | (1 << 46)
 
 
-def _muls_cast_check(n, seed):
+def _muls_cast_check(n, seed, vmapped=True):
     """MulsCast(ISASI) on 950: random counts, addresses, float32 patterns and scalars (either
-    position; a number or a LocalTensor element, ``config``); the fast path (one program: max_repeats) == the reference, UB and fault word."""
+    position; a number or a LocalTensor element, ``config``), drawn by the fuzz family; the fast path
+    == the reference, UB, registers and fault word. ``vmapped``: the family's runner (every value
+    traced; one core, which a number scalar and an element address batch differently: two
+    programs); else eager public calls with Python values (max_repeats: one program)."""
     p = load_profile("ascend950")
     rng = np.random.default_rng(seed)
-    f32, h = as_dtype("float32"), as_dtype("half")
-    ran = 0
-    for _ in range(n):
-        ub = TCD.patterns(f32, UB // 4, rng).astype(np.uint32).view(np.uint8).copy()
-        count = int(rng.integers(0, RB * 64 + 1))
-        d_addr = int(rng.integers(0, UB // 32)) * 32 + (
-            2 * int(rng.integers(1, 16)) if rng.random() < 0.05 else 0
-        )
-        s_addr = int(rng.integers(0, UB // 32)) * 32
-        scalar = float(
-            np.array([TCD.patterns(f32, 1, rng)[0]], np.uint64).astype(np.uint32).view(np.float32)[0]
-        )
-        if not np.isfinite(scalar) or abs(scalar) > 1e30:
-            scalar = float(rng.integers(-8, 8)) / 4
-        dst, src = LocalTensor(h, d_addr, 256), LocalTensor(f32, s_addr, 256)
-        args = (scalar, src) if rng.random() < 0.5 else (src, scalar)
-        kw = {}
-        if rng.random() < 0.4:  # a LocalTensor element as the scalar (any byte address; some meet dst)
-            e_addr = int(rng.integers(0, UB - 3)) if rng.random() < 0.9 else UB - int(rng.integers(0, 4))
-            if rng.random() < 0.1:
-                e_addr = d_addr + int(rng.integers(0, 64))
-            idx = int(rng.integers(0, 2))
-            el = LocalTensor(f32, e_addr, 1)
-            args = (el, src) if idx == 0 else (src, el)
-            kw = {"config": aj.BinaryConfig(idx)} if (idx == 0 or rng.random() < 0.5) else {}
-        fs = reset_state(p, ub_bytes=UB).replace(ub=jnp.asarray(ub))
-        f = aj.MulsCast(fs, dst, *args, count, profile=p, max_repeats=RB, **kw)
-        rs = RS.reset_state(p, ub_bytes=UB)
-        rs.ub = ub.copy()
-        r = REF.MulsCast(rs, dst, *args, count, profile=p, **kw)
-        assert np.array_equal(np.asarray(f.ub), r.ub) and int(f.fault) == int(r.fault), (
-            count,
-            d_addr,
-            s_addr,
-            scalar,
-        )
-        ran += int(r.fault) == 0 and count > 0
+    units = FAM.units(p, "MulsCast")
+    cases = [FAM.generate(rng, p, units[i % len(units)], 0.1) for i in range(n)]
+    with max_traces("run_strided", 2 if vmapped else 1):
+        if vmapped:
+            fast, refs = FAM.run_all(cases, p, batch=256, workers=1)
+        else:
+            fast = [
+                FAM.call_static(aj, c, RUN.core_state(RUN.initial_fields(c, FAM.initial_ub(c))), p)
+                for c in cases
+            ]
+            refs = [FAM.run_reference(c, p) for c in cases]
+    bad = [(c.call_repr(), d) for c, f, r in zip(cases, fast, refs, strict=True) if (d := FAM.compare(f, r))]
+    assert not bad, f"{len(bad)} / {n} mismatches, first: {bad[:2]}"
+    ran = sum(int(r[0].fault) == 0 and c.count > 0 for c, r in zip(cases, refs, strict=True))
     assert ran >= n // 4
 
 
 def test_muls_cast_matches_the_reference():
-    _muls_cast_check(30, 21)
+    """Default run: the static path (the traced one: the slow run and the CLI campaigns)."""
+    _muls_cast_check(30, 21, vmapped=False)
 
 
 @pytest.mark.slow
 def test_muls_cast_matches_the_reference_slow():
     _muls_cast_check(2000, 22)
+
+
+def test_campaign():
+    """``ascend-jax fuzz --apis MulCast,AddDeqRelu,SetDeqScale --dtypes int8,half``: a short campaign
+    of the family (valid cases, static misuse, data-dependent faults), every case checked against
+    the reference. The APIs and types reuse the differential tests' programs (batch BATCH); the other
+    pairs are left to the CLI's campaigns."""
+    from ascend_jax import fuzz
+    from ascend_jax.fuzz.families import family_of_api
+
+    assert family_of_api("AddReluCast").name == "castcomp"
+    apis = ["MulCast", "AddDeqRelu", "SetDeqScale"]
+    res = fuzz.run(
+        apis=apis, profile="ascend910b", cases=150, seed=15, invalid_rate=0.3, dtypes=["int8", "half"],
+        batch=BATCH, workers=1,
+    )  # fmt: skip
+    assert res.ok, res.summary_table()
+    assert len(res.records) == 150
+    kinds = {r["kind"] for r in res.records}
+    assert kinds == {"valid", "invalid-static", "invalid-data"}, kinds

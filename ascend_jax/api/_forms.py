@@ -218,16 +218,29 @@ def unary_strides(api, params, p, dyn, binary_layout=False):
     return params
 
 
-def plan_forms(api, state, dt, args, p, isSetMask, max_repeats, dyn, binary=False):
+def plan_forms(api, state, dt, args, p, isSetMask, max_repeats, dyn, binary=False, count_strides=None):
     """The count form (``args = (count,)``) or a high-dim form (``args = (mask, repeatTime,
     repeatParams)``) of an elementwise call, for the strided core with a traced call form: checks
     the arguments, fills ``dyn`` (kind, count / mask / repeat fields, strides -- UnaryRepeatParams,
     or BinaryRepeatParams with ``binary``). Returns ``(form, R, ordered)``; ``args = (AnyForm,)``:
-    every form at once, the traced form code choosing (form "any")."""
+    every form at once, the traced form code choosing (form "any"). ``count_strides``: the count
+    form's own strides (in the repeat-parameter layout) where its operands differ in width (a
+    conversion: a repeat of L lanes spans L * sizeof / 32 blocks of each operand), in every form
+    that has a count form."""
+    plain = binary_strides if binary else unary_strides
     if len(args) == 1 and isinstance(args[0], AnyForm):
         f = args[0]
         if not A.is_static(f.form):
-            return plan_any_form(api, state, dt, f, p, isSetMask, max_repeats, dyn, binary)
+            strides_of = None
+            if count_strides is not None:
+
+                def strides_of(api_, params, p_, d):
+                    if params is None:  # the count form
+                        d["strides"] = jnp.asarray(count_strides, I32)
+                    else:
+                        plain(api_, params, p_, d)
+
+            return plan_any_form(api, state, dt, f, p, isSetMask, max_repeats, dyn, binary, strides_of)
         args, isSetMask = static_form_args(api, f, p, isSetMask)
     if len(args) == 1:
         form = "count"
@@ -240,7 +253,9 @@ def plan_forms(api, state, dt, args, p, isSetMask, max_repeats, dyn, binary=Fals
         mask, repeat, params = args
         params = as_binary_params(params) if binary else as_unary_params(params)
         kind, R = highdim_form(api, mask, repeat, dt, p, isSetMask, state, max_repeats, dyn)
-    (binary_strides if binary else unary_strides)(api, params, p, dyn)
+    plain(api, params, p, dyn)
+    if form == "count" and count_strides is not None:
+        dyn["strides"] = jnp.asarray(count_strides, I32)
     dyn["kind"] = jnp.asarray(LN.KINDS[kind], I32)
     # a count beyond the UB is a fault (out of UB, or a bad mask above 2**32-1), never a reason to
     # build a bigger program

@@ -129,13 +129,13 @@ def plan_cast(state, dst, src, roundMode, args, profile, isSetMask, max_repeats)
     wide = s if s.itemsize > t.itemsize else t
     dyn = empty_dyn("dst", "src")
     dyn["dst"], dyn["src"] = A.addr_of(dst), A.addr_of(src)
-    form, R, ordered = plan_forms(api, state, wide, args, p, isSetMask, max_repeats, dyn)
-    if form == "count":
-        # SPEC: "针对源操作数的连续n个数据进行计算并连续写入目的操作数" (连续计算.md): each operand is
-        # contiguous, a repeat of L lanes spans L * sizeof / 32 blocks of that operand
-        L = p.lanes(wide)
-        nd, ns = L * t.itemsize // p.block_bytes, L * s.itemsize // p.block_bytes
-        dyn["strides"] = jnp.asarray([1, 1, nd, ns], I32)
+    # SPEC: "针对源操作数的连续n个数据进行计算并连续写入目的操作数" (连续计算.md): each operand is
+    # contiguous, a repeat of L lanes spans L * sizeof / 32 blocks of that operand
+    L = p.lanes(wide)
+    nd, ns = L * t.itemsize // p.block_bytes, L * s.itemsize // p.block_bytes
+    form, R, ordered = plan_forms(
+        api, state, wide, args, p, isSetMask, max_repeats, dyn, count_strides=[1, 1, nd, ns]
+    )
     dyn["rmode"] = jnp.asarray(CV.MODES[mode], I32)
     elem = _ConvertElem(s)
     if deq:  # docs/MODEL.md "SetDeqScale and the DEQSCALE conversions"

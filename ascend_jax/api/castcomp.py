@@ -209,13 +209,22 @@ def plan(api, state, dst, src0, src1, args, profile, isSetMask, max_repeats):
     dyn = empty_dyn("dst", "src0", "src1")
     dyn["dst"], dyn["src0"], dyn["src1"] = A.addr_of(dst), A.addr_of(src0), A.addr_of(src1)
     set_extents(dyn, dst=dst, src0=src0, src1=src1)
-    form, R, ordered = plan_forms(api, state, wide, args, p, isSetMask, max_repeats, dyn, binary=True)
-    if form == "count":
-        # SPEC: "针对源操作数的连续n个数据进行计算并连续写入目的操作数" (连续计算.md): every operand is
-        # contiguous; a repeat of L lanes spans L * sizeof / 32 blocks of that operand
-        L = p.lanes(wide)
-        nd, ns = L * t.itemsize // p.block_bytes, L * s.itemsize // p.block_bytes
-        dyn["strides"] = jnp.asarray([1, 1, 1, nd, ns, ns], I32)
+    # SPEC: "针对源操作数的连续n个数据进行计算并连续写入目的操作数" (连续计算.md): every operand is
+    # contiguous; a repeat of L lanes spans L * sizeof / 32 blocks of that operand
+    L = p.lanes(wide)
+    nd, ns = L * t.itemsize // p.block_bytes, L * s.itemsize // p.block_bytes
+    form, R, ordered = plan_forms(
+        api,
+        state,
+        wide,
+        args,
+        p,
+        isSetMask,
+        max_repeats,
+        dyn,
+        binary=True,
+        count_strides=[1, 1, 1, nd, ns, ns],
+    )
     if api == "AddDeqRelu":
         dyn["deq"] = register_words(state, "deqscale")
         kw = dict(api=api, elem=CC.DeqElem(add_relu=True))

@@ -17,12 +17,11 @@ from .._engine import dequant as DQ
 from .._engine.castcomp import DeqElem
 from .._engine.pipeline import StridedStatic, run_strided, set_extents
 from ..errors import UnsupportedError, UsageError
-from ..params import AnyForm
 from ..profile import as_profile
 from ..registry import ApiSpec, register
 from ..state import register_words
 from . import _args as A
-from ._forms import empty_dyn, plan_any_form, plan_forms, unary_strides
+from ._forms import empty_dyn, plan_forms
 
 I32 = jnp.int32
 HALF = _dt.as_dtype("half")
@@ -76,23 +75,9 @@ def plan(state, dst, src, args, profile, isSetMask, isVecDeq, halfBlock, max_rep
     L = p.lanes(wide)
     ns = L * s.itemsize // p.block_bytes
     nd = ns if b8 else L * t.itemsize // p.block_bytes
-
-    def strides_of(api_, params, p_, d):
-        """The count form's contiguous strides, or the call's UnaryRepeatParams."""
-        if params is None:
-            d["strides"] = jnp.asarray([1, 1, nd, ns], I32)
-        else:
-            unary_strides(api_, params, p_, d)
-
-    if len(args) == 1 and isinstance(args[0], AnyForm) and not A.is_static(args[0].form):
-        # every call form in one program (a fuzzer's): the form code traced
-        form, R, ordered = plan_any_form(
-            api, state, wide, args[0], p, isSetMask, max_repeats, dyn, False, strides_of
-        )
-    else:
-        form, R, ordered = plan_forms(api, state, wide, args, p, isSetMask, max_repeats, dyn)
-        if form == "count":
-            strides_of(api, None, p, dyn)
+    form, R, ordered = plan_forms(
+        api, state, wide, args, p, isSetMask, max_repeats, dyn, count_strides=[1, 1, nd, ns]
+    )
     dyn["deq"] = register_words(state, "deqscale")
     if b8:
         dyn["b8"] = DQ.b8_config(t, halfBlock, isVecDeq)

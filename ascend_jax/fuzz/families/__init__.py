@@ -8,6 +8,7 @@ any families through the engine's runner and comparator."""
 from .bilinear import BilinearFamily  # helper bilinear (issue 16)
 from .brcb import BrcbFamily
 from .cast import CastFamily
+from .castcomp import CastCompFamily
 from .compare_select import CompareSelectFamily
 from .compound import CompoundFamily
 from .data_copy import DataCopyFamily
@@ -43,26 +44,11 @@ FAMILIES = (
     BrcbFamily(),
     MullFamily(),
     DequantFamily(),
+    CastCompFamily(),
 )
 
 # Registered APIs without an adapter (the test suite asserts this is exactly the set left over).
 NOT_FUZZED = {}
-
-# helper castcomp (issues 15/16)
-NOT_FUZZED.update(
-    {
-        api: "castcomp (issues 15/16): no fuzz adapter yet; covered by tests/test_castcomp.py "
-        "(fast path vs reference on random NumPy-drawn cases, vmapped, compared bit for bit)"
-        for api in (
-            "SetDeqScale",
-            "AddReluCast",
-            "SubReluCast",
-            "MulCast",
-            "AddDeqRelu",
-            "MulsCast",
-        )
-    }
-)
 
 
 def family_of(case_or_name):
