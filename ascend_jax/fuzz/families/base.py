@@ -3,6 +3,7 @@ coverage labels (mask kind, repeat regime, stride regime), generic shrink candid
 generic deliberately-invalid mutations."""
 
 import dataclasses
+import inspect
 import math
 
 import numpy as np
@@ -365,6 +366,17 @@ def mask_words32(mask, n_words32):
         out[2 * k] = w & 0xFFFFFFFF
         out[2 * k + 1] = w >> 32
     return out
+
+
+def bucket_kw(fn, R):
+    """``{"max_repeats": R}`` for the fast path's public API (its static repeat bucket for traced
+    counts and repeats); ``{}`` for the oracle, which has no such parameter."""
+    return {"max_repeats": R} if "max_repeats" in inspect.signature(fn).parameters else {}
+
+
+def random_ub(seed, n):
+    """``n`` random UB bytes of a case's seed."""
+    return np.random.default_rng(seed).integers(0, 256, n, dtype=np.uint8)
 
 
 def is_reference(mod):

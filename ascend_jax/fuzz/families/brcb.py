@@ -8,13 +8,12 @@ dtype. Reference: ``ascend_jax.reference.Brcb`` with Python values.
 """
 
 import dataclasses
-import inspect
 
 import numpy as np
 
 from ... import dtypes as _dt
 from .. import regs as _regs
-from .base import repeat_regime, strided_operand
+from .base import bucket_kw, random_ub, repeat_regime, strided_operand
 from .family import Family
 
 API = "Brcb"
@@ -71,7 +70,7 @@ def call(mod, c, state, p, dyn=None):
     d = _dt.as_dtype(c.dtype)
     a = dyn if dyn is not None else dataclasses.asdict(c)
     fn = mod.Brcb
-    extra = {"max_repeats": RB} if "max_repeats" in inspect.signature(fn).parameters else {}
+    extra = bucket_kw(fn, RB)
     dst, src = aj.LocalTensor(d, a["dst"], 64), aj.LocalTensor(d, a["src"], 64)
     return fn(state, dst, src, a["repeat"], (a["blk"], a["rep"]), profile=p, **extra)
 
@@ -111,7 +110,7 @@ class BrcbFamily(Family):
         return ("brcb", case.dtype, RB)
 
     def initial_ub(self, case):
-        return np.random.default_rng(case.ub_seed).integers(0, 256, UB_BYTES, dtype=np.uint8)
+        return random_ub(case.ub_seed, UB_BYTES)
 
     def stack_dyn(self, cases, p):
         return {

@@ -21,7 +21,6 @@ defaults). Reference: ``ascend_jax.reference`` with Python values.
 """
 
 import dataclasses
-import inspect
 import math
 
 import numpy as np
@@ -30,7 +29,7 @@ from ... import dtypes as _dt
 from ...params import AnyForm, BinaryRepeatParams
 from ...tensor import MASK_PLACEHOLDER, LocalTensor
 from ..regs import random_ctrl
-from .base import data_mutations, mask_label, repeat_regime, specials, stride_regime
+from .base import bucket_kw, data_mutations, mask_label, mask_words32, repeat_regime, specials, stride_regime
 from .family import Family
 
 COMPOSITES = ("AddReluCast", "SubReluCast", "MulCast")
@@ -319,18 +318,6 @@ def random_case(rng, p, api, s, t, form, fault_rate=0.1):
 # -- calls -----------------------------------------------------------------------------------------
 
 
-def _extra(fn):
-    # the fast path's repeat bucket (the oracle has no such parameter)
-    return {"max_repeats": RB} if "max_repeats" in inspect.signature(fn).parameters else {}
-
-
-def _words32(mask, n):
-    w = np.zeros(n, np.uint32)
-    for i, x in enumerate(mask):
-        w[2 * i], w[2 * i + 1] = x & 0xFFFFFFFF, x >> 32
-    return w
-
-
 def call(mod, c, state, p, dyn=None):
     """``mod``'s API (ascend_jax or the oracle) on case ``c``: (state, returned value or None);
     ``dyn``: the case's traced values (a row of ``stack_dyn``) in place of its Python ones."""
@@ -340,7 +327,7 @@ def call(mod, c, state, p, dyn=None):
         return mod.SetDeqScale(state, *args, profile=p), None
     S, T = _dt.as_dtype(c.src), _dt.as_dtype(c.dtype)
     fn = getattr(mod, c.api)
-    extra = _extra(fn)
+    extra = bucket_kw(fn, RB)
     if c.api == "MulsCast":
         dst, src = LocalTensor(T, a["dst"], 256), LocalTensor(S, a["src0"], 256)
         kw = {}
@@ -475,7 +462,7 @@ class CastCompFamily(Family):
         out["repeat"] = i32("repeat")
         out["strides"] = np.asarray([c.strides for c in cases], np.int32)
         out["mask"] = np.asarray([c.mask if c.form == "continuous" else 0 for c in cases], np.uint32)
-        out["words"] = np.stack([_words32(c.mask if c.form == "bitwise" else (), nw) for c in cases])
+        out["words"] = np.stack([mask_words32(c.mask if c.form == "bitwise" else (), nw) for c in cases])
         return out
 
     def call(self, mod, case, state, p, dyn=None):

@@ -11,13 +11,12 @@ Reference: ``ascend_jax.reference.CastDequant`` with Python values.
 """
 
 import dataclasses
-import inspect
 
 import numpy as np
 
 from ... import dtypes as _dt
 from .. import regs as _regs
-from .base import mask_label, repeat_regime, specials
+from .base import bucket_kw, mask_label, mask_words32, repeat_regime, specials
 from .family import Family
 
 API = "CastDequant"
@@ -199,20 +198,13 @@ def make_ub(c):
     return ub
 
 
-def _words32(mask):
-    w = np.zeros(8, np.uint32)
-    for i, x in enumerate(mask):
-        w[2 * i], w[2 * i + 1] = x & 0xFFFFFFFF, x >> 32
-    return w
-
-
 def call(mod, c, state, p, dyn=None):
     import ascend_jax as aj
 
     S, T = _dt.as_dtype(c.src_dtype), _dt.as_dtype(c.dtype)
     a = dyn if dyn is not None else dataclasses.asdict(c)
     fn = mod.CastDequant
-    extra = {"max_repeats": RB} if "max_repeats" in inspect.signature(fn).parameters else {}
+    extra = bucket_kw(fn, RB)
     dst, src = aj.LocalTensor(T, a["dst"], 256), aj.LocalTensor(S, a["src"], 256)
     if dyn is not None and "form" in dyn:  # every call form in one program
         prm = aj.UnaryRepeatParams(*(a["params"][i] for i in range(4)))
@@ -284,7 +276,7 @@ class DequantFamily(Family):
         code = {"count": 0, "continuous": 1, "bitwise": 2, "register": 3}
         out["form"] = np.asarray([code[c.form] for c in cases], np.int32)
         out["mask"] = np.asarray([c.mask if c.form == "continuous" else 0 for c in cases], np.uint32)
-        out["words"] = np.stack([_words32(c.mask if c.form == "bitwise" else ()) for c in cases])
+        out["words"] = np.stack([mask_words32(c.mask if c.form == "bitwise" else (), 8) for c in cases])
         return out
 
     def call(self, mod, case, state, p, dyn=None):

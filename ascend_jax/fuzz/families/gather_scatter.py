@@ -12,13 +12,12 @@ repeatTime, repeat stride), with the repeat bucket ``RB`` static: one program se
 """
 
 import dataclasses
-import inspect
 
 import numpy as np
 
 from ... import dtypes as _dt
 from .. import regs as _regs
-from .base import Operand, mask_label, repeat_regime, strided_operand
+from .base import Operand, bucket_kw, mask_label, mask_words32, repeat_regime, strided_operand
 from .family import Family
 
 APIS = ("Gather", "Gatherb", "Scatter")
@@ -197,13 +196,6 @@ def make_ub(c):
     return ub
 
 
-def _words32(mask):
-    w = np.zeros(8, np.uint32)
-    for i, x in enumerate(mask):
-        w[2 * i], w[2 * i + 1] = x & 0xFFFFFFFF, x >> 32
-    return w
-
-
 def call(mod, c, state, p, dyn=None):
     """The public API (``mod``: ascend_jax or the oracle) on case ``c``; ``dyn``: the case's traced
     values (a row of ``stack_dyn``) in place of its Python ones."""
@@ -214,7 +206,7 @@ def call(mod, c, state, p, dyn=None):
     n = len(c.offsets)
     fn = getattr(mod, c.api)
     # the fast path's repeat bucket (the oracle has no such parameter)
-    extra = {"max_repeats": RB} if "max_repeats" in inspect.signature(fn).parameters else {}
+    extra = bucket_kw(fn, RB)
     if c.api == "Gatherb":
         dst, src = aj.LocalTensor(d, a["dst"], 128), aj.LocalTensor(d, a["src"], 128)
         table = aj.LocalTensor(aj.uint32, a["off"], n)
@@ -322,7 +314,7 @@ class GatherScatterFamily(Family):
         out["form"] = np.asarray([code[c.form] for c in cases], np.int32)
         out.update(count=i32("count"), repeat=i32("repeat"), stride=i32("stride"))
         out["mask"] = np.asarray([c.mask if c.form == "continuous" else 0 for c in cases], np.uint32)
-        out["words"] = np.stack([_words32(c.mask if c.form == "bitwise" else ()) for c in cases])
+        out["words"] = np.stack([mask_words32(c.mask if c.form == "bitwise" else (), 8) for c in cases])
         return out
 
     def call(self, mod, case, state, p, dyn=None):

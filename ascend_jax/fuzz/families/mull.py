@@ -8,13 +8,12 @@ one program per dtype. Reference: ``ascend_jax.reference.Mull`` with Python valu
 """
 
 import dataclasses
-import inspect
 
 import numpy as np
 
 from ... import dtypes as _dt
 from .. import regs as _regs
-from .base import mask_label, repeat_regime
+from .base import bucket_kw, mask_label, random_ub, repeat_regime
 from .family import Family
 
 API = "Mull"
@@ -71,7 +70,7 @@ def call(mod, c, state, p, dyn=None):
     d = _dt.as_dtype(c.dtype)
     a = dyn if dyn is not None else dataclasses.asdict(c)
     fn = mod.Mull
-    extra = {"max_repeats": RB} if "max_repeats" in inspect.signature(fn).parameters else {}
+    extra = bucket_kw(fn, RB)
     ts = [aj.LocalTensor(d, a[n], 64) for n in NAMES]
     return fn(state, *ts, a["count"], profile=p, **extra)
 
@@ -106,7 +105,7 @@ class MullFamily(Family):
         return ("mull", case.dtype, RB)
 
     def initial_ub(self, case):
-        return np.random.default_rng(case.ub_seed).integers(0, 256, UB_BYTES, dtype=np.uint8)
+        return random_ub(case.ub_seed, UB_BYTES)
 
     def stack_dyn(self, cases, p):
         return {k: np.asarray([getattr(c, k) for c in cases], np.int32) for k in (*NAMES, "count")}
