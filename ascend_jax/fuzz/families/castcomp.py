@@ -468,9 +468,6 @@ class CastCompFamily(Family):
     def call(self, mod, case, state, p, dyn=None):
         return call(mod, case, state, p, dyn)
 
-    def call_static(self, mod, case, state, p):
-        return call(mod, case, state, p)
-
     def labels(self, case, p):
         if case.api == "SetDeqScale":
             return ("none", "n/a", case.form)

@@ -41,7 +41,7 @@ from ...params import DataCopyExtParams, DataCopyPadExtParams, DataCopyPadParams
 from ...profile import as_profile
 from ...tensor import LocalTensor
 from ..regs import draw as draw_registers
-from .base import Operand, smaller_ints
+from .base import Operand, random_ub, smaller_ints
 from .base import is_reference as _is_reference
 from .family import Family
 
@@ -347,7 +347,7 @@ def _in_bucket_ranges(c):
 
 def initial_image(c):
     """UB bytes (from ``ub_seed``) followed by GM buffer 0 (from ``gm_seed``)."""
-    ub = np.random.default_rng(c.ub_seed).integers(0, 256, c.ub_bytes, dtype=np.uint8)
+    ub = random_ub(c.ub_seed, c.ub_bytes)
     gm = np.random.default_rng([c.gm_seed, 1]).integers(0, 256, c.gm_bytes, dtype=np.uint8)
     return np.concatenate([ub, gm])
 

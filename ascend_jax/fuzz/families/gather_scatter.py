@@ -17,7 +17,7 @@ import numpy as np
 
 from ... import dtypes as _dt
 from .. import regs as _regs
-from .base import Operand, bucket_kw, mask_label, mask_words32, repeat_regime, strided_operand
+from .base import Operand, bucket_kw, mask_label, mask_words32, random_ub, repeat_regime, strided_operand
 from .family import Family
 
 APIS = ("Gather", "Gatherb", "Scatter")
@@ -189,7 +189,7 @@ def random_case(rng, p, api, dtype, form, fault_rate=0.1):
 
 def make_ub(c):
     """Random bytes, with the offset words at the table's address (where the table fits in UB)."""
-    ub = np.random.default_rng(c.ub_seed).integers(0, 256, UB_BYTES, dtype=np.uint8)
+    ub = random_ub(c.ub_seed, UB_BYTES)
     raw = np.asarray(c.offsets, np.uint32).view(np.uint8)
     if 0 <= c.off and c.off + raw.size <= UB_BYTES:
         ub[c.off : c.off + raw.size] = raw

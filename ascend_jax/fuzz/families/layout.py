@@ -42,7 +42,7 @@ from ...errors import Fault, UnsupportedError, UsageError
 from ...reference import state as _rst
 from ...tensor import LocalTensor
 from .. import regs as _regs
-from .base import repeat_regime, smaller_ints
+from .base import random_ub, repeat_regime, smaller_ints
 from .family import Family
 
 APIS = ("Transpose", "TransDataTo5HD", "Interleave", "DeInterleave")
@@ -314,7 +314,7 @@ def draw_cases(p, units, n, seed, fault_rate=0.1, weights=None):
 def make_ub(c):
     """Random bytes; the table form's two address tables (16 little-endian uint64 each) written at
     the table addresses where they fit."""
-    ub = np.random.default_rng(c.ub_seed).integers(0, 256, c.ub_bytes, dtype=np.uint8)
+    ub = random_ub(c.ub_seed, c.ub_bytes)
     if c.api == "TransDataTo5HD" and c.form == "table":
         for a, lst in zip(c.addrs, (c.dst_list, c.src_list), strict=True):
             raw = np.asarray(lst, np.uint64).view(np.uint8)
@@ -587,9 +587,6 @@ class LayoutFamily(Family):
             if isinstance(e, UnsupportedError) or e.argument not in TRACED_ARGS[case.api]:
                 raise
             return _rst.with_fault(state, int(Fault.BAD_PARAM)), None
-
-    def call_static(self, mod, case, state, p):
-        return call(mod, case, state, p), None
 
     def labels(self, case, p):
         """(prototype, size regime, operand regime)."""

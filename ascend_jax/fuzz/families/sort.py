@@ -496,12 +496,6 @@ class SortFamily(Family):
     def call(self, mod, case, state, p, dyn=None):
         return call(mod, case, state, p, dyn)
 
-    def reference(self, case, p, mod, state):
-        return call(mod, case, state, p)
-
-    def call_static(self, mod, case, state, p):
-        return call(mod, case, state, p)
-
     def labels(self, case, p):
         api = case.merge_api
         if api == "fresh":
