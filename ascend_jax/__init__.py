@@ -144,7 +144,7 @@ from .errors import (
     describe_faults,
 )
 from .gm import GlobalTensor
-from .kernel import Kernel, KernelResult, jit_kernel, run_kernel
+from .kernel import Kernel, KernelResult, jit_kernel, run_kernel, static_params
 from .params import (
     AnyForm,
     BinaryRepeatParams,

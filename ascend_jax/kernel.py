@@ -19,6 +19,7 @@ from . import api as _api
 from . import checks as _checks
 from . import dtypes as _dt
 from ._engine import numerics as _numerics
+from ._engine import static as _static
 from .errors import AscendFault, Fault, UsageError
 from .gm import GlobalTensor, from_gm_bytes, gm_dtype_of, to_gm_bytes
 from .profile import as_profile
@@ -736,6 +737,15 @@ def _pad_rows(x, total):
     return xp.concatenate([x, xp.repeat(x[:1], total - n, axis=0)], axis=0)
 
 
+def static_params():
+    """Context manager: API calls traced inside it (under ``jax.jit``) keep the arguments given as
+    Python ints -- addresses, strides, repeat times, counts -- static, as ``jit_kernel`` does for
+    every kernel: the engines run inline, their access patterns and static fault checks are decided
+    at trace time and the data move with static slices. The bits are those of the traced path.
+    Outside a ``jax.jit`` trace the calls then run op by op (correct, slow)."""
+    return _static.inline_engines()
+
+
 def jit_kernel(
     fn, profile=None, ub_bytes=None, batched=True, return_state=False, sharding=None, check_uninit=False
 ):
@@ -788,11 +798,13 @@ def jit_kernel(
                     gts.append(GlobalTensor(d, len(k._gm) - 1, 0, raw.shape[-1] // d.itemsize))
                 else:
                     gts.append(k.gm(raw))
-            if batched:  # batch-wide decisions (the soft-float gate) reduce over the case axis
-                with _numerics.batch_axis(_CASE_AXIS):
+            # the engines run inline, so what the kernel fixes as Python ints stays static
+            with _static.inline_engines():
+                if batched:  # batch-wide decisions (the soft-float gate) reduce over the case axis
+                    with _numerics.batch_axis(_CASE_AXIS):
+                        out = fn(k, *gts, **params)
+                else:
                     out = fn(k, *gts, **params)
-            else:
-                out = fn(k, *gts, **params)
             warned[specs] = list(k.warnings)  # static: found while tracing, the same for every case
             gm = tuple(
                 raw if host else from_gm_bytes(raw, npd, shape)

@@ -14,9 +14,7 @@ vRepeat); addresses, offsets, repeats, strides, repeatMode and the mask are trac
 """
 
 import dataclasses
-import functools
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -25,6 +23,7 @@ from .. import dtypes as _dt
 from ..errors import Fault
 from . import elementwise as EW
 from . import memory as MEM
+from . import static as S
 from .gather import read_u32
 from .pipeline import any_fault, footprint_faults, regions_used
 
@@ -65,7 +64,7 @@ def _hull(a, n, act):
     return jnp.min(jnp.where(act, a, big)), jnp.max(jnp.where(act, a + n, -big))
 
 
-@functools.partial(jax.jit, static_argnums=0)
+@S.entry
 def run_bilinear(st: BilinearStatic, state, dyn):
     """One BilinearInterpolation call. ``dyn`` (all traced): ``dst``, ``src0``, ``src1``, ``off``,
     ``tmp`` (addresses), ``tmp_bytes`` (the sharedTmpBuffer bytes the product uses; 0: none), ``h``,

@@ -10,9 +10,7 @@ count of a bucket. Semantics: docs/MODEL.md, section "Compare and Select".
 """
 
 import dataclasses
-import functools
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -23,6 +21,7 @@ from . import mask as M
 from . import memory as MEM
 from . import numerics as N
 from . import pipeline as PL
+from . import static as S
 
 U32 = jnp.uint32
 I32 = jnp.int32
@@ -251,7 +250,7 @@ def _stream_vs_blocks(s0, W, rep_ok, b_addr, b_act, R, want):
 # -- the pipeline --------------------------------------------------------------------------------
 
 
-@functools.partial(jax.jit, static_argnums=0)
+@S.entry
 def run_binary(st: BinaryStatic, state, dyn):
     p = st.profile
     dt = st.dtype

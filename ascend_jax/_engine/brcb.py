@@ -10,14 +10,13 @@ program serves every address, stride and repeat count of a bucket.
 """
 
 import dataclasses
-import functools
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
 from ..errors import Fault
 from . import memory as MEM
+from . import static as S
 from .pipeline import any_fault, footprint_faults, regions_used
 
 U32 = jnp.uint32
@@ -40,7 +39,7 @@ def _zero_fault(p, zero):
     return U32(0)
 
 
-@functools.partial(jax.jit, static_argnums=0)
+@S.entry
 def run_brcb(st: BrcbStatic, state, dyn):
     p, dt, R = st.profile, st.dtype, st.R
     size, bb = dt.itemsize, p.block_bytes

@@ -12,9 +12,7 @@ on). dst is then written as whole 32-byte blocks at distinct block indices.
 """
 
 import dataclasses
-import functools
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -23,6 +21,7 @@ from . import lanes as LN
 from . import mask as M
 from . import memory as MEM
 from . import pipeline as PL
+from . import static as S
 
 U32 = jnp.uint32
 I32 = jnp.int32
@@ -57,7 +56,7 @@ def pattern_register_image(pv, n_lanes, vector_mask_bits):
     return M.pack_bits(on)
 
 
-@functools.partial(jax.jit, static_argnums=0)
+@S.entry
 def run_gather_mask(st: GatherStatic, state, dyn):
     p = st.profile
     dt = st.dtype

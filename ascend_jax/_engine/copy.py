@@ -16,6 +16,7 @@ import numpy as np
 from ..errors import Fault
 from ..gm import OUT_OF_GM
 from . import memory as MEM
+from . import static as S
 
 I32 = jnp.int32
 U32 = jnp.uint32
@@ -213,12 +214,13 @@ def _write_rows(buf, base, step, rows):
     """``buf`` with ``rows[i]`` stored at ``base + i*step`` (rows do not overlap: step >= length)."""
     count, length = rows.shape
     if count == 1 or step == length:
-        return buf.at[base : base + count * length].set(rows.reshape(-1))
-    end = base + (count - 1) * step + length
-    region = buf[base:end]
-    head = region[: (count - 1) * step].reshape(count - 1, step).at[:, :length].set(rows[:-1])
-    region = jnp.concatenate([head.reshape(-1), rows[-1]])
-    return buf.at[base:end].set(region)
+        return S.put_span(buf, base, rows.reshape(-1))
+
+    def merge(region):  # the gaps between the rows keep their bytes
+        head = region[: (count - 1) * step].reshape(count - 1, step).at[:, :length].set(rows[:-1])
+        return jnp.concatenate([head.reshape(-1), rows[-1]])
+
+    return S.update_span(buf, base, (count - 1) * step + length, merge)
 
 
 def static_copy_fault(

@@ -18,7 +18,6 @@ source block lands in one half of the dst block (``halfBlock``: true the upper 1
 """
 
 import dataclasses
-import functools
 
 import jax
 import jax.numpy as jnp
@@ -29,6 +28,7 @@ from ..errors import Fault
 from . import lanes as LN
 from . import memory as MEM
 from . import pipeline as PL
+from . import static as S
 
 U32 = jnp.uint32
 I32 = jnp.int32
@@ -123,7 +123,7 @@ def b8_config(dtype, half_block, vec):
     return jnp.asarray([dtype == INT8, bool(half_block), bool(vec)], I32)
 
 
-@functools.partial(jax.jit, static_argnums=0)
+@S.entry
 def run_b8(st: B8Static, state, dyn):
     """One int16 -> int8/uint8 CastDequant call (``dyn`` as run_strided's for one source, plus ``deq``
     and ``b8``)."""

@@ -15,9 +15,7 @@ count, mask, stride and repeat count traced: one program per (API, dtype, bucket
 """
 
 import dataclasses
-import functools
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -25,6 +23,7 @@ from .. import dtypes as _dt
 from ..errors import Fault
 from . import lanes as LN
 from . import memory as MEM
+from . import static as S
 from .pipeline import any_fault, closing_faults, finish, footprint_faults, regions_used
 
 U32 = jnp.uint32
@@ -105,7 +104,7 @@ def _meets(addr, n, act, hull):
     return jnp.any(act & (addr < hi) & (addr + n > lo))
 
 
-@functools.partial(jax.jit, static_argnums=0)
+@S.entry
 def run_gather(st: GatherStatic, state, dyn):
     """One Gather or Scatter call. ``dyn``: the lane-plan fields, ``dst``, ``src``, ``off`` (tensor
     addresses), ``base`` uint32, ``rep_bytes`` (the sequential operand's repeat step in bytes),
@@ -186,7 +185,7 @@ def run_gather(st: GatherStatic, state, dyn):
     return finish(state, plan, fault, new_ub)
 
 
-@functools.partial(jax.jit, static_argnums=0)
+@S.entry
 def run_gatherb(st: GatherbStatic, state, dyn):
     """One Gatherb call. ``dyn``: ``dst``, ``src``, ``off``, ``blk`` (dstBlkStride), ``rep``
     (dstRepStride), ``repeat``, ``bad_param``."""

@@ -20,7 +20,6 @@ Faults are decided before any write and suppress the whole call (shared helpers 
 """
 
 import dataclasses
-import functools
 
 import jax
 import jax.numpy as jnp
@@ -28,6 +27,7 @@ import numpy as np
 
 from ..errors import Fault
 from . import memory as MEM
+from . import static as S
 from .pipeline import any_fault, footprint_faults, regions_used
 
 U32 = jnp.uint32
@@ -101,7 +101,7 @@ class TransposeStatic:
 _B16_MAP = (np.arange(256) % 16) * 16 + np.arange(256) // 16  # dst element k <- src element
 
 
-@functools.partial(jax.jit, static_argnums=0)
+@S.entry
 def run_transpose(st: TransposeStatic, state, dyn):
     p, dt, B = st.profile, st.dtype, st.B
     size = dt.itemsize
@@ -202,7 +202,7 @@ def read_address_table(ub, addr):
     return jnp.where(far, (1 << 30) + (lo & U32(31)).astype(I32), lo.astype(I32))
 
 
-@functools.partial(jax.jit, static_argnums=0)
+@S.entry
 def run_5hd(st: Nchw5hdStatic, state, dyn):
     p, dt, R = st.profile, st.dtype, st.R
     size, bb = dt.itemsize, p.block_bytes
@@ -282,7 +282,7 @@ def _zero_count_fault(p):
     return U32(Fault.UNDEFINED) if p.zero_count == "fault" else U32(0)
 
 
-@functools.partial(jax.jit, static_argnums=0)
+@S.entry
 def run_pair(st: PairStatic, state, dyn):
     p, dt, B = st.profile, st.dtype, st.B
     size = dt.itemsize

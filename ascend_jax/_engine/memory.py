@@ -10,6 +10,7 @@ import numpy as np
 from jax import lax
 
 from ..errors import Fault
+from . import static as S
 
 I32 = jnp.int32
 U32 = jnp.uint32
@@ -19,20 +20,23 @@ def block_addr(addr, blk_stride, rep_stride, R, block_bytes=32, n_blocks=8):
     """int32[R, 8]: byte address of block b of repeat r of an operand (fault checks use these)."""
     r = np.arange(R, dtype=np.int32)[:, None]
     b = np.arange(n_blocks, dtype=np.int32)[None, :]
-    step = (r * jnp.asarray(rep_stride, I32) + b * jnp.asarray(blk_stride, I32)) * block_bytes
-    return jnp.asarray(addr, I32) + step
+    xp = S.np_or_jnp(addr, blk_stride, rep_stride)  # static: a NumPy array (static slices)
+    step = (r * xp.asarray(rep_stride, np.int32) + b * xp.asarray(blk_stride, np.int32)) * block_bytes
+    return xp.asarray(addr, np.int32) + step
 
 
 def block_index(byte_addr, block_bytes=32):
     """DataBlock index of a block byte address (exact once the start address is aligned; a
     misaligned call is a fault and is never written)."""
-    return jnp.floor_divide(byte_addr, block_bytes)
+    return S.np_or_jnp(byte_addr).floor_divide(byte_addr, block_bytes)
 
 
 def gather_blocks(ub, idx, block_bytes=32):
     """uint8[R, 8, 32] of the blocks at ``idx``; out-of-range rows read as zero (explicitly)."""
     nb = ub.shape[-1] // block_bytes
     blocks = ub.reshape(nb, block_bytes)
+    if S.is_static(idx):
+        return S.take_rows(blocks, idx)
     ok = (idx >= 0) & (idx < nb)
     safe = jnp.where(ok, idx, 0)
     got = jnp.take(blocks, safe, axis=0, mode="clip")  # indices are in range by construction
@@ -44,6 +48,8 @@ def gather_blocks_at(ub, byte_addr, block_bytes=32):
     address reads one block; a misaligned one is a MISALIGNED fault and the call is suppressed,
     but data-dependent checks on the operand (pattern bits, shift amounts) still see the bytes at
     the literal address, as the reference does."""
+    if S.is_static(byte_addr) and np.all(np.asarray(byte_addr) % block_bytes == 0):
+        return gather_blocks(ub, np.asarray(byte_addr) // block_bytes, block_bytes)
     idx = jnp.floor_divide(byte_addr, block_bytes)
     off = byte_addr - idx * block_bytes
     two = jnp.concatenate(
@@ -58,6 +64,8 @@ def scatter_blocks(ub, idx, data, write, block_bytes=32):
     carry identical data (the caller resolves program order first)."""
     nb = ub.shape[-1] // block_bytes
     blocks = ub.reshape(nb, block_bytes)
+    if S.is_static(idx):
+        return S.put_rows(blocks, idx, data.reshape(idx.shape + (block_bytes,)), write).reshape(ub.shape)
     tgt = jnp.where(write, idx, nb)  # nb = one past the end: deliberately dropped
     out = blocks.at[tgt.reshape(-1)].set(data.reshape(-1, block_bytes), mode="drop")
     return out.reshape(ub.shape)
@@ -131,6 +139,24 @@ def scatter_words(ub, idx, data, write, block_bytes=32):
     return scatter_blocks(ub, idx, _to_bytes(data), write, block_bytes)
 
 
+def static_distinct(idx):
+    """The block indices are known at trace time and pairwise distinct (no write order to keep)."""
+    return S.is_static(idx) and np.unique(idx).size == idx.size
+
+
+def merge_words(ub, idx, data, mask, write, block_bytes=32):
+    """Static distinct ``idx``: the blocks get ``(data & mask) | (old & ~mask)`` where ``write``,
+    updated in place (``static.update_rows``)."""
+    nb = ub.shape[-1] // block_bytes
+    wr = jnp.broadcast_to(write, idx.shape)[..., None]
+
+    def merge(old):
+        cur = blocks_to_words(old)
+        return _to_bytes(jnp.where(wr, (data & mask) | (cur & ~mask), cur))
+
+    return S.update_rows(ub.reshape(nb, block_bytes), idx, merge).reshape(ub.shape)
+
+
 def write_program_order(ub, idx, data, mask, write, block_bytes=32):
     """Write ``data[R, 8, 8]`` (block words) to the blocks ``idx[R, 8]`` repeat by repeat, in program
     order: repeat ``r`` reads the blocks it writes *as left by the repeats before it* and replaces
@@ -144,6 +170,8 @@ def write_program_order(ub, idx, data, mask, write, block_bytes=32):
     """
     R = idx.shape[0]
     nb = ub.shape[-1] // block_bytes
+    if static_distinct(idx):  # no two writes meet: one masked write
+        return merge_words(ub, idx, data, mask, write, block_bytes)
     tgt = jnp.where(write, idx, nb)  # nb = one past the end: dropped
     src = jnp.clip(idx, 0, nb - 1)
 
@@ -162,6 +190,10 @@ def write_program_order(ub, idx, data, mask, write, block_bytes=32):
 def misaligned_fault(addrs, any_active, align):
     bad = jnp.zeros((), bool)
     for a in addrs:
+        if S.is_static(a):
+            if int(a) % align != 0:
+                bad = jnp.ones((), bool)
+            continue
         bad = bad | (jnp.asarray(a, I32) % align != 0)
     return jnp.where(bad & any_active, U32(Fault.MISALIGNED), U32(0))
 
@@ -169,9 +201,15 @@ def misaligned_fault(addrs, any_active, align):
 def partial_overlap_fault(src_idx, dst_idx, blk_active):
     """Within one repeat: src block b == dst block b' with b != b' (both active)."""
     eq = src_idx[:, :, None] == dst_idx[:, None, :]  # [R, b, b']
-    both = blk_active[:, :, None] & blk_active[:, None, :]
     off_diag = ~np.eye(8, dtype=bool)[None]
-    bad = jnp.any(eq & both & off_diag)
+    if S.is_static(src_idx, dst_idx):  # only the (r, b, b') that meet can fault: decided now
+        r, b, b2 = np.nonzero(eq & off_diag)
+        if r.size == 0:
+            return U32(0)
+        bad = jnp.any(blk_active[r, b] & blk_active[r, b2])
+    else:
+        both = blk_active[:, :, None] & blk_active[:, None, :]
+        bad = jnp.any(eq & both & off_diag)
     return jnp.where(bad, U32(Fault.PARTIAL_OVERLAP), U32(0))
 
 
@@ -188,6 +226,10 @@ def repeat_dependency_fault(dst_idx, src_idx, dst_active, src_active, src_rep_st
     test instead of a gather of R*64 flags (the gather was a quarter of a 255-repeat Adds call).
     """
     R = dst_idx.shape[0]
+    if S.is_static(dst_idx, src_idx, src_rep_stride):
+        return _repeat_dependency_static(
+            dst_idx, src_idx, dst_active, src_active, int(src_rep_stride) * block_bytes
+        )
     sr = jnp.asarray(src_rep_stride, I32) * block_bytes  # byte step between repeats
     # src block (r', b') address = src_idx[0, b'] + r' * sr
     src0 = src_idx[0]  # [8] (b')
@@ -208,6 +250,29 @@ def repeat_dependency_fault(dst_idx, src_idx, dst_active, src_active, src_rep_st
     later_strict = jnp.concatenate([later_any[1:], jnp.zeros((1, later_any.shape[1]), bool)], 0)  # r'' > r
     hit_z = (diff == 0) & later_strict[:, None, :]
     hit = jnp.where(sr == 0, hit_z, hit_nz) & dst_active[:, :, None]
+    return jnp.where(jnp.any(hit), U32(Fault.REPEAT_DEPENDENCY), U32(0))
+
+
+def _repeat_dependency_static(dst_idx, src_idx, dst_active, src_active, sr):
+    """``repeat_dependency_fault`` with every address known at trace time: the (r, b, b') whose
+    blocks meet a later repeat are found now; only their activity is traced."""
+    R = dst_idx.shape[0]
+    diff = (dst_idx[:, :, None] - src_idx[0][None, None, :]).astype(np.int64)  # [R, b, b']
+    r = np.arange(R)[:, None, None]
+    if sr != 0:
+        rp = diff // sr
+        cand = (rp * sr == diff) & (rp > r) & (rp < R)
+        rr, b, b2 = np.nonzero(cand)
+        if rr.size == 0:
+            return U32(0)
+        n_active = jnp.sum(src_active.astype(I32), axis=0)  # [8]: active repeats of column b'
+        hit = dst_active[rr, b] & (rp[rr, b, b2] < n_active[b2])
+    else:
+        rr, b, b2 = np.nonzero((diff == 0) & (r < R - 1))
+        if rr.size == 0:
+            return U32(0)
+        later_any = jnp.flip(jnp.cumsum(jnp.flip(src_active, 0), 0), 0) > 0  # [R, b']: any r'' >= r
+        hit = dst_active[rr, b] & later_any[rr + 1, b2]
     return jnp.where(jnp.any(hit), U32(Fault.REPEAT_DEPENDENCY), U32(0))
 
 

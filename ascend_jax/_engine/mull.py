@@ -7,15 +7,14 @@ the count are traced (``dyn``: ``dst0``, ``dst1``, ``src0``, ``src1`` and the la
 """
 
 import dataclasses
-import functools
 
-import jax
 import jax.numpy as jnp
 
 from ..errors import Fault
 from . import lanes as LN
 from . import memory as MEM
 from . import numerics as N
+from . import static as S
 from .pipeline import (
     closing_faults,
     finish,
@@ -51,7 +50,7 @@ def product_halves(x, y, signed):
     return jnp.where(neg, nlo, lo), jnp.where(neg, nhi, hi)
 
 
-@functools.partial(jax.jit, static_argnums=0)
+@S.entry
 def run_mull(st: MullStatic, state, dyn):
     p, dt, R = st.profile, st.dtype, st.R
     bb = p.block_bytes

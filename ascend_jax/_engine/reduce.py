@@ -14,9 +14,7 @@ lanes by ``numerics.order_key`` (-0 < +0), a NaN wins, ties go to the lowest ind
 """
 
 import dataclasses
-import functools
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -26,6 +24,7 @@ from . import elementwise as EW
 from . import lanes as LN
 from . import memory as MEM
 from . import numerics as N
+from . import static as S
 from .pipeline import closing_faults, finish, footprint_faults, read_lanes, regions_used
 
 U32 = jnp.uint32
@@ -165,7 +164,7 @@ def _empty_block_bits(st):
     return U32(int(big) | (int(fmt.sign) if st.reduce_type == "MAX" else 0))
 
 
-@functools.partial(jax.jit, static_argnums=0)
+@S.entry
 def run_per_repeat(st: ReduceStatic, state, dyn):
     p, dt, R = st.profile, st.dtype, st.R
     size, bb = dt.itemsize, p.block_bytes
@@ -306,7 +305,7 @@ def _vector_add(st, xz, ran, ctrl):
     return tree_sum(acc, st, ctrl)
 
 
-@functools.partial(jax.jit, static_argnums=0)
+@S.entry
 def run_whole(st: ReduceStatic, state, dyn):
     p, dt, R = st.profile, st.dtype, st.R
     size, bb = dt.itemsize, p.block_bytes

@@ -15,15 +15,14 @@ and a traced ``dyn`` (addresses, repeat, lengths, the checker's tensor sizes).
 """
 
 import dataclasses
-import functools
 
-import jax
 import jax.numpy as jnp
 from jax import lax
 
 from .. import checks as CK
 from ..errors import Fault
 from ..state import add_warnings
+from . import static as S
 from .pipeline import any_fault, footprint_faults, regions_used
 
 U32 = jnp.uint32
@@ -145,7 +144,7 @@ def _closing(dyn, rep, R):
 # -- Sort32 ----------------------------------------------------------------------------------------
 
 
-@functools.partial(jax.jit, static_argnums=0)
+@S.entry
 def run_sort32(st: SortStatic, state, dyn):
     p, size, R = st.profile, st.dtype.itemsize, st.R
     rep = dyn["repeat"]
@@ -177,7 +176,7 @@ def run_sort32(st: SortStatic, state, dyn):
 # -- MrgSort / MrgSort4 ------------------------------------------------------------------------------
 
 
-@functools.partial(jax.jit, static_argnums=0)
+@S.entry
 def run_merge(st: SortStatic, state, dyn):
     """dyn: ``dst``, ``src1``..``src<nq>``, ``lengths`` int32[4], ``repeat``, ``bad_param``, ``ext``."""
     p, size, R, L, nq = st.profile, st.dtype.itemsize, st.R, st.L, st.nq
@@ -253,7 +252,7 @@ def run_merge(st: SortStatic, state, dyn):
 # -- RpSort16 ---------------------------------------------------------------------------------------
 
 
-@functools.partial(jax.jit, static_argnums=0)
+@S.entry
 def run_rpsort16(st: SortStatic, state, dyn):
     p, size, R = st.profile, st.dtype.itemsize, st.R
     rec = 8 * size
@@ -280,7 +279,7 @@ def run_rpsort16(st: SortStatic, state, dyn):
 # -- ProposalConcat / ProposalExtract --------------------------------------------------------------
 
 
-@functools.partial(jax.jit, static_argnums=0)
+@S.entry
 def run_proposal_move(st: SortStatic, state, dyn):
     """Program order, repeat by repeat: each repeat reads its 16 values before writing them (the
     operands may overlap: the vendor region_proposal_sort's ProposalExtract reads past its src)."""

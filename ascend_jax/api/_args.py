@@ -11,6 +11,7 @@ import ml_dtypes
 import numpy as np
 
 from .. import _scalar
+from .._engine import static as S
 from ..errors import NotModelledError, UsageError
 from ..tensor import MASK_PLACEHOLDER, LocalTensor
 
@@ -91,7 +92,8 @@ def traced_range_bad(value, lo, hi):
 
 
 def addr_of(t):
-    return jnp.asarray(t.addr, I32)
+    """A tensor's byte address as int32: static (NumPy) when the kernel fixed it (static slices)."""
+    return S.i32(t.addr)
 
 
 # -- masks ----------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import numpy as np
 
 from .._engine import lanes as LN
 from .._engine import memory as MEM
+from .._engine import static as S
 from .._engine.pipeline import set_extents
 from ..errors import UsageError
 from ..params import AnyForm, BinaryRepeatParams, UnaryRepeatParams, as_binary_params, as_unary_params
@@ -57,9 +58,7 @@ def empty_dyn(*addrs):
 def binary_dyn():
     """Every key run_binary may read (Compare / Select families), with neutral values."""
     dyn = empty_dyn("dst", "src0", "src1", "sel", "elem")
-    dyn.update(
-        scalar=jnp.zeros((), U32), strides=jnp.asarray([1, 1, 1, 8, 8, 8], I32), cmp=jnp.zeros((), I32)
-    )
+    dyn.update(scalar=jnp.zeros((), U32), strides=S.i32_stack([1, 1, 1, 8, 8, 8]), cmp=jnp.zeros((), I32))
     return dyn
 
 
@@ -199,7 +198,7 @@ def binary_strides(api, params, p, dyn):
         v = getattr(params, f)
         A.static_int(api, f"repeatParams.{f}", v, 0, BinaryRepeatParams._RANGES[f], p)
         dyn["bad_param"] = dyn["bad_param"] | A.traced_range_bad(v, 0, BinaryRepeatParams._RANGES[f])
-    dyn["strides"] = jnp.stack([jnp.asarray(getattr(params, f), I32) for f in _BINARY_FIELDS])
+    dyn["strides"] = S.i32_stack([getattr(params, f) for f in _BINARY_FIELDS])
     return params
 
 
@@ -214,7 +213,7 @@ def unary_strides(api, params, p, dyn, binary_layout=False):
     g = [params.dstBlkStride, params.srcBlkStride, params.dstRepStride, params.srcRepStride]
     if binary_layout:
         g = [g[0], g[1], 1, g[2], g[3], 8]
-    dyn["strides"] = jnp.stack([jnp.asarray(v, I32) for v in g])
+    dyn["strides"] = S.i32_stack(g)
     return params
 
 
@@ -236,7 +235,7 @@ def plan_forms(api, state, dt, args, p, isSetMask, max_repeats, dyn, binary=Fals
 
                 def strides_of(api_, params, p_, d):
                     if params is None:  # the count form
-                        d["strides"] = jnp.asarray(count_strides, I32)
+                        d["strides"] = S.i32_stack(count_strides)
                     else:
                         plain(api_, params, p_, d)
 
@@ -255,7 +254,7 @@ def plan_forms(api, state, dt, args, p, isSetMask, max_repeats, dyn, binary=Fals
         kind, R = highdim_form(api, mask, repeat, dt, p, isSetMask, state, max_repeats, dyn)
     plain(api, params, p, dyn)
     if form == "count" and count_strides is not None:
-        dyn["strides"] = jnp.asarray(count_strides, I32)
+        dyn["strides"] = S.i32_stack(count_strides)
     dyn["kind"] = jnp.asarray(LN.KINDS[kind], I32)
     # a count beyond the UB is a fault (out of UB, or a bad mask above 2**32-1), never a reason to
     # build a bigger program

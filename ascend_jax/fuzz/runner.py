@@ -181,6 +181,23 @@ def run_reference(adapter, case, p, oracle=None, fields=None):
     return adapter.reference(case, p, oracle or _ref, st)
 
 
+def run_static(adapter, case, p, fields=None):
+    """(state, ret) of the fast path with the case's parameters static, as a kernel trace sees them
+    (``ascend_jax.static_params``): one program per case. Tests use it to show the static path
+    gives the traced path's bits."""
+    import ascend_jax as aj
+
+    p = as_profile(p)
+    state = core_state(fields_of(adapter, case, p, fields))
+
+    def one(st):
+        with aj.static_params():
+            return adapter.call_static(aj, case, st, p)
+
+    st, ret = jax.jit(one)(state)
+    return jax.tree_util.tree_map(np.asarray, st), None if ret is None else np.asarray(ret)
+
+
 def run_all(adapter, cases, p, batch=256, workers=2, oracle=None, sharding=None):
     """(fast results, reference results) for every case: the fast chunks run in ``workers``
     threads while the main thread computes the reference. Each case's initial fields are drawn

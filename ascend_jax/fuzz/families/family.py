@@ -95,6 +95,10 @@ class Family:
     def run_reference(self, case, profile):
         return _run.run_reference(self, case, as_profile(profile))
 
+    def run_static(self, case, profile):
+        """(state, ret) of one case with its parameters static (a kernel's view; one program)."""
+        return _run.run_static(self, case, as_profile(profile))
+
     def run_all(self, cases, profile, batch=None, workers=None):
         """(fast results, reference results): the fast chunks run in worker threads while the
         main thread computes the reference."""
