@@ -738,11 +738,13 @@ def _pad_rows(x, total):
 
 
 def static_params():
-    """Context manager: API calls traced inside it (under ``jax.jit``) keep the arguments given as
-    Python ints -- addresses, strides, repeat times, counts -- static, as ``jit_kernel`` does for
-    every kernel: the engines run inline, their access patterns and static fault checks are decided
-    at trace time and the data move with static slices. The bits are those of the traced path.
-    Outside a ``jax.jit`` trace the calls then run op by op (correct, slow)."""
+    """Context manager (opt-in): API calls traced inside it (under ``jax.jit``, or a first
+    ``jit_kernel`` call) keep the arguments given as Python ints -- addresses, strides, repeat
+    times, counts -- static: the engines run inline, their access patterns and address-only fault
+    checks are decided at trace time and the data move with static slices. The bits are those of
+    the traced path (tests/test_static_paths.py). Not the default: on CPU it measured slower than
+    XLA's own folding of the constant indices on most kernels (benchmarks/README.md). Outside a jit
+    trace the calls run op by op (correct, slow)."""
     return _static.inline_engines()
 
 
@@ -798,13 +800,14 @@ def jit_kernel(
                     gts.append(GlobalTensor(d, len(k._gm) - 1, 0, raw.shape[-1] // d.itemsize))
                 else:
                     gts.append(k.gm(raw))
-            # the engines run inline, so what the kernel fixes as Python ints stays static
-            with _static.inline_engines():
-                if batched:  # batch-wide decisions (the soft-float gate) reduce over the case axis
-                    with _numerics.batch_axis(_CASE_AXIS):
-                        out = fn(k, *gts, **params)
-                else:
+            # (``static_params`` -- engines inline, Python-int parameters static -- is not on by
+            # default: measured slower than XLA's own folding of the constant indices on four of
+            # the five ops it was tried on; benchmarks/README.md)
+            if batched:  # batch-wide decisions (the soft-float gate) reduce over the case axis
+                with _numerics.batch_axis(_CASE_AXIS):
                     out = fn(k, *gts, **params)
+            else:
+                out = fn(k, *gts, **params)
             warned[specs] = list(k.warnings)  # static: found while tracing, the same for every case
             gm = tuple(
                 raw if host else from_gm_bytes(raw, npd, shape)

@@ -2,10 +2,17 @@
 give the bits of the generic gather/scatter, and every fuzz family's APIs called with static
 arguments inside a kernel trace (``inline_engines``) give the oracle's bits."""
 
+import dataclasses
+
 import numpy as np
 import pytest
+from conftest import SCALE
 
+import ascend_jax as aj
 from ascend_jax._engine import static as S
+from ascend_jax.errors import Fault
+from ascend_jax.fuzz.families import FAMILIES
+from ascend_jax.profile import as_profile
 
 NB, W = 64, 4  # rows of a small test buffer, bytes per row
 
@@ -78,3 +85,67 @@ def test_static_values_stay_numpy():
     import jax.numpy as jnp
 
     assert not isinstance(S.i32_stack([1, jnp.int32(2)]), np.ndarray)
+
+
+# -- every family, parameters static, against the oracle ------------------------------------------
+# ``aj.static_params()`` (opt-in; ``jit_kernel`` does not turn it on, see benchmarks/README.md): the
+# engines run inline, so arguments given as Python ints stay static -- the data move with static
+# slices and the address-only fault checks are decided at trace time. The element functions are the
+# traced path's, so the default run takes one case of one API per engine core (strided, binary,
+# bit output, compaction, copy, gather; one program per case) and the nightly run every API of
+# every family on three profiles.
+# Counter mode is left out (mask_mode 0): a static call without ``max_repeats`` sizes its bucket from
+# its own arguments, as ``Kernel`` does from the SetVectorMask it saw (the fuzz cases leave that to
+# the traced bucket), so a Counter-mode case would only show BUCKET_OVERFLOW.
+
+_FAMILY = {f.name: f for f in FAMILIES}
+DEFAULT_APIS = [
+    ("unary_scalar", "Adds"),
+    ("compare_select", "Select"),
+    ("compare_select", "Compare"),
+    ("gather_mask", "GatherMask"),
+    ("data_copy", "DataCopy"),
+    ("gather_scatter", "Gather"),
+]
+# the register family runs eagerly by design (no engine program)
+ALL_APIS = [(f.name, a) for f in FAMILIES if f.batched for a in f.apis]
+CASES = SCALE
+
+
+def _static_vs_reference(fam, api, profile, n, seed):
+    """Draw cases until ``n`` ran with static parameters and matched the oracle (at most 4n drawn)."""
+    p = as_profile(profile)
+    units = fam.units(p, api)
+    if not units:
+        pytest.skip(f"{api} is not on {profile}")
+    rng = np.random.default_rng(seed)
+    checked = 0
+    for _ in range(4 * n):
+        case = fam.generate(rng, p, units[rng.integers(len(units))], 0.3)
+        if hasattr(case, "mask_mode"):
+            case = dataclasses.replace(case, mask_mode=0)
+        ref = fam.run_reference(case, p)
+        try:
+            fast = fam.run_static(case, p)
+        except aj.UsageError:
+            # a value the traced path flags as a data fault is a trace-time error when static
+            assert int(ref[0].fault) & int(Fault.BAD_PARAM), fam.call_text(case)
+            continue
+        msg = fam.compare(fast, ref)
+        assert msg is None, f"{fam.call_text(case)}: {msg}"
+        checked += 1
+        if checked == n:
+            break
+    assert checked == n, f"only {checked} of {n} cases ran with static parameters"
+
+
+@pytest.mark.parametrize("family,api", DEFAULT_APIS, ids=[f"{f}-{a}" for f, a in DEFAULT_APIS])
+def test_static_parameters_give_the_oracle_bits(family, api):
+    _static_vs_reference(_FAMILY[family], api, "ascend910b", CASES, seed=sum(map(ord, api)))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("profile", ["ascend910b", "ascend950", "ascend310p"])
+@pytest.mark.parametrize("family,api", ALL_APIS, ids=[f"{f}-{a}" for f, a in ALL_APIS])
+def test_static_parameters_every_api_nightly(family, api, profile):
+    _static_vs_reference(_FAMILY[family], api, profile, 5, seed=7)

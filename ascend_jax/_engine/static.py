@@ -1,14 +1,16 @@
 """Static where known: engine entry points and block moves that use the parameters a kernel fixes.
 
-A kernel written against ``Kernel`` / TPipe fixes addresses, strides and repeat counts as Python
-ints. The API layer keeps such values as NumPy ints (``i32``, ``i32_stack``) instead of jax arrays,
-and while ``jit_kernel`` traces a kernel (``inline_engines``) the engines' jitted entry points
-(``entry``) run inline, so those values reach the engine still static: block addresses are then
-NumPy arrays, and ``take_rows`` / ``put_rows`` move the blocks with static slices (plain copies
-that fuse with the arithmetic around them) instead of gathers and scatters. Everything else --
-traced parameters (fuzzing, sweeps), data, lane activity, faults -- is unchanged, and outside a
-kernel trace the entry points are the usual one-program-per-signature ``jax.jit``: the same code
-computes the same bits either way (tests/test_static_paths.py).
+A kernel fixes addresses, strides and repeat counts as Python ints. The API layer keeps such values
+as NumPy ints (``i32``, ``i32_stack``) instead of jax arrays; inside ``inline_engines()`` (public:
+``ascend_jax.static_params``, opt-in) the engines' jitted entry points (``entry``) run inline, so
+those values reach the engine still static: block addresses are then NumPy arrays, ``take_rows`` /
+``update_rows`` / ``put_rows`` move the blocks with static slices and the address-only fault checks
+are decided at trace time. Everything else -- traced parameters, data, lane activity -- is
+unchanged, and outside the context the entry points are the usual one-program-per-signature
+``jax.jit``: the same code computes the same bits either way (tests/test_static_paths.py).
+
+``update_span`` / ``put_span`` (used by every static DataCopy store, inline or not) write a UB
+span in place: see ``update_span`` for the XLA behaviour they avoid.
 """
 
 import contextlib
