@@ -144,7 +144,7 @@ def static_distinct(idx):
     return S.is_static(idx) and np.unique(idx).size == idx.size
 
 
-def merge_words(ub, idx, data, mask, write, block_bytes=32):
+def _merge_words(ub, idx, data, mask, write, block_bytes=32):
     """Static distinct ``idx``: the blocks get ``(data & mask) | (old & ~mask)`` where ``write``,
     updated in place (``static.update_rows``)."""
     nb = ub.shape[-1] // block_bytes
@@ -171,7 +171,7 @@ def write_program_order(ub, idx, data, mask, write, block_bytes=32):
     R = idx.shape[0]
     nb = ub.shape[-1] // block_bytes
     if static_distinct(idx):  # no two writes meet: one masked write
-        return merge_words(ub, idx, data, mask, write, block_bytes)
+        return _merge_words(ub, idx, data, mask, write, block_bytes)
     tgt = jnp.where(write, idx, nb)  # nb = one past the end: dropped
     src = jnp.clip(idx, 0, nb - 1)
 

@@ -188,12 +188,10 @@ def write_lanes(ub, d_addr, new, act, write, ordered, dtype):
     new_w = MEM.lanes_to_words(new.reshape(R, -1).astype(U32), msize)
     mask = MEM.lane_mask_words(act_m, msize)
     d_idx = MEM.block_index(d_addr)
-    if MEM.static_distinct(d_idx):  # known rows, no two alike: one in-place masked update
-        return MEM.merge_words(ub, d_idx, new_w, mask, write)
-    if not ordered:  # no two dst blocks of the call can coincide: one masked scatter
+    if not ordered and not MEM.static_distinct(d_idx):  # no two dst blocks coincide: one masked scatter
         old = MEM.gather_words(ub, d_idx)
         return MEM.scatter_words(ub, d_idx, (new_w & mask) | (old & ~mask), write)
-    return MEM.write_program_order(ub, d_idx, new_w, mask, write)
+    return MEM.write_program_order(ub, d_idx, new_w, mask, write)  # (static distinct rows: one update)
 
 
 def finish(state, plan, fault, ub, **extra):
