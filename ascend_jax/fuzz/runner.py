@@ -20,6 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .. import _compile
 from .. import reference as _ref
 from ..kernel import padded_cases, place_cases
 from ..profile import as_profile
@@ -120,9 +121,20 @@ def _split(res, n):
     return [jax.tree_util.tree_map(lambda x, j=j: x[j], res) for j in range(n)]
 
 
-def run_fast_chunk(adapter, cases, p, batch, fields=None, sharding=None):
+def run_fast_chunk(adapter, cases, p, batch, fields=None, sharding=None, quick=None):
     """At most ``batch`` cases of one signature -> [(state, ret)] (NumPy leaves). ``sharding``:
-    split the padded batch over devices (see the module docstring)."""
+    split the padded batch over devices (see the module docstring). ``quick``: build the program
+    for compile time (``ascend_jax._compile``; the same bits); default: when the chunk is all the
+    program will run (``quick_for(len(cases))``) -- callers that know the signature's whole case
+    count pass it."""
+    n = len(cases)
+    if quick is None:
+        quick = _compile.quick_for(n)
+    with _compile.quick_compile(quick):
+        return _run_fast_chunk(adapter, cases, p, batch, fields, sharding, quick)
+
+
+def _run_fast_chunk(adapter, cases, p, batch, fields, sharding, quick):
     n = len(cases)
     if not adapter.batched:
         out = []
@@ -138,7 +150,7 @@ def run_fast_chunk(adapter, cases, p, batch, fields=None, sharding=None):
     state = place_cases(core_state(fl), sharding, total)
     dyn = place_cases(adapter.stack_dyn(padded, p), sharding, total)
     st, ret = _first_call_locked(
-        (type(adapter).__name__, adapter.signature(padded[0], p), id(p), total, sharding is not None),
+        (type(adapter).__name__, adapter.signature(padded[0], p), id(p), total, sharding is not None, quick),
         adapter.fast_fn(padded[0], p),
         state,
         dyn,
@@ -161,13 +173,24 @@ def chunks(adapter, cases, p, batch):
     return out
 
 
+def quick_by_signature(chunk_list):
+    """{signature: build its program for compile time?} from ``chunks``' output: by the number of
+    cases the signature has in this run (``ascend_jax._compile.quick_for``)."""
+    n = {}
+    for sig, idx in chunk_list:
+        n[sig] = n.get(sig, 0) + len(idx)
+    return {sig: _compile.quick_for(k) for sig, k in n.items()}
+
+
 def run_fast(adapter, cases, p, batch=256, fields=None, sharding=None):
     """[(state, ret)] for every case through the fast path (batched by signature)."""
     p = as_profile(p)
     out = [None] * len(cases)
-    for _, idx in chunks(adapter, cases, p, batch):
+    ch = chunks(adapter, cases, p, batch)
+    quick = quick_by_signature(ch)
+    for sig, idx in ch:
         fl = None if fields is None else [fields[i] for i in idx]
-        res = run_fast_chunk(adapter, [cases[i] for i in idx], p, batch, fl, sharding)
+        res = run_fast_chunk(adapter, [cases[i] for i in idx], p, batch, fl, sharding, quick[sig])
         for i, r in zip(idx, res, strict=True):
             out[i] = r
     return out
@@ -206,9 +229,12 @@ def run_all(adapter, cases, p, batch=256, workers=2, oracle=None, sharding=None)
     fast, refs = [None] * len(cases), [None] * len(cases)
     with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as ex:
         futs = {}
-        for _, idx in chunks(adapter, cases, p, batch):
+        ch = chunks(adapter, cases, p, batch)
+        quick = quick_by_signature(ch)
+        for sig, idx in ch:
             fl = [fields_of(adapter, cases[i], p) for i in idx]
-            futs[ex.submit(run_fast_chunk, adapter, [cases[i] for i in idx], p, batch, fl, sharding)] = idx
+            sub = [cases[i] for i in idx]
+            futs[ex.submit(run_fast_chunk, adapter, sub, p, batch, fl, sharding, quick[sig])] = idx
             for i, f in zip(idx, fl, strict=True):
                 refs[i] = run_reference(adapter, cases[i], p, oracle, fields=f)
         for f, idx in futs.items():

@@ -21,6 +21,7 @@ import math
 import jax
 import numpy as np
 
+from ... import _compile
 from ... import dtypes as _dt
 from ...errors import NotModelledError, UsageError
 from ...params import BinaryRepeatParams, UnaryRepeatParams
@@ -395,7 +396,7 @@ def _program(st):
         def batched(state, dyn):
             return jax.vmap(lambda s, d: run_strided(st, s, d))(state, dyn)
 
-        _FN_CACHE[st] = jax.jit(batched)
+        _FN_CACHE[st] = _compile.jit(batched)
     return _FN_CACHE[st]
 
 

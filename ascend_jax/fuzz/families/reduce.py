@@ -30,6 +30,7 @@ import math
 import jax
 import numpy as np
 
+from ... import _compile
 from ... import dtypes as _dt
 from ...errors import NotModelledError, UsageError
 from ...tensor import MASK_PLACEHOLDER, LocalTensor
@@ -233,7 +234,7 @@ def _program(st):
         def batched(state, dyn):
             return jax.vmap(lambda s, d: run(st, s, d))(state, dyn)
 
-        _FN_CACHE[st] = jax.jit(batched)
+        _FN_CACHE[st] = _compile.jit(batched)
     return _FN_CACHE[st]
 
 

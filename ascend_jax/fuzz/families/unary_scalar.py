@@ -16,6 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ... import _compile
 from ... import dtypes as _dt
 from ...api import _args as A
 from ...api.unary_scalar import API_CODES, run_traced
@@ -342,7 +343,7 @@ def batched_fn(dtype, R, p):
         def one(state, dyn):
             return run_traced("*", state, dyn, d, p, R)
 
-        _FN_CACHE[key] = jax.jit(jax.vmap(one))
+        _FN_CACHE[key] = _compile.jit(jax.vmap(one))
     return _FN_CACHE[key]
 
 
