@@ -131,3 +131,34 @@ def test_int_wrap_and_saturate():
     )
     s = np.asarray(EW.scalar_op("mul", x32, np.uint32(46341), aj.int32, p950, ctrl)).view(np.int32)
     assert s.tolist() == [2**31 - 1, -(2**31), 2**31 - 1, -(2**31)]
+
+
+def test_add_of_a_constant_zero_keeps_ieee_zero_signs():
+    # XLA simplifies x + 0.0 to x when 0.0 is a compile-time constant, so -0 + (+0) came out -0
+    # (IEEE RNE: +0). Found by the static-parameter nightly (AddsFlexible complex32 on ascend950).
+    zeros = np.array([0x80000000, 0x00000000, 0x80000000], np.uint32)
+    for const, want in ((0x00000000, [0, 0, 0]), (0x80000000, [0x80000000, 0, 0x80000000])):
+        got = jax.jit(lambda x, c=np.uint32(const): N.f32_add_bits(x, c))(zeros)
+        assert np.asarray(got).tolist() == want
+    with np.errstate(all="ignore"):  # the same sums by NumPy: an independent statement of the rule
+        assert (np.float32(-0.0) + np.float32(0.0)).view(np.uint32) == 0
+
+
+@pytest.mark.parametrize("dtype", ["float32", "half"])
+def test_kernel_adds_zero_constant_on_negative_zero(dtype):
+    np_t = np.float32 if dtype == "float32" else np.float16
+    n = 256 // np.dtype(np_t).itemsize
+
+    def kern(k, srcGm, dstGm):
+        buf = aj.TBuf(aj.TPosition.VECCALC)
+        aj.TPipe(k).InitBuffer(buf, 1024)
+        t = buf.Get(aj.as_dtype(dtype))
+        k.DataCopy(t, srcGm, n)
+        k.Adds(t, t, 0.0, n)
+        k.DataCopy(dstGm, t, n)
+
+    src = np.tile(np.array([-0.0, 0.0, -1.5, 2.0], np_t), (3, n // 4))
+    res = aj.jit_kernel(kern, profile=P)(src, np.ones_like(src))
+    with np.errstate(all="ignore"):
+        want = src + np_t(0.0)  # IEEE: -0 + 0 = +0
+    assert np.array_equal(np.asarray(res.gm[1]).view(np.uint8), want.view(np.uint8))

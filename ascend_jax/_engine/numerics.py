@@ -135,6 +135,10 @@ def f32_add_bits(a, b):
     native = _f32_to_bits(_bits_to_f32(a) + _bits_to_f32(b))
     # ... and when both are tiny but normal (or zero) with a result clear of the subnormal range
     both_zero = ((a & ABS32) == 0) & ((b & ABS32) == 0)
+    # SPEC (IEEE 754 6.3): x + y of two zeros is -0 only when both are -0 (RNE). XLA simplifies
+    # x + 0.0 to x when the 0.0 is a constant (a kernel's Adds(dst, src, 0.0)), which turns
+    # -0 + 0 into -0: the sign is decided here, in integers
+    native = jnp.where(both_zero, a & b, native)
     risky = f32_is_subnormal(a) | f32_is_subnormal(b) | ((native & ABS32) < _NEAR_SUBNORMAL)
     need = both_tiny & ~both_zero & risky
 

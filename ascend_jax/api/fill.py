@@ -16,6 +16,7 @@ the fast path yet (NotModelledError).
 
 import functools
 
+import jax
 import jax.numpy as jnp
 
 from .._engine import elem_math as EM
@@ -74,6 +75,9 @@ def _first_value_check(api, value, dt, bits, p):
     if not A.is_static(value):
         return
     if dt.is_float:
+        if isinstance(bits, jax.core.Tracer):  # a static value converted inside a trace
+            with jax.ensure_compile_time_eval():
+                bits = A.scalar_bits(api, value, dt, p, "firstValue")
         b = int(bits)
         exp_all_ones = {"half": 0x7C00, "bfloat16": 0x7F80, "float32": 0x7F800000}[dt.name]
         if (b & exp_all_ones) == exp_all_ones:
