@@ -11,7 +11,8 @@ import ascend_jax as aj
 
 P = aj.load_profile("ascend910b")
 APIS = ("Adds", "Muls", "Maxs", "Mins", "LeakyRelu", "Axpy")
-SCALARS = [0.0, -0.0, 1.0, -1.0, 0.5, 2.0, float("inf"), -float("inf"), float("nan"), 3.0e38, 1.0e-40, 6.0e-5]
+SCALARS = [0.0, -0.0, 1.0, -1.0, 0.5, 2.0, float("inf"), -float("inf"), float("nan"), "max", 1.0e-40, 6.0e-5]
+# "max": the element type's largest finite value (a larger finite scalar is a UsageError for half)
 
 
 def _lanes(np_t, n):
@@ -52,6 +53,7 @@ def _kernel(dtype, n, api, scalar, in_place):
 def test_constant_scalar_gives_the_traced_bits(api, scalar, dtype):
     np_t = np.float32 if dtype == "float32" else np.float16
     n = 256 // np.dtype(np_t).itemsize
+    scalar = float(np.finfo(np_t).max) if scalar == "max" else scalar
     src = np.tile(_lanes(np_t, n), (2, 1))
     x, tiny = src[0], np.finfo(np_t).tiny
     for in_place in (False, True):
