@@ -125,7 +125,7 @@ def _static_any(active, cond, bit):
     that holds nowhere decides it now (no traced work, no constant for XLA to fold)."""
     if isinstance(cond, np.ndarray | np.bool_) and not np.any(cond):
         return U32(0)
-    return any_fault(active & cond, bit)
+    return any_fault(active & jax.lax.optimization_barrier(cond), bit)
 
 
 def strided_dst_faults(d_addr, sources, blk_act, any_act, db):
