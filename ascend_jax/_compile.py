@@ -47,8 +47,8 @@ def quick_for(n_cases):
 
 def jit(fn, **jit_kw):
     """``jax.jit(fn, **jit_kw)``, built with ``QUICK_OPTIONS`` when called inside
-    ``quick_compile()``. ``.full`` / ``.quick``: the two ``jax.jit`` objects; ``lower`` and
-    ``_cache_size`` are the full build's (the one kernels and tests of programs use)."""
+    ``quick_compile()``. ``.full`` / ``.quick``: the two ``jax.jit`` objects; ``lower`` is the full
+    build's (the one kernels use), ``_cache_size`` counts both builds' programs."""
 
     @functools.wraps(fn)
     def body(*args, **kw):

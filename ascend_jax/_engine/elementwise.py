@@ -45,8 +45,8 @@ def float_op(op, x, s, dtype, profile, ctrl):
         xf, sf = N.half_bits_to_f32(x), N.half_bits_to_f32(s)
         rf = xf + sf if op == "add" else xf * sf
         r = N.f32_to_half_bits(rf).astype(U32)
-        if op == "add":  # the zero signs in integers: see numerics.f32_add_bits (x + 0.0 folding)
-            r = jnp.where(((x | s) & U32(0x7FFF)) == 0, x & s, r)
+        if op == "add":
+            r = N.zero_sum_sign(x, s, r, U32(0x7FFF))
     return finish_float(r, fmt, dtype, profile, ctrl)
 
 

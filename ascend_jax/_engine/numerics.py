@@ -126,6 +126,14 @@ def _scale_down_64(y):
     return jnp.where(normal_out | (mag >= EXP32), jnp.where(mag >= EXP32, b, as_normal), as_sub)
 
 
+def zero_sum_sign(a, b, r, abs_mask):
+    """``r`` (the bits of a + b), with the sum of two zeros as IEEE 754 6.3 has it under RNE: -0
+    only when both are -0. XLA simplifies ``x + 0.0`` to ``x`` when the 0.0 is a compile-time
+    constant (a kernel's ``Adds(dst, src, 0.0)``), which turns -0 + 0 into -0; the sign is decided
+    here, in integers. Every float add of the engine ends with it."""
+    return jnp.where(((a | b) & abs_mask) == 0, a & b, r)
+
+
 def f32_add_bits(a, b):
     """Correctly rounded float32 a + b with subnormals preserved (IEEE 754, RNE); bits in and out."""
     a, b = _u32(a), _u32(b)
@@ -135,10 +143,7 @@ def f32_add_bits(a, b):
     native = _f32_to_bits(_bits_to_f32(a) + _bits_to_f32(b))
     # ... and when both are tiny but normal (or zero) with a result clear of the subnormal range
     both_zero = ((a & ABS32) == 0) & ((b & ABS32) == 0)
-    # SPEC (IEEE 754 6.3): x + y of two zeros is -0 only when both are -0 (RNE). XLA simplifies
-    # x + 0.0 to x when the 0.0 is a constant (a kernel's Adds(dst, src, 0.0)), which turns
-    # -0 + 0 into -0: the sign is decided here, in integers
-    native = jnp.where(both_zero, a & b, native)
+    native = zero_sum_sign(a, b, native, ABS32)
     risky = f32_is_subnormal(a) | f32_is_subnormal(b) | ((native & ABS32) < _NEAR_SUBNORMAL)
     need = both_tiny & ~both_zero & risky
 
