@@ -728,6 +728,54 @@ def place_cases(tree, sharding, n):
     return jax.tree_util.tree_map(put, tree)
 
 
+STEP_BYTES = 4 << 20
+"""CPU: a batched kernel runs its cases in loop steps of about this many GM bytes (docs/MODEL.md
+"Batches in steps")."""
+
+
+def cases_per_step(step, n_cases, case_bytes, api="jit_kernel", profile=None):
+    """Cases one loop step of a batched kernel runs; ``None``: the whole batch at once.
+
+    ``step``: ``None`` (auto: on CPU, the power of two nearest below ``STEP_BYTES / case_bytes``,
+    at least 8; on other platforms the whole batch), 0 (the whole batch) or a positive int."""
+    if step is None:
+        if jax.default_backend() != "cpu":
+            return None
+        step = max(8, 1 << max(0, int(STEP_BYTES // max(1, case_bytes)).bit_length() - 1))
+    elif isinstance(step, bool) or not isinstance(step, (int, np.integer)) or step < 0:
+        raise UsageError(api, "step", step, "None (auto), 0 (whole batch) or a positive int", profile)
+    step = int(step)
+    return None if step == 0 or n_cases is None or n_cases <= step else step
+
+
+def _in_steps(vf, step):
+    """``vf`` (vmapped over a leading case axis) run over the batch ``step`` cases at a time.
+
+    A loop whose body is the vmapped kernel at ``step`` cases: every buffer of a step (the UB
+    arenas, the fault words) stays cache-sized and is reused, where the whole batch at once makes
+    each of them a fresh batch-sized allocation (page faults on every call) and passes over it
+    from memory. The last step starts at ``n - step`` and recomputes cases of the one before it:
+    each case's outputs depend only on that case's inputs, so the overlap writes the same bits."""
+
+    def run(*raws, **params):
+        xs = (raws, params)
+        n = jax.tree_util.tree_leaves(xs)[0].shape[0]
+        shapes = jax.eval_shape(lambda a: vf(*a[0], **a[1]), jax.tree_util.tree_map(lambda x: x[:step], xs))
+        outs = jax.tree_util.tree_map(lambda sd: jnp.zeros((n,) + sd.shape[1:], sd.dtype), shapes)
+
+        def body(i, outs):
+            start = jnp.minimum(i * step, n - step)
+            a = jax.tree_util.tree_map(lambda x: lax.dynamic_slice_in_dim(x, start, step, 0), xs)
+            got = vf(*a[0], **a[1])
+            return jax.tree_util.tree_map(
+                lambda o, y: lax.dynamic_update_slice_in_dim(o, y, start, 0), outs, got
+            )
+
+        return lax.fori_loop(0, -(-n // step), body, outs)
+
+    return run
+
+
 def _pad_rows(x, total):
     """``x`` (leading case axis) padded to ``total`` rows with copies of case 0."""
     n = x.shape[0]
@@ -749,7 +797,14 @@ def static_params():
 
 
 def jit_kernel(
-    fn, profile=None, ub_bytes=None, batched=True, return_state=False, sharding=None, check_uninit=False
+    fn,
+    profile=None,
+    ub_bytes=None,
+    batched=True,
+    return_state=False,
+    sharding=None,
+    check_uninit=False,
+    step=None,
 ):
     """Trace ``fn(k, *gm, **params)`` (a kernel written against ``Kernel``) into one compiled function.
 
@@ -774,8 +829,12 @@ def jit_kernel(
     count with copies of case 0 (dropped from the results); every case runs whole on one device, so
     the GM bits are those of an unsharded run.
     ``check_uninit``: also warn on reads of never-written UB bytes (result ``warn`` / ``warnings``).
+    ``step`` (batched, unsharded): the batch runs in a loop of ``step`` cases at a time, the same
+    bits as at once; ``None`` (default) sizes the steps to the cache on CPU and runs the whole
+    batch at once elsewhere, 0 always runs it at once (``cases_per_step``).
     """
     p = as_profile(profile)
+    cases_per_step(step, None, 1, "jit_kernel", p)  # a bad ``step`` raises here
     if sharding is not None and not batched:
         raise UsageError("jit_kernel", "sharding", sharding, "None when batched=False (no case axis)", p)
     shard = case_sharding(sharding, "jit_kernel", p)
@@ -816,9 +875,20 @@ def jit_kernel(
             warn = (k.state.warn, k.state.warn_at)
             return KernelResult(gm, out, k.state if return_state else None), k.state.fault, warn
 
-        # the GM bytes of NumPy inputs are our own device copies: donated, so the result GM reuses them
+        # the GM bytes of NumPy inputs are our own device copies: donated, so the result GM reuses
+        # them (in one program over the whole batch; a stepped program writes fresh buffers)
         donate = tuple(i for i, (host, _, _) in enumerate(specs) if host)
-        return jax.jit(jax.vmap(one, axis_name=_CASE_AXIS) if batched else one, donate_argnums=donate)
+        vf = jax.vmap(one, axis_name=_CASE_AXIS) if batched else one
+        progs = {}
+
+        def program(n_step):
+            if n_step not in progs:
+                progs[n_step] = (
+                    jax.jit(vf, donate_argnums=donate) if n_step is None else jax.jit(_in_steps(vf, n_step))
+                )
+            return progs[n_step]
+
+        return program
 
     @functools.wraps(fn)
     def run(*arrays, **params):
@@ -846,13 +916,15 @@ def jit_kernel(
         kw = {n: jnp.asarray(v) for n, v in params.items()}
         if total is not None:
             kw = place_cases({k: _pad_rows(v, total) for k, v in kw.items()}, shard, total)
-        res, fault, warn = compiled[specs](*args(), **kw)
+        case_bytes = sum(math.prod(shape) * np.dtype(npd).itemsize for _, npd, shape in specs)
+        n_step = None if total is not None else cases_per_step(step, n_cases, case_bytes, "jit_kernel", p)
+        res, fault, warn = compiled[specs](n_step)(*args(), **kw)
         if arena and np.any(np.asarray(fault) & np.uint32(Fault.OUT_OF_UB)):
             # SPEC (model): a case touched UB past its arena (or outside the UB): the whole-UB
             # program decides, so the arena never changes a result.
             if ("full", specs) not in compiled:
                 compiled["full", specs] = build(specs, False)
-            res, fault, warn = compiled["full", specs](*args(), **kw)
+            res, fault, warn = compiled["full", specs](n_step)(*args(), **kw)
         if total is not None and total != n_cases:  # drop the padding cases
             res, warn = jax.tree_util.tree_map(lambda x: x[:n_cases], (res, warn))
         gm = []

@@ -74,6 +74,60 @@ def test_write_read_past_the_arena_grow_it():
     np.testing.assert_array_equal(np.asarray(res.out), res.gm[0])
 
 
+# -- batches in steps (jit_kernel ``step``) ----------------------------------------------------------
+
+
+def test_cases_per_step_policy():
+    from ascend_jax.kernel import STEP_BYTES, cases_per_step
+
+    auto = cases_per_step(None, 10**6, 3000)
+    if jax.default_backend() == "cpu":  # a power of two, at most STEP_BYTES of GM bytes per step
+        assert auto & (auto - 1) == 0 and auto * 3000 <= STEP_BYTES < 2 * auto * 3000
+        assert cases_per_step(None, 10**6, 10**9) == 8  # at least 8 cases, however large a case
+    assert cases_per_step(None, 4, 3000) is None  # a batch no larger than a step runs at once
+    assert cases_per_step(0, 10**6, 3000) is None and cases_per_step(16, 10**6, 3000) == 16
+    for bad in (-1, 2.5, True, "8"):
+        with pytest.raises(aj.UsageError, match="jit_kernel.*step"):
+            aj.jit_kernel(lambda k, g: None, profile=P, step=bad)
+
+
+def test_steps_give_the_bits_of_one_program_and_of_the_golden():
+    """select_sample (count form, per-case traced count) over 37 cases in steps of 8: the last
+    step overlaps the one before it. GM, the returned value, the final UB, fault and warning words
+    all equal the whole-batch program's, and dst equals the op's NumPy golden."""
+    from ops import select_sample as op
+
+    inputs, params = op.gen_data(np.random.default_rng(7), 37, selMode=2)
+    gm = [inputs[k] for k in op.GM]
+
+    def kern(k, *g, **prm):
+        op.kernel(selMode=2)(k, *g, **prm)
+        return k.state.fault
+
+    stepped = aj.jit_kernel(kern, profile=P, return_state=True, step=8)(*gm, **params)
+    whole = aj.jit_kernel(kern, profile=P, return_state=True, step=0)(*gm, **params)
+    want = op.golden(inputs, params, selMode=2)
+    np.testing.assert_array_equal(stepped.gm[3].view(np.uint32), want)
+    for a, b in zip(
+        jax.tree_util.tree_leaves((stepped.gm, stepped.out, stepped.state)),
+        jax.tree_util.tree_leaves((whole.gm, whole.out, whole.state)),
+        strict=True,
+    ):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    np.testing.assert_array_equal(stepped.warn, whole.warn)
+
+
+def test_steps_fall_back_to_the_whole_ub_like_one_program():
+    rng = np.random.default_rng(2)
+    src = rng.normal(size=(13, 64)).astype(np.float32)
+    run = aj.jit_kernel(_far_kernel, profile=P, return_state=True, step=4)
+    res = run(src, np.zeros_like(src))
+    assert not np.asarray(res.state.fault).any()
+    want = src * np.float32(2.0)
+    np.testing.assert_array_equal(res.gm[1].view(np.uint32), want.view(np.uint32))
+    assert ("full", next(iter(run.compiled))) in run.compiled
+
+
 # -- the batch-wide soft-float gate ----------------------------------------------------------------
 
 
@@ -126,9 +180,11 @@ def test_soft_float_gate_is_bit_exact_both_ways(op):
     assert "psum" in text and "cond[" in text and "select_n" not in text.split("cond[")[0][-200:]
 
 
-def test_soft_float_gate_inside_jit_kernel():
+@pytest.mark.parametrize("step", [0, 2])
+def test_soft_float_gate_inside_jit_kernel(step):
     """Muls float32 through jit_kernel: a batch without subnormals, then the same batch with one
-    case full of subnormal inputs and underflowing products; both equal the float64-rounded product."""
+    case full of subnormal inputs and underflowing products; both equal the float64-rounded product.
+    In steps of 2 cases the gate decides per step: one step takes the exact branch, the others not."""
 
     def kern(k, src, dst, s):
         x, y = k.alloc(aj.float32, 128), k.alloc(aj.float32, 128)
@@ -136,7 +192,7 @@ def test_soft_float_gate_inside_jit_kernel():
         k.Muls(y, x, s, 128)
         k.DataCopy(dst, y, 128)
 
-    run = aj.jit_kernel(kern, profile=P)
+    run = aj.jit_kernel(kern, profile=P, step=step)
     rng = np.random.default_rng(4)
     x = _normal_f32(rng, (5, 128))
     s = _normal_f32(rng, (5,))

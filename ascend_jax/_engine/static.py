@@ -20,7 +20,6 @@ import functools
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
-from jax.custom_batching import custom_vmap
 
 from .. import _compile
 
@@ -186,34 +185,17 @@ def update_span(buf, start, length, fn):
 
 
 def put_span(buf, start, data):
-    """``buf`` with ``data`` stored from row ``start`` (a Python int, in range), in place.
+    """``buf`` with ``data`` stored from row ``start`` (a Python int, in range), in place: an update
+    slice at a start hidden from constant folding (``optimization_barrier``), as ``update_span``.
 
-    Under ``vmap`` a plain update slice becomes a scatter, which XLA turns back into an update slice
-    guarded by a bounds check that reads the old rows -- and then copies the whole buffer first
-    (measured ~40 us per case of a 50 KB UB). ``_store_at`` batches it as one update slice of the
-    batched buffer at the same constant start instead: in place, and still visible to XLA's fusion
-    (a store into a freshly zeroed arena fuses with the fill; an opaque start would not)."""
-    return _store_at(int(start), buf.ndim)(buf, jnp.asarray(data).astype(buf.dtype))
-
-
-@functools.cache
-def _store_at(start, ndim):
-    zeros = (0,) * (ndim - 1)
-
-    @custom_vmap
-    def store(buf, data):
-        return lax.dynamic_update_slice(buf, data, (start,) + zeros)
-
-    @store.def_vmap
-    def _batched(axis_size, in_batched, buf, data):
-        buf_b, data_b = in_batched
-        if not buf_b:
-            buf = jnp.broadcast_to(buf, (axis_size,) + buf.shape)
-        if not data_b:
-            data = jnp.broadcast_to(data, (axis_size,) + data.shape)
-        return lax.dynamic_update_slice(buf, data, (0, start) + zeros), True
-
-    return store
+    With a constant start, XLA either batches the store into a bounds-checked scatter that reads
+    the old rows (and copies the whole buffer first: ~40 us per case of a 50 KB UB) or, into a
+    freshly zeroed arena, fuses fill and store into one ``pad`` -- a per-byte loop: 16 KB into a
+    33 KB arena took 5.4 us per case against 1.2 us for the fill and store apart (a memset and an
+    in-place copy; 256 cases, benchmarks/README.md)."""
+    zeros = (0,) * (buf.ndim - 1)
+    st = lax.optimization_barrier(jnp.asarray(int(start), I32))
+    return lax.dynamic_update_slice(buf, jnp.asarray(data).astype(buf.dtype), (st,) + zeros)
 
 
 def update_rows(rows, idx, fn):
