@@ -754,24 +754,28 @@ def _in_steps(vf, step):
     A loop whose body is the vmapped kernel at ``step`` cases: every buffer of a step (the UB
     arenas, the fault words) stays cache-sized and is reused, where the whole batch at once makes
     each of them a fresh batch-sized allocation (page faults on every call) and passes over it
-    from memory. The last step starts at ``n - step`` and recomputes cases of the one before it:
-    each case's outputs depend only on that case's inputs, so the overlap writes the same bits."""
+    from memory. One trace of ``vf`` (a ``scan`` over the steps' start cases). The last step starts
+    at ``n - step``: its first cases repeat the step before it and their outputs are dropped (each
+    case's outputs depend only on that case's inputs, so either copy has the same bits)."""
 
     def run(*raws, **params):
         xs = (raws, params)
         n = jax.tree_util.tree_leaves(xs)[0].shape[0]
-        shapes = jax.eval_shape(lambda a: vf(*a[0], **a[1]), jax.tree_util.tree_map(lambda x: x[:step], xs))
-        outs = jax.tree_util.tree_map(lambda sd: jnp.zeros((n,) + sd.shape[1:], sd.dtype), shapes)
+        n_steps = -(-n // step)
+        starts = np.minimum(np.arange(n_steps) * step, n - step).astype(np.int32)
 
-        def body(i, outs):
-            start = jnp.minimum(i * step, n - step)
+        def body(carry, start):
             a = jax.tree_util.tree_map(lambda x: lax.dynamic_slice_in_dim(x, start, step, 0), xs)
-            got = vf(*a[0], **a[1])
-            return jax.tree_util.tree_map(
-                lambda o, y: lax.dynamic_update_slice_in_dim(o, y, start, 0), outs, got
-            )
+            return carry, vf(*a[0], **a[1])
 
-        return lax.fori_loop(0, -(-n // step), body, outs)
+        _, ys = lax.scan(body, None, starts)  # [n_steps, step, ...]
+        tail = n_steps * step - n  # cases the last step repeats
+
+        def whole(y):
+            flat = y.reshape((n_steps * step,) + y.shape[2:])
+            return flat if tail == 0 else jnp.concatenate([flat[: (n_steps - 1) * step], y[-1, tail:]])
+
+        return jax.tree_util.tree_map(whole, ys)
 
     return run
 
