@@ -850,7 +850,7 @@ def jit_kernel(
     fixed_ub = None if ub_bytes in (None, "full") else int(ub_bytes)
 
     def build(specs, use_arena):
-        def one(*raws, **params):
+        def one(*raws, _trim=False, **params):
             k = Kernel(
                 p, ub_bytes=fixed_ub, fault_policy="record", arena=use_arena, check_uninit=check_uninit
             )
@@ -863,6 +863,7 @@ def jit_kernel(
                     gts.append(GlobalTensor(d, len(k._gm) - 1, 0, raw.shape[-1] // d.itemsize))
                 else:
                     gts.append(k.gm(raw))
+            first = list(k._gm)
             # (``static_params`` -- engines inline, Python-int parameters static -- is not on by
             # default: measured slower than XLA's own folding of the constant indices on four of
             # the five ops it was tried on; benchmarks/README.md)
@@ -872,24 +873,28 @@ def jit_kernel(
             else:
                 out = fn(k, *gts, **params)
             warned[specs] = list(k.warnings)  # static: found while tracing, the same for every case
+            # _trim: a GM array the kernel never wrote is not an output (the caller returns its input)
             gm = tuple(
-                raw if host else from_gm_bytes(raw, npd, shape)
-                for raw, (host, npd, shape) in zip(k._gm, specs, strict=True)
+                None if _trim and raw is was else raw if host else from_gm_bytes(raw, npd, shape)
+                for raw, was, (host, npd, shape) in zip(k._gm, first, specs, strict=True)
             )
             warn = (k.state.warn, k.state.warn_at)
             return KernelResult(gm, out, k.state if return_state else None), k.state.fault, warn
 
-        # the GM bytes of NumPy inputs are our own device copies: donated, so the result GM reuses
-        # them (in one program over the whole batch; a stepped program writes fresh buffers)
+        # One program over the whole batch: the GM bytes of NumPy inputs are our own device copies,
+        # donated, so the result GM reuses them (an unwritten one costs nothing). In steps, every
+        # output is a fresh buffer: the GM arrays the kernel never writes are left out.
         donate = tuple(i for i, (host, _, _) in enumerate(specs) if host)
         vf = jax.vmap(one, axis_name=_CASE_AXIS) if batched else one
         progs = {}
 
         def program(n_step):
             if n_step not in progs:
-                progs[n_step] = (
-                    jax.jit(vf, donate_argnums=donate) if n_step is None else jax.jit(_in_steps(vf, n_step))
-                )
+                if n_step is None:
+                    progs[n_step] = jax.jit(vf, donate_argnums=donate)
+                else:
+                    trimmed = jax.vmap(functools.partial(one, _trim=True), axis_name=_CASE_AXIS)
+                    progs[n_step] = jax.jit(_in_steps(trimmed, n_step))
             return progs[n_step]
 
         return program
@@ -932,8 +937,13 @@ def jit_kernel(
         if total is not None and total != n_cases:  # drop the padding cases
             res, warn = jax.tree_util.tree_map(lambda x: x[:n_cases], (res, warn))
         gm = []
-        for raw, (host, npd, shape) in zip(res.gm, specs, strict=True):
-            if host:
+        for a, raw, (host, npd, shape) in zip(arrays, res.gm, specs, strict=True):
+            if raw is None:  # never written by the kernel: its input, read-only as every result
+                raw = np.asarray(a).view() if host else a
+                if host:
+                    raw.flags.writeable = False
+                gm.append(raw)
+            elif host:
                 raw = np.asarray(raw)
                 lead = raw.shape[:1] if batched else ()
                 v = (raw != 0) if npd == np.bool_ else raw.view(npd)

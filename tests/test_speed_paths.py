@@ -115,6 +115,9 @@ def test_steps_give_the_bits_of_one_program_and_of_the_golden():
     ):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
     np.testing.assert_array_equal(stepped.warn, whole.warn)
+    # src0 / src1 / sel are never written: in steps they are the inputs themselves, read-only
+    for i in range(3):
+        assert np.shares_memory(stepped.gm[i], gm[i]) and not stepped.gm[i].flags.writeable
 
 
 def test_steps_fall_back_to_the_whole_ub_like_one_program():
