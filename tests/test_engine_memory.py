@@ -50,3 +50,15 @@ def test_repeat_dependency_matches_brute_force():
     assert want.sum() > 50 and (~want).sum() > 50  # both outcomes are exercised
     assert np.array_equal(got != 0, want)
     assert set(np.unique(got)) <= {0, int(Fault.REPEAT_DEPENDENCY)}
+
+
+def test_materialize_keeps_values_and_a_fusion_boundary():
+    """``materialize`` returns its input bits and stays a conditional in the compiled program (JAX
+    elides a cond whose branches are identical, XLA one whose predicate is a known constant)."""
+    x = jnp.asarray(np.random.default_rng(0).integers(0, 2**32, (4, 64), dtype=np.uint64).astype(np.uint32))
+    fn = jax.jit(lambda v: MEM.materialize(v * np.uint32(3)) >> np.uint32(2))
+    np.testing.assert_array_equal(np.asarray(fn(x)), (np.asarray(x) * np.uint32(3)) >> np.uint32(2))
+    assert "conditional" in fn.lower(x).compile().as_text()
+    vm = jax.jit(jax.vmap(MEM.materialize))  # batched (the kernels' case axis): still one branch
+    np.testing.assert_array_equal(np.asarray(vm(x)), np.asarray(x))
+    assert "conditional" in vm.lower(x).compile().as_text()

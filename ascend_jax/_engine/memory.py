@@ -91,6 +91,21 @@ def _to_bytes(words):
     return b.reshape(words.shape[:-1] + (words.shape[-1] * 4,))
 
 
+def materialize(x):
+    """``x`` computed once, into a buffer of its own, before its consumers run.
+
+    XLA on CPU fuses a cheap producer into each consumer, evaluated per output element. Split into
+    bytes (``_to_bytes``: the word -> byte bitcast becomes per-byte shifts), a merged lane result
+    is then computed 4 times per word: shift_right_sample N = 4,096 spent 43 of its 64 us per case
+    in that one fusion. A conditional is a fusion boundary (an ``optimization_barrier`` is not: XLA
+    removes it before fusion); its predicate is hidden from constant folding and both branches
+    return ``x``. It costs a pass over ``x``: worth it only where the words are dear to compute
+    (``fence=True`` of the writers below; benchmarks/README.md)."""
+    keep = lax.optimization_barrier(jnp.asarray(True))
+    # (identical branches would be elided by JAX; "| 0" differs in the jaxpr and is the same value)
+    return lax.cond(keep, lambda v: v, lambda v: v | np.zeros((), v.dtype), x)
+
+
 def gather_words(ub, idx, block_bytes=32):
     """uint32[..., 8]: the blocks at ``idx`` as words; out-of-range rows read as zero."""
     return blocks_to_words(gather_blocks(ub, idx, block_bytes))
@@ -133,10 +148,10 @@ def lane_mask_words(act, itemsize):
     return lanes_to_words(full, itemsize)
 
 
-def scatter_words(ub, idx, data, write, block_bytes=32):
+def scatter_words(ub, idx, data, write, block_bytes=32, fence=False):
     """Write the block words ``data[..., 8]`` to the blocks ``idx`` where ``write``; duplicates must
-    carry identical data."""
-    return scatter_blocks(ub, idx, _to_bytes(data), write, block_bytes)
+    carry identical data. ``fence``: ``data`` is materialized first (``materialize``)."""
+    return scatter_blocks(ub, idx, _to_bytes(materialize(data) if fence else data), write, block_bytes)
 
 
 def static_distinct(idx):
@@ -144,7 +159,7 @@ def static_distinct(idx):
     return S.is_static(idx) and np.unique(idx).size == idx.size
 
 
-def _merge_words(ub, idx, data, mask, write, block_bytes=32):
+def _merge_words(ub, idx, data, mask, write, block_bytes=32, fence=False):
     """Static distinct ``idx``: the blocks get ``(data & mask) | (old & ~mask)`` where ``write``,
     updated in place (``static.update_rows``)."""
     nb = ub.shape[-1] // block_bytes
@@ -152,12 +167,13 @@ def _merge_words(ub, idx, data, mask, write, block_bytes=32):
 
     def merge(old):
         cur = blocks_to_words(old)
-        return _to_bytes(jnp.where(wr, (data & mask) | (cur & ~mask), cur))
+        merged = jnp.where(wr, (data & mask) | (cur & ~mask), cur)
+        return _to_bytes(materialize(merged) if fence else merged)
 
     return S.update_rows(ub.reshape(nb, block_bytes), idx, merge).reshape(ub.shape)
 
 
-def write_program_order(ub, idx, data, mask, write, block_bytes=32):
+def write_program_order(ub, idx, data, mask, write, block_bytes=32, fence=False):
     """Write ``data[R, 8, 8]`` (block words) to the blocks ``idx[R, 8]`` repeat by repeat, in program
     order: repeat ``r`` reads the blocks it writes *as left by the repeats before it* and replaces
     only the bits in ``mask[R, 8, 8]`` (its active lanes), so the last active writer of a lane wins
@@ -171,7 +187,7 @@ def write_program_order(ub, idx, data, mask, write, block_bytes=32):
     R = idx.shape[0]
     nb = ub.shape[-1] // block_bytes
     if static_distinct(idx):  # no two writes meet: one masked write
-        return _merge_words(ub, idx, data, mask, write, block_bytes)
+        return _merge_words(ub, idx, data, mask, write, block_bytes, fence)
     tgt = jnp.where(write, idx, nb)  # nb = one past the end: dropped
     src = jnp.clip(idx, 0, nb - 1)
 

@@ -177,10 +177,11 @@ def read_lanes(ub, baddr, dtype, literal=False):
     return lanes.reshape(lanes.shape[0], -1, 2) if dtype.itemsize == 8 else lanes
 
 
-def write_lanes(ub, d_addr, new, act, write, ordered, dtype):
+def write_lanes(ub, d_addr, new, act, write, ordered, dtype, fence=False):
     """Write result lanes ``new`` ([R, L] or [R, L, 2] uint32) over the active lanes of the dst
     blocks ``d_addr`` whose ``write`` flag is set; ``ordered``: blocks may coincide, so repeat by
-    repeat in program order (docs/MODEL.md "Writes"), else one masked scatter."""
+    repeat in program order (docs/MODEL.md "Writes"), else one masked scatter. ``fence``: the
+    merged words are materialized before they become bytes (``memory.materialize``)."""
     R = act.shape[0]
     msize = min(dtype.itemsize, 4)
     wide = dtype.itemsize == 8  # both halves of a 64-bit lane share its activity
@@ -190,8 +191,9 @@ def write_lanes(ub, d_addr, new, act, write, ordered, dtype):
     d_idx = MEM.block_index(d_addr)
     if not ordered and not MEM.static_distinct(d_idx):  # no two dst blocks coincide: one masked scatter
         old = MEM.gather_words(ub, d_idx)
-        return MEM.scatter_words(ub, d_idx, (new_w & mask) | (old & ~mask), write)
-    return MEM.write_program_order(ub, d_idx, new_w, mask, write)  # (static distinct rows: one update)
+        return MEM.scatter_words(ub, d_idx, (new_w & mask) | (old & ~mask), write, fence=fence)
+    # (static distinct rows: one update)
+    return MEM.write_program_order(ub, d_idx, new_w, mask, write, fence=fence)
 
 
 def finish(state, plan, fault, ub, **extra):
@@ -350,7 +352,8 @@ def run_strided(st: StridedStatic, state, dyn):
         out, bad_lanes = out
         bad_param = bad_param | jnp.any(bad_lanes & act)
     fault |= closing_faults(plan, dyn["bad_mask"], bad_param)
-    ub = write_lanes(state.ub, d_addr, out, act, blk_act & (fault == 0), st.ordered, dt)
+    # fence: the lanes are arithmetic, dear to recompute per byte (memory.materialize)
+    ub = write_lanes(state.ub, d_addr, out, act, blk_act & (fault == 0), st.ordered, dt, fence=True)
     operands = (("dst", d_addr, dt),) + tuple((k, a, sdt) for k, (a, _) in zip(st.srcs, srcs, strict=True))
     ran = (fault == 0) & ~plan.nop
     return strided_warnings(st, state, finish(state, plan, fault, ub), dyn, act, ran, operands)
