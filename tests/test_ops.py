@@ -49,11 +49,16 @@ def profile_for(name, requirements):
     return p
 
 
+STEP = 64  # cases per loop step: BATCH runs in steps (the default for a large batch on CPU),
+# the last one overlapping the one before it (1000 = 15 x 64 + 40)
+
+
 @functools.cache
 def compiled(kernel_key, profile):
     """One jit_kernel per (op configuration, profile), shared by the tests of this module."""
     op, config = kernel_key
-    return aj.jit_kernel(ops.OPS[op].kernel(**dict(config)), profile=profile, ub_bytes=UB, return_state=True)
+    kern = ops.OPS[op].kernel(**dict(config))
+    return aj.jit_kernel(kern, profile=profile, ub_bytes=UB, return_state=True, step=STEP)
 
 
 def run_batch(op, config, profile, gm, params):
