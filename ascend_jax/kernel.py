@@ -594,6 +594,22 @@ class KernelResult(_KernelResult):
     warnings = ()
 
 
+def _describe_cases(warn, warn_at):
+    """``checks.describe`` per case ("" for a clean case), each distinct warning described once
+    (a per-case Python loop cost ~0.6 us a case, a third of a small kernel's batched time)."""
+    w = np.asarray(warn).reshape(-1)
+    at = np.asarray(warn_at).reshape(-1, 2)
+    lines = [""] * w.size
+    hit = np.flatnonzero(w)
+    if hit.size:
+        keys = np.stack([w[hit].astype(np.int64), at[hit, 0], at[hit, 1]], axis=1)
+        uniq, inv = np.unique(keys, axis=0, return_inverse=True)
+        text = [_checks.describe(k[0], k[1:]) for k in uniq]
+        for i, j in zip(hit.tolist(), inv.reshape(-1).tolist(), strict=True):
+            lines[i] = text[j]
+    return tuple(lines)
+
+
 def _gm_spec(a, batched):
     """(host?, NumPy dtype, per-case shape) of one positional GM argument."""
     host = not _is_jax(a)
@@ -994,8 +1010,7 @@ def jit_kernel(
                 gm.append(raw)
         result = KernelResult(tuple(gm), res.out, res.state)
         result.warn, result.warn_at = np.asarray(warn[0]), np.asarray(warn[1])
-        flat = zip(result.warn.reshape(-1), result.warn_at.reshape(-1, 2), strict=True)
-        result.warnings = tuple(_checks.describe(w, a) for w, a in flat)
+        result.warnings = _describe_cases(result.warn, result.warn_at)
         return result
 
     run.compiled = compiled  # one entry per GM signature (plus ("full", sig) once a batch fell back)

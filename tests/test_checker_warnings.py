@@ -170,3 +170,16 @@ def test_fuzz_campaign_fast_and_reference_warning_words_agree():
     assert len(ok) > 300
     bad = [r for r in ok if r.get("warn", 0) != r.get("ref_warn", 0)]
     assert not bad, bad[:5]
+
+
+def test_batch_warning_lines_equal_one_describe_per_case():
+    """jit_kernel describes each distinct warning once; the lines equal ``describe`` case by case."""
+    from ascend_jax import checks
+    from ascend_jax.kernel import _describe_cases
+
+    rng = np.random.default_rng(11)
+    warn = np.where(rng.random(500) < 0.3, rng.integers(1, 8, 500), 0).astype(np.uint32)
+    at = rng.integers(0, 4, (500, 2)).astype(np.int32)
+    want = tuple(checks.describe(w, a) for w, a in zip(warn, at, strict=True))
+    assert _describe_cases(warn, at) == want and want.count("") < 500 and "" in want
+    assert _describe_cases(np.uint32(0), np.zeros(2, np.int32)) == ("",)
