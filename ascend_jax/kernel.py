@@ -633,6 +633,9 @@ class _Staging:
         self.lock = threading.Lock()
         self._bufs = {}
 
+    def clear(self):
+        self._bufs.clear()
+
     def put(self, i, hb):
         if hb.ctypes.data % _HOST_ALIGN == 0:
             return jax.device_put(hb)
@@ -881,7 +884,7 @@ def jit_kernel(
     bits as at once; ``None`` (default) sizes the steps to the cache on CPU and runs the whole
     batch at once elsewhere, 0 always runs it at once (``cases_per_step``). A stepped program on
     CPU copies NumPy GM inputs into aligned host buffers that it keeps for the next call (as large
-    as the last batch's NumPy GM inputs; JAX reads them in place).
+    as the last batch's NumPy GM inputs; JAX reads them in place; ``run.release()`` frees them).
     """
     p = as_profile(profile)
     cases_per_step(step, None, 1, "jit_kernel", p)  # a bad ``step`` raises here
@@ -1013,6 +1016,13 @@ def jit_kernel(
         result.warnings = _describe_cases(result.warn, result.warn_at)
         return result
 
+    def release():
+        """Free the host buffers kept for the next stepped call's NumPy inputs (the next call
+        allocates them again)."""
+        with staging.lock:
+            staging.clear()
+
+    run.release = release
     run.compiled = compiled  # one entry per GM signature (plus ("full", sig) once a batch fell back)
     run.warnings = warned  # checker warnings per GM signature (trace time; never change the bits)
     return run

@@ -162,6 +162,9 @@ def test_staged_inputs_are_reused_safely():
         np.testing.assert_array_equal(s, k)
         np.testing.assert_array_equal(r.gm[1].view(np.uint32), (k * np.float32(2)).view(np.uint32))
         np.testing.assert_array_equal(r.gm[0], k)
+    run.release()  # the kept buffers go; the next call stages again
+    again = run(_unaligned(srcs[0]), np.zeros_like(srcs[0]))
+    np.testing.assert_array_equal(again.gm[1].view(np.uint32), (keep[0] * np.float32(2)).view(np.uint32))
     got = {}
 
     def call(i):
