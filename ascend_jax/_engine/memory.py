@@ -182,7 +182,9 @@ def write_program_order(ub, idx, data, mask, write, block_bytes=32, fence=False)
     call is not suppressed (``dstBlkStride == 0`` is a fault), so each step is an order-free scatter.
 
     Cost: R steps of an 8-block gather/scatter, linear in R and independent of the UB size (the
-    former all-pairs resolution of colliding writers gathered 8 candidates per lane).
+    former all-pairs resolution of colliding writers gathered 8 candidates per lane). ``fence``
+    (``materialize``) applies to the one masked write of distinct static blocks only; a step of
+    the loop converts one repeat's words, too few to be worth a fusion boundary.
     """
     R = idx.shape[0]
     nb = ub.shape[-1] // block_bytes
