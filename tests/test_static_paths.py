@@ -150,3 +150,43 @@ def test_static_parameters_give_the_oracle_bits(family, api):
 @pytest.mark.parametrize("family,api", ALL_APIS, ids=[f"{f}-{a}" for f, a in ALL_APIS])
 def test_static_parameters_every_api_nightly(family, api, profile):
     _static_vs_reference(_FAMILY[family], api, profile, 5, seed=7)
+
+
+def test_span_moves_under_vmap_equal_per_case():
+    """``update_span`` / ``put_span`` batch as one slice of the batched buffer (``custom_vmap``):
+    the same rows as the unbatched op case by case, for a batched or shared ``data``, and with a
+    row per case (JAX's own rule)."""
+    import jax
+    import jax.numpy as jnp
+
+    buf = jnp.arange(40, dtype=jnp.uint8).reshape(20, 2)
+    rows = jnp.stack([buf, buf + 100])
+
+    def upd(b):
+        return S.update_span(b, 3, 4, lambda w: w + 1)
+
+    want = np.stack([np.asarray(upd(rows[i])) for i in range(2)])
+    np.testing.assert_array_equal(np.asarray(jax.jit(jax.vmap(upd))(rows)), want)
+    assert not np.array_equal(want[0], np.asarray(buf))  # the span did change
+
+    data = jnp.ones((2, 3, 2), jnp.uint8) * jnp.array([7, 9], jnp.uint8)[:, None, None]
+
+    def put(b, d):
+        return S.put_span(b, 5, d)
+
+    want = np.stack([np.asarray(put(rows[i], data[i])) for i in range(2)])
+    np.testing.assert_array_equal(np.asarray(jax.vmap(put)(rows, data)), want)
+    want = np.stack([np.asarray(put(rows[i], data[0])) for i in range(2)])
+    np.testing.assert_array_equal(np.asarray(jax.vmap(put, in_axes=(0, None))(rows, data[0])), want)
+
+    r = jnp.array([1, 6])
+
+    def store(b, row):
+        return S._row_store(b, jnp.zeros((2, 2), jnp.uint8), row)
+
+    def take(b, row):
+        return S._row_slice(3)(b, row)
+
+    for f in (store, take):
+        want = np.stack([np.asarray(f(rows[i], r[i])) for i in range(2)])
+        np.testing.assert_array_equal(np.asarray(jax.vmap(f)(rows, r)), want)

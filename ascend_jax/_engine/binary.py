@@ -383,7 +383,7 @@ def run_binary(st: BinaryStatic, state, dyn):
         shape = (R, L, 2) if wide else (R, L)
         pick = sel[..., None] if wide else sel
         new = jnp.where(pick, jnp.broadcast_to(va, shape), jnp.broadcast_to(vb, shape)).astype(bits_dt)
-        ub = PL.write_lanes(ub, d_addr, new, act, blk_act & ok, st.ordered, dt)
+        ub = PL.write_lanes(ub, d_addr, new, act, blk_act & ok, st.ordered, dt, fence=S.is_static(d_addr))
     else:
         if wide:
             res = compare_pairs(jnp.broadcast_to(va, (R, L, 2)), vb, dyn["cmp"], dt, p) & act

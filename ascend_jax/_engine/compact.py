@@ -5,10 +5,12 @@ Shapes are static (``GatherStatic``): ``R`` repeats of ``K = KB * E`` lanes (``K
 repeat, ``E`` elements per block); everything else (addresses, strides, mask, repeatTimes, the
 built-in pattern number) is traced, so one compilation serves a whole bucket.
 
-Determinism: the compaction is a *gather*, never a scatter. The j-th packed element is found by a
-binary search of the inclusive prefix count of kept lanes (``searchsorted``), so no two writers ever
-target the same slot; every index used is in range by construction (no implicit clamping is relied
-on). dst is then written as whole 32-byte blocks at distinct block indices.
+Determinism: every kept lane has a slot of its own -- the kept lanes before it: those of the
+earlier repeats (an exclusive prefix over the R repeat counts) plus those before it in its repeat (a
+prefix sum within the repeat, ``kept_before``) -- so the compaction is an order-free scatter at
+distinct slots, and no two writers ever target the same slot; every index used is in range by
+construction (no implicit clamping is relied on). dst is then written as whole 32-byte blocks at
+distinct block indices.
 """
 
 import dataclasses
@@ -55,6 +57,14 @@ def pattern_register_image(pv, n_lanes, vector_mask_bits):
     bit l = pattern bit of lane l for l < min(L, vector_mask_bits), all other bits 0."""
     on = builtin_pattern_bits(pv, 256) & (np.arange(256) < min(n_lanes, vector_mask_bits))
     return M.pack_bits(on)
+
+
+def kept_before(keep):
+    """int32[R, K]: the kept lanes before each lane of its repeat (``keep`` bool[R, K]): a prefix
+    sum within each repeat. (A prefix sum over all R * K lanes runs as a reduce-window cascade
+    in XLA on CPU: about a third of a GatherMask call at R = 255.)"""
+    k = keep.astype(I32)
+    return jnp.cumsum(k, axis=1) - k
 
 
 @S.entry
@@ -107,7 +117,8 @@ def run_gather_mask(st: GatherStatic, state, dyn):
         bits_per_block = 8 * bb
         PB = -(-K // bits_per_block)
         p_addr = MEM.block_addr(dyn["src1"], 1, p_rs, R, bb, PB)  # [R, PB]
-        pbytes = MEM.gather_blocks_at(state.ub, p_addr, bb).reshape(R, PB * bb)
+        # materialized: else XLA recomputes the block address arithmetic for each of the K lanes
+        pbytes = MEM.materialize(MEM.gather_blocks_at(state.ub, p_addr, bb).reshape(R, PB * bb))
         e = np.arange(K)
         byte = pbytes[:, e // 8].astype(U32)
         pat = ((byte >> (e % 8).astype(np.uint32)) & 1) == 1
@@ -120,13 +131,13 @@ def run_gather_mask(st: GatherStatic, state, dyn):
     c_r = jnp.cumsum(k_r) - k_r  # kept before repeat r (exclusive prefix)
     cnt = jnp.sum(k_r)
 
-    # -- compaction: kept lane i goes to slot incl[i] - 1 (distinct slots: an order-free scatter) ---
+    # -- compaction: kept lane i goes to slot (kept lanes before it) (distinct slots: an order-free
+    # scatter) ---------------------------------------------------------------------------------------
     msize = min(size, 4)
     vals = MEM.words_to_lanes(MEM.gather_words(state.ub, s_idx, bb)[None], msize).reshape(N)
-    incl = jnp.cumsum(keep.reshape(N).astype(I32))
     j = np.arange(N, dtype=np.int32)
     valid = j < cnt
-    slot = jnp.where(keep.reshape(N), incl - 1, N)  # N: dropped
+    slot = jnp.where(keep, c_r[:, None] + kept_before(keep), N).reshape(N)  # N: dropped
     packed = jnp.zeros((N,), U32).at[slot].set(vals, mode="drop")
 
     # -- dst: DB contiguous blocks from dst.addr; block t holds slots [t*E, (t+1)*E) -------------

@@ -17,9 +17,10 @@ import contextlib
 import contextvars
 import functools
 
+import jax
 import jax.numpy as jnp
 import numpy as np
-from jax import lax
+from jax import custom_batching, lax
 
 from .. import _compile
 
@@ -177,15 +178,68 @@ def _opaque_start(start, ndim):
     return (lax.optimization_barrier(jnp.asarray(start, I32)),) + (0,) * (ndim - 1)
 
 
+def _to_front(x, axis, size):
+    """``x`` with its batch axis (``axis``, or None: not batched, broadcast) first."""
+    if axis is None:
+        return jnp.broadcast_to(x, (size,) + x.shape)
+    return jnp.moveaxis(x, axis, 0)
+
+
+@functools.cache
+def _row_slice(length):
+    """``f(buf, row)`` = ``buf[row : row + length]`` (``row`` a traced int32 scalar)."""
+
+    def plain(buf, row):
+        return lax.dynamic_slice(buf, (row,) + (0,) * (buf.ndim - 1), (length,) + buf.shape[1:])
+
+    take = custom_batching.custom_vmap(plain)
+
+    @take.def_vmap
+    def _batched(axis_size, in_batched, buf, row):
+        # Under vmap a dynamic slice becomes a gather (JAX's batching rule), a per-element loop in
+        # XLA; with the row unbatched it stays one dynamic slice of the batched buffer.
+        buf_b, row_b = in_batched
+        if row_b:  # (a row per case: JAX's own rule)
+            return jax.vmap(plain, in_axes=(0 if buf_b else None, 0))(buf, row), True
+        buf = _to_front(buf, 0 if buf_b else None, axis_size)
+        start = (0, row) + (0,) * (buf.ndim - 2)
+        return lax.dynamic_slice(buf, start, (axis_size, length) + buf.shape[2:]), True
+
+    return take
+
+
+def _plain_store(buf, data, row):
+    return lax.dynamic_update_slice(buf, data, (row,) + (0,) * (buf.ndim - 1))
+
+
+# ``buf`` with ``data`` stored from row ``row`` (a traced int32 scalar): an update slice
+_row_store = custom_batching.custom_vmap(_plain_store)
+
+
+@_row_store.def_vmap
+def _row_store_vmap(axis_size, in_batched, buf, data, row):
+    # Under vmap an update slice becomes a scatter (JAX's batching rule), which XLA runs as a
+    # per-element loop (and with a constant start, after a copy of the whole buffer); with the row
+    # unbatched it stays one in-place update slice of the batched buffer.
+    buf_b, data_b, row_b = in_batched
+    if row_b:  # (a row per case: JAX's own rule)
+        f = jax.vmap(_plain_store, in_axes=(0 if buf_b else None, 0 if data_b else None, 0))
+        return f(buf, data, row), True
+    buf = _to_front(buf, 0 if buf_b else None, axis_size)
+    data = _to_front(data, 0 if data_b else None, axis_size)
+    return lax.dynamic_update_slice(buf, data, (0, row) + (0,) * (buf.ndim - 2)), True
+
+
 def update_span(buf, start, length, fn):
     """``buf`` with rows [start, start + length) (all in range) replaced by ``fn(old rows)``, in place:
     a dynamic slice and a dynamic update slice at the *same* start, hidden from constant folding
     (``optimization_barrier``). With a constant start the read becomes a static slice, and XLA then
     copies the whole buffer before the update (measured ~40 us per case of a 50 KB UB); a plain
-    ``.at[a:b].set`` lowers to a bounds-checked scatter that reads the old rows the same way."""
-    at = _opaque_start(start, buf.ndim)
-    win = lax.dynamic_slice(buf, at, (length,) + buf.shape[1:])
-    return lax.dynamic_update_slice(buf, fn(win).astype(buf.dtype), at)
+    ``.at[a:b].set`` lowers to a bounds-checked scatter that reads the old rows the same way. Under
+    ``vmap`` both stay slices of the batched buffer (``_row_slice``, ``_row_store``)."""
+    row = _opaque_start(start, 1)[0]
+    win = _row_slice(length)(buf, row)
+    return _row_store(buf, fn(win).astype(buf.dtype), row)
 
 
 def put_span(buf, start, data):
@@ -197,7 +251,7 @@ def put_span(buf, start, data):
     freshly zeroed arena, fuses fill and store into one ``pad`` -- a per-byte loop: 16 KB into a
     33 KB arena took 5.4 us per case against 1.2 us for the fill and store apart (a memset and an
     in-place copy; 256 cases, benchmarks/README.md)."""
-    return lax.dynamic_update_slice(buf, jnp.asarray(data).astype(buf.dtype), _opaque_start(start, buf.ndim))
+    return _row_store(buf, jnp.asarray(data).astype(buf.dtype), _opaque_start(start, 1)[0])
 
 
 def update_rows(rows, idx, fn):
