@@ -390,6 +390,7 @@ def run_binary(st: BinaryStatic, state, dyn):
         else:
             res = compare_bits(jnp.broadcast_to(va, (R, L)), vb, dyn["cmp"], dt, p) & act
         if st.out == "bits":
+            res = MEM.materialize(res)  # (else XLA recomputes the comparison for every bit it packs)
             nbytes = R * W
             blk0, win, off = _window(ub, d0, nbytes)
             old = lax.dynamic_slice(win, (off,), (nbytes,))
