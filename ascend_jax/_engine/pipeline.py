@@ -338,7 +338,12 @@ def run_strided(st: StridedStatic, state, dyn):
     else:  # a conversion: each source against dst (two for the cast composites)
         for s_addr, s_rep in srcs:
             fault |= conversion_dst_faults(d_addr, s_addr, blk_act, src_act, any_act, s[0], s_rep, ns == nd)
-    xs = [read_lanes(state.ub, a, sdt, k in st.literal) for (a, _), k in zip(srcs, st.srcs, strict=True)]
+    # The source lanes are materialized (a fusion boundary between the byte -> lane read and the lane
+    # computation; measured, interleaved: clamp N = 4,096 36-37k -> 50k cases/s, muls unchanged).
+    xs = [
+        MEM.materialize(read_lanes(state.ub, a, sdt, k in st.literal))
+        for (a, _), k in zip(srcs, st.srcs, strict=True)
+    ]
     if st.read_dst:
         xs.append(read_lanes(state.ub, d_addr, dt))
     scalar = dyn.get("scalar")
