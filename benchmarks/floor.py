@@ -66,8 +66,14 @@ def main(argv=None):
                 ts.append(time.perf_counter() - t)
             us = statistics.median(ts) / batch * 1e6
             frac = gm_bytes / (us * 1e-6) / bw
-            out["results"].setdefault(name, {})[str(n)] = {"batch": batch, "us_per_case": us, "fraction": frac}
-            print(f"N = {n:5}, B = {batch:6}: bare JAX {name:7} {us:8.3f} us per case, fraction of stream {frac:.2f}")
+            out["results"].setdefault(name, {})[str(n)] = {
+                "batch": batch,
+                "us_per_case": us,
+                "fraction": frac,
+            }
+            print(
+                f"N = {n:5}, B = {batch:6}: bare JAX {name:7} {us:8.3f} us per case, fraction of stream {frac:.2f}"
+            )
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(out, fh, indent=1, sort_keys=True)
