@@ -100,7 +100,8 @@ def materialize(x):
     in that one fusion. A conditional is a fusion boundary (an ``optimization_barrier`` is not: XLA
     removes it before fusion); its predicate is hidden from constant folding and both branches
     return ``x``. It costs a pass over ``x``: worth it only where the words are dear to compute
-    (``fence=True`` of the writers below; benchmarks/README.md)."""
+    (``fence=True`` of the writers below, the elementwise core's source lanes in
+    ``pipeline.run_strided``, Compare's bits; each measured in benchmarks/README.md)."""
     keep = lax.optimization_barrier(jnp.asarray(True))
     # (identical branches would be elided by JAX; "| 0" differs in the jaxpr and is the same value)
     return lax.cond(keep, lambda v: v, lambda v: v | np.zeros((), v.dtype), x)
