@@ -144,7 +144,7 @@ def order(log, profile=None):
         if c.kind in ("barrier", "syncall", "host") and p == pipe_t.PIPE_ALL:
             b = everything
             before[i] = b
-            for q in list(done) + list(gate):
+            for q in pipe_t:
                 gate[q] = gate.get(q, 0) | b | bit
             if c.kind == "syncall":
                 ep += 1
