@@ -122,7 +122,10 @@ def test_select_dispatches_to_select_flexible(seed):
         ((dst, sel, src0, src1[0], M1, N), aj.BinaryConfig(1)),
         ((dst, sel, src1[0], src0, M1, N), aj.BinaryConfig(0)),
         ((dst, sel, 0.5, src0, M1, N), None),  # the scalar first
-        ((dst, sel, src0, src1[2], M1, [0xF0F0_FFFF_0000_FFFF, 0], 3, aj.BinaryRepeatParams()), aj.BinaryConfig(1)),
+        (
+            (dst, sel, src0, src1[2], M1, [0xF0F0_FFFF_0000_FFFF, 0], 3, aj.BinaryRepeatParams()),
+            aj.BinaryConfig(1),
+        ),
     ):
         kw = {} if cfg is None else {"config": cfg}
         out = aj.Select(st, *args, profile=P950, **kw)
