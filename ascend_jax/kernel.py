@@ -792,6 +792,8 @@ class Kernel:
         # count form of the element-wise APIs: (dst, src, scalar, count) / (dst, src0, src1, count)
         if name not in _STATE_APIS + ("ShiftLeft", "ShiftRight", "ShiftLeftTensor", "ShiftRightTensor"):
             return
+        if name in _STATE_APIS and len(args) > 2 and _flexible_shape(args[1], args[2]):
+            return  # the 灵活标量位置 overload (AddsFlexible ...): its engine reports the extents
         if (
             len(args) != 4
             or isinstance(args[-1], (bool, np.bool_))
@@ -912,6 +914,10 @@ for _n in _GET_APIS:
 for _n in list(REGISTRY):  # populated by the import of .api above
     if not hasattr(Kernel, _n):
         setattr(Kernel, _n, _generic(_n))
+
+
+def _flexible_shape(src, scalar):
+    return isinstance(scalar, LocalTensor) or not isinstance(src, LocalTensor)
 
 
 def _is_jax(x):

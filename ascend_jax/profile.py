@@ -320,6 +320,10 @@ _API_EXTRA["GetReduceRepeatMaxMinSpr"] = {"with_index": (_BOOL, False, True)}
 # the cast composites' (U, T) table: "src->dst" strings, " [count]" for a count-only pair
 for _n in ("AddReluCast", "SubReluCast", "MulCast", "CastDequant"):
     _API_EXTRA[_n] = {"pairs": (_LIST, False, ())}
+# MulAddDst / Axpy: the mixed-precision rows of the page's table ("half->float32": half sources, a float32
+# dst, PAR 64); () = U = T only
+for _n in ("MulAddDst", "Axpy"):
+    _API_EXTRA[_n] = {"pairs": (_LIST, False, ())}
 # sorting (issue 16; docs/MODEL.md "Sorting and Region Proposals"): where a NaN score sorts -- above +inf
 # ("largest") or below -inf ("smallest"); the pages do not say (CHOICE)
 for _n in ("Sort32", "MrgSort", "MrgSort4", "RpSort16"):
