@@ -266,10 +266,24 @@ def build(source, profile, defines=(), cxx=None):
     return Build(exe, seconds, False, launches, source)
 
 
+_NOT_MEMBER = re.compile(r"['‘`]([A-Za-z_][A-Za-z_0-9]*)['’] is not a member of ['‘`]AscendC['’]")
+
+
 def _compile_message(stderr, source):
     """The compiler's errors, the user's own file's lines first (header internals trimmed)."""
     lines = stderr.splitlines()
-    user = [ln for ln in lines if ln.startswith(str(source)) and (": error" in ln or ": fatal error" in ln)]
+    missing = sorted(set(_NOT_MEMBER.findall(stderr)))
+    if missing:
+        names = ", ".join(f"AscendC::{n}" for n in missing)
+        lines = [
+            f"{names}: not an API ascend_jax models (`ascend-jax apis` lists the modelled ones)",
+            *lines,
+        ]
+    user = [
+        ln
+        for ln in lines
+        if (ln.startswith(str(source)) and (": error" in ln or ": fatal error" in ln)) or "not an API" in ln
+    ]
     head = "\n".join(user[:10]) if user else ""
     body = "\n".join(lines[:60])
     more = f"\n... ({len(lines) - 60} more lines)" if len(lines) > 60 else ""

@@ -355,6 +355,8 @@ def _describe(e):
             return f"GlobalTensor<{a['dt']}>[{a['len']}]@GM{a['buf']}+{a['off']}"
         if t == "s":
             v = a["v"]
+            if isinstance(v, bool):
+                return "true" if v else "false"
             return f"({a['ty']}){float.fromhex(v) if isinstance(v, str) else v}"
         if t == "e":
             return f"{a['ty']}::{a['v']}"
@@ -373,7 +375,7 @@ def _describe(e):
         if "type" in t:
             if t["type"] is not None:
                 tm.append(t["type"])
-        else:
+        elif not (t["name"] == "isSetMask" and t["value"].get("v") is True):  # the default
             tm.append(short(t["value"]))
     targs = f"<{', '.join(tm)}>" if tm else ""
     return f"AscendC::{e['api']}{targs}({', '.join(short(a) for a in e['args'])})"

@@ -902,8 +902,8 @@ inline void SetPadValue(T value, const char* file = __builtin_FILE(), int line =
 #include "ascendjax/apis.gen.h"  // one recorder per API the model has (generated from the registry)
 
 // -- the launch (`k<<<blocks, ubuf, stream>>>(args)` is rewritten into this) ----------------------
-template <typename K, typename... A>
-void ascendjax_launch(const char* name, int line, K kernel, uint64_t blocks, uint64_t /*ubuf*/, void* /*stream*/,
+template <typename K, typename L2, typename S, typename... A>
+void ascendjax_launch(const char* name, int line, K kernel, uint64_t blocks, L2 /*l2ctrl*/, S /*stream*/,
                       A&&... args) {
     auto& r = ascendjax::rt();
     if (const char* bd = getenv("ASCENDJAX_BLOCK_DIM")) blocks = strtoull(bd, nullptr, 10);  // --block-dim
