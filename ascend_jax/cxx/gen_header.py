@@ -80,6 +80,32 @@ TEMPLATE_HEADS = {
     "GetReduceRepeatMaxMinSpr": (_T,),
     "TransDataTo5HD": (_T,),
 }
+# The repeat-parameter struct a high-dim call ends with, by family (or API): a kernel often writes
+# it as a braced list (``LeakyRelu(dst, src, s, mask, 4, {1, 1, 8, 8})``), which a variadic
+# recorder cannot deduce, so these APIs also get fixed-arity recorders whose last parameter is
+# typed (a real struct argument still goes to the variadic one: it binds without a const).
+TRAILING_STRUCT_FAMILY = {
+    "unary": "UnaryRepeatParams",
+    "unary_scalar": "UnaryRepeatParams",
+    "cast": "UnaryRepeatParams",
+    "shift": "UnaryRepeatParams",
+    "binary": "BinaryRepeatParams",
+    "binary_scalar": "BinaryRepeatParams",
+    "compound": "BinaryRepeatParams",
+    "compare_select": "BinaryRepeatParams",
+}
+TRAILING_STRUCT_API = {
+    "Axpy": "UnaryRepeatParams",
+    "Brcb": "BrcbRepeatParams",
+    "Gatherb": "GatherRepeatParams",
+    "Duplicate": None,
+    "CreateVecIndex": None,
+    "GetCmpMask": None,
+    "SetCmpMask": None,
+    "SetDeqScale": None,
+}
+TRAILING_ARITIES = range(4, 9)  # total arguments, the struct last
+
 # APIs that return a value to the kernel: C++ return type (or "T": the first template argument).
 RETURNS = {
     "GetReduceRepeatSumSpr": "T",
@@ -276,6 +302,20 @@ def apis_header():
             f"{head}inline {rtype} {name}(ascendjax::Arg0 a0, Args&&... args) {{\n{open_call}{rec}{mid}"
             f"{body_args}{end}{after}{ret_stmt}}}\n"
         )
+        family = aj.REGISTRY[name].family
+        struct = TRAILING_STRUCT_API.get(name, TRAILING_STRUCT_FAMILY.get(family))
+        if struct is None or name in OUT_LAST:
+            continue
+        for n in TRAILING_ARITIES:
+            mids = [f"A{i}" for i in range(1, n - 1)]
+            head_n = "template <" + ", ".join(parts + [f"typename {m}" for m in mids]) + ">\n"
+            params = ", ".join(["ascendjax::Arg0 a0"] + [f"{m}&& a{i}" for i, m in enumerate(mids, 1)])
+            writes = "".join(f"    ascendjax::w(j, a{i});\n" for i in range(1, n - 1))
+            out.append(
+                f"{head_n}inline {rtype} {name}({params}, const {struct}& params) {{\n{open_call}{rec}{mid}"
+                f"    a0.write(j);\n{writes}    ascendjax::w(j, params);\n{end}"
+                f"    rt().record(j, a0.file, a0.line);\n{ret_stmt}}}\n"
+            )
     out.append("}  // namespace AscendC\n")
     return "".join(out)
 

@@ -309,8 +309,6 @@ class Replayer:
             if isinstance(v, aj.BinaryConfig):
                 tname = "config"
             if tname in kwonly and not _same(v, kwonly[tname]):
-                if tname == "config" and v == aj.DEFAULT_BINARY_CONFIG:
-                    continue
                 kw[tname] = v
         return method(*args, **kw)
 

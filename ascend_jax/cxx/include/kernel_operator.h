@@ -901,6 +901,35 @@ inline void SetPadValue(T value, const char* file = __builtin_FILE(), int line =
 
 #include "ascendjax/apis.gen.h"  // one recorder per API the model has (generated from the registry)
 
+namespace AscendC {
+// GatherMask's GatherMaskParams is often a braced list (`{1, 4, 8, 0}`), which the variadic
+// recorder cannot deduce: a typed overload for that form (the same record).
+template <typename T = void, bool isSetMask = true, typename D, typename S0, typename S1>
+inline void GatherMask(const D& dst, const S0& src0, const S1& src1Pattern, bool reduceMode, uint32_t mask,
+                       const GatherMaskParams& gatherMaskParams, uint64_t& rsvdCnt,
+                       const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+    auto j = ascendjax::begin_call("GatherMask");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    ascendjax::w(j, dst);
+    ascendjax::w(j, src0);
+    ascendjax::w(j, src1Pattern);
+    ascendjax::w(j, reduceMode);
+    ascendjax::w(j, mask);
+    ascendjax::w(j, gatherMaskParams);
+    ascendjax::w(j, ascendjax::Out<uint64_t>{});
+    j.close(']');
+    rt().record(j, file, line);
+    rsvdCnt = ascendjax::read_value<uint64_t>();
+}
+}  // namespace AscendC
+using AscendC::GetTPipePtr;
+
 // -- the launch (`k<<<blocks, ubuf, stream>>>(args)` is rewritten into this) ----------------------
 template <typename K, typename L2, typename S, typename... A>
 void ascendjax_launch(const char* name, int line, K kernel, uint64_t blocks, L2 /*l2ctrl*/, S /*stream*/,

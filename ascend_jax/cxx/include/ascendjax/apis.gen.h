@@ -29,6 +29,101 @@ inline void Abs(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
+template <typename T = void, bool isSetMask = true, typename A1, typename A2>
+inline void Abs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Abs");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void Abs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Abs");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void Abs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Abs");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void Abs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Abs");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void Abs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Abs");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
 template <typename T = void, bool isSetMask = true>
 inline void AbsSub(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("AbsSub");
@@ -57,6 +152,101 @@ inline void AbsSub(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
+template <typename T = void, bool isSetMask = true, typename A1, typename A2>
+inline void AbsSub(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("AbsSub");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void AbsSub(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("AbsSub");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void AbsSub(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("AbsSub");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void AbsSub(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("AbsSub");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void AbsSub(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("AbsSub");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
 template <typename T = void, bool isSetMask = true>
 inline void Add(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("Add");
@@ -82,6 +272,101 @@ inline void Add(ascendjax::Arg0 a0, Args&&... args) {
     j.open('[');
     a0.write(j);
     (ascendjax::w(j, args), ...);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2>
+inline void Add(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Add");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void Add(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Add");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void Add(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Add");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void Add(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Add");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void Add(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Add");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
@@ -115,6 +400,106 @@ inline void AddDeqRelu(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2>
+inline void AddDeqRelu(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("AddDeqRelu");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void AddDeqRelu(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("AddDeqRelu");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void AddDeqRelu(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("AddDeqRelu");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void AddDeqRelu(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("AddDeqRelu");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void AddDeqRelu(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("AddDeqRelu");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
 template <typename T = void, bool isSetMask = true>
 inline void AddRelu(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("AddRelu");
@@ -140,6 +525,101 @@ inline void AddRelu(ascendjax::Arg0 a0, Args&&... args) {
     j.open('[');
     a0.write(j);
     (ascendjax::w(j, args), ...);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2>
+inline void AddRelu(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("AddRelu");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void AddRelu(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("AddRelu");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void AddRelu(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("AddRelu");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void AddRelu(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("AddRelu");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void AddRelu(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("AddRelu");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
@@ -173,6 +653,106 @@ inline void AddReluCast(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2>
+inline void AddReluCast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("AddReluCast");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void AddReluCast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("AddReluCast");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void AddReluCast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("AddReluCast");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void AddReluCast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("AddReluCast");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void AddReluCast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("AddReluCast");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
 template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG>
 inline void Adds(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("Adds");
@@ -203,6 +783,106 @@ inline void Adds(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2>
+inline void Adds(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Adds");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3>
+inline void Adds(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Adds");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4>
+inline void Adds(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Adds");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void Adds(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Adds");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void Adds(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Adds");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
 template <typename T = void, bool isSetMask = true>
 inline void And(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("And");
@@ -228,6 +908,101 @@ inline void And(ascendjax::Arg0 a0, Args&&... args) {
     j.open('[');
     a0.write(j);
     (ascendjax::w(j, args), ...);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2>
+inline void And(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("And");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void And(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("And");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void And(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("And");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void And(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("And");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void And(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("And");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
@@ -261,6 +1036,106 @@ inline void Ands(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2>
+inline void Ands(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Ands");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3>
+inline void Ands(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Ands");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4>
+inline void Ands(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Ands");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void Ands(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Ands");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void Ands(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Ands");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
 template <typename T = void, typename U = void, bool isSetMask = true>
 inline void Axpy(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("Axpy");
@@ -288,6 +1163,106 @@ inline void Axpy(ascendjax::Arg0 a0, Args&&... args) {
     j.open('[');
     a0.write(j);
     (ascendjax::w(j, args), ...);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2>
+inline void Axpy(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Axpy");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void Axpy(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Axpy");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void Axpy(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Axpy");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void Axpy(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Axpy");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void Axpy(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Axpy");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
@@ -347,6 +1322,101 @@ inline void Brcb(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
+template <typename T = void, bool isSetMask = true, typename A1, typename A2>
+inline void Brcb(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BrcbRepeatParams& params) {
+    auto j = ascendjax::begin_call("Brcb");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void Brcb(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BrcbRepeatParams& params) {
+    auto j = ascendjax::begin_call("Brcb");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void Brcb(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const BrcbRepeatParams& params) {
+    auto j = ascendjax::begin_call("Brcb");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void Brcb(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const BrcbRepeatParams& params) {
+    auto j = ascendjax::begin_call("Brcb");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void Brcb(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const BrcbRepeatParams& params) {
+    auto j = ascendjax::begin_call("Brcb");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
 template <typename T = void, typename U = void, bool isSetMask = true>
 inline void Cast(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("Cast");
@@ -374,6 +1444,106 @@ inline void Cast(ascendjax::Arg0 a0, Args&&... args) {
     j.open('[');
     a0.write(j);
     (ascendjax::w(j, args), ...);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2>
+inline void Cast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Cast");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void Cast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Cast");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void Cast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Cast");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void Cast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Cast");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void Cast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Cast");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
@@ -407,6 +1577,106 @@ inline void CastDequant(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2>
+inline void CastDequant(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("CastDequant");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void CastDequant(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("CastDequant");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void CastDequant(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("CastDequant");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void CastDequant(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("CastDequant");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void CastDequant(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("CastDequant");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
 template <typename T = void, typename U = void, auto isSetMask = true>
 inline void Compare(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("Compare");
@@ -434,6 +1704,106 @@ inline void Compare(ascendjax::Arg0 a0, Args&&... args) {
     j.open('[');
     a0.write(j);
     (ascendjax::w(j, args), ...);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, auto isSetMask = true, typename A1, typename A2>
+inline void Compare(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Compare");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, auto isSetMask = true, typename A1, typename A2, typename A3>
+inline void Compare(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Compare");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, auto isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void Compare(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Compare");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, auto isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void Compare(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Compare");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, auto isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void Compare(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Compare");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
@@ -467,6 +1837,106 @@ inline void CompareScalar(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
+template <typename T = void, typename U = void, auto isSetMask = true, typename A1, typename A2>
+inline void CompareScalar(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("CompareScalar");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, auto isSetMask = true, typename A1, typename A2, typename A3>
+inline void CompareScalar(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("CompareScalar");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, auto isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void CompareScalar(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("CompareScalar");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, auto isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void CompareScalar(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("CompareScalar");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, auto isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void CompareScalar(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("CompareScalar");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
 template <typename T = void, typename U = void, auto isSetMask = true>
 inline void Compares(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("Compares");
@@ -494,6 +1964,106 @@ inline void Compares(ascendjax::Arg0 a0, Args&&... args) {
     j.open('[');
     a0.write(j);
     (ascendjax::w(j, args), ...);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, auto isSetMask = true, typename A1, typename A2>
+inline void Compares(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Compares");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, auto isSetMask = true, typename A1, typename A2, typename A3>
+inline void Compares(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Compares");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, auto isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void Compares(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Compares");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, auto isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void Compares(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Compares");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, auto isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void Compares(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Compares");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
@@ -637,6 +2207,101 @@ inline void Div(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
+template <typename T = void, bool isSetMask = true, typename A1, typename A2>
+inline void Div(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Div");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void Div(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Div");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void Div(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Div");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void Div(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Div");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void Div(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Div");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
 template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG>
 inline void Divs(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("Divs");
@@ -664,6 +2329,106 @@ inline void Divs(ascendjax::Arg0 a0, Args&&... args) {
     j.open('[');
     a0.write(j);
     (ascendjax::w(j, args), ...);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2>
+inline void Divs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Divs");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3>
+inline void Divs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Divs");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4>
+inline void Divs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Divs");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void Divs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Divs");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void Divs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Divs");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
@@ -723,6 +2488,101 @@ inline void Exp(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
+template <typename T = void, bool isSetMask = true, typename A1, typename A2>
+inline void Exp(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Exp");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void Exp(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Exp");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void Exp(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Exp");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void Exp(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Exp");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void Exp(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Exp");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
 template <typename T = void, bool isSetMask = true>
 inline void ExpSub(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("ExpSub");
@@ -751,6 +2611,101 @@ inline void ExpSub(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
+template <typename T = void, bool isSetMask = true, typename A1, typename A2>
+inline void ExpSub(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("ExpSub");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void ExpSub(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("ExpSub");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void ExpSub(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("ExpSub");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void ExpSub(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("ExpSub");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void ExpSub(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("ExpSub");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
 template <typename T = void, bool isSetMask = true>
 inline void FusedMulAdd(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("FusedMulAdd");
@@ -776,6 +2731,101 @@ inline void FusedMulAdd(ascendjax::Arg0 a0, Args&&... args) {
     j.open('[');
     a0.write(j);
     (ascendjax::w(j, args), ...);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2>
+inline void FusedMulAdd(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("FusedMulAdd");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void FusedMulAdd(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("FusedMulAdd");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void FusedMulAdd(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("FusedMulAdd");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void FusedMulAdd(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("FusedMulAdd");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void FusedMulAdd(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("FusedMulAdd");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
@@ -865,6 +2915,101 @@ inline void Gatherb(ascendjax::Arg0 a0, Args&&... args) {
     j.open('[');
     a0.write(j);
     (ascendjax::w(j, args), ...);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2>
+inline void Gatherb(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const GatherRepeatParams& params) {
+    auto j = ascendjax::begin_call("Gatherb");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void Gatherb(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const GatherRepeatParams& params) {
+    auto j = ascendjax::begin_call("Gatherb");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void Gatherb(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const GatherRepeatParams& params) {
+    auto j = ascendjax::begin_call("Gatherb");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void Gatherb(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const GatherRepeatParams& params) {
+    auto j = ascendjax::begin_call("Gatherb");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void Gatherb(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const GatherRepeatParams& params) {
+    auto j = ascendjax::begin_call("Gatherb");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
@@ -1140,6 +3285,101 @@ inline void LeakyRelu(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
+template <typename T = void, bool isSetMask = true, typename A1, typename A2>
+inline void LeakyRelu(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("LeakyRelu");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void LeakyRelu(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("LeakyRelu");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void LeakyRelu(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("LeakyRelu");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void LeakyRelu(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("LeakyRelu");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void LeakyRelu(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("LeakyRelu");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
 template <typename T = void, bool isSetMask = true>
 inline void Ln(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("Ln");
@@ -1168,6 +3408,101 @@ inline void Ln(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
+template <typename T = void, bool isSetMask = true, typename A1, typename A2>
+inline void Ln(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Ln");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void Ln(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Ln");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void Ln(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Ln");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void Ln(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Ln");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void Ln(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Ln");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
 template <typename T = void, bool isSetMask = true>
 inline void Max(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("Max");
@@ -1193,6 +3528,101 @@ inline void Max(ascendjax::Arg0 a0, Args&&... args) {
     j.open('[');
     a0.write(j);
     (ascendjax::w(j, args), ...);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2>
+inline void Max(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Max");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void Max(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Max");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void Max(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Max");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void Max(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Max");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void Max(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Max");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
@@ -1226,6 +3656,106 @@ inline void Maxs(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2>
+inline void Maxs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Maxs");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3>
+inline void Maxs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Maxs");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4>
+inline void Maxs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Maxs");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void Maxs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Maxs");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void Maxs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Maxs");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
 template <typename T = void, bool isSetMask = true>
 inline void Min(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("Min");
@@ -1251,6 +3781,101 @@ inline void Min(ascendjax::Arg0 a0, Args&&... args) {
     j.open('[');
     a0.write(j);
     (ascendjax::w(j, args), ...);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2>
+inline void Min(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Min");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void Min(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Min");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void Min(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Min");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void Min(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Min");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void Min(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Min");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
@@ -1281,6 +3906,106 @@ inline void Mins(ascendjax::Arg0 a0, Args&&... args) {
     j.open('[');
     a0.write(j);
     (ascendjax::w(j, args), ...);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2>
+inline void Mins(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Mins");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3>
+inline void Mins(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Mins");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4>
+inline void Mins(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Mins");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void Mins(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Mins");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void Mins(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Mins");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
@@ -1368,6 +4093,101 @@ inline void Mul(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
+template <typename T = void, bool isSetMask = true, typename A1, typename A2>
+inline void Mul(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Mul");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void Mul(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Mul");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void Mul(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Mul");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void Mul(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Mul");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void Mul(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Mul");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
 template <typename T = void, bool isSetMask = true>
 inline void MulAddDst(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("MulAddDst");
@@ -1396,6 +4216,101 @@ inline void MulAddDst(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
+template <typename T = void, bool isSetMask = true, typename A1, typename A2>
+inline void MulAddDst(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("MulAddDst");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void MulAddDst(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("MulAddDst");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void MulAddDst(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("MulAddDst");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void MulAddDst(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("MulAddDst");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void MulAddDst(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("MulAddDst");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
 template <typename T = void, bool isSetMask = true>
 inline void MulAddRelu(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("MulAddRelu");
@@ -1421,6 +4336,101 @@ inline void MulAddRelu(ascendjax::Arg0 a0, Args&&... args) {
     j.open('[');
     a0.write(j);
     (ascendjax::w(j, args), ...);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2>
+inline void MulAddRelu(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("MulAddRelu");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void MulAddRelu(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("MulAddRelu");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void MulAddRelu(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("MulAddRelu");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void MulAddRelu(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("MulAddRelu");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void MulAddRelu(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("MulAddRelu");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
@@ -1454,6 +4464,106 @@ inline void MulCast(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2>
+inline void MulCast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("MulCast");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void MulCast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("MulCast");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void MulCast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("MulCast");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void MulCast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("MulCast");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void MulCast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("MulCast");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
 template <typename T = void, bool isSetMask = true>
 inline void Mull(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("Mull");
@@ -1479,6 +4589,101 @@ inline void Mull(ascendjax::Arg0 a0, Args&&... args) {
     j.open('[');
     a0.write(j);
     (ascendjax::w(j, args), ...);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2>
+inline void Mull(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Mull");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void Mull(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Mull");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void Mull(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Mull");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void Mull(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Mull");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void Mull(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Mull");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
@@ -1512,6 +4717,106 @@ inline void Muls(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2>
+inline void Muls(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Muls");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3>
+inline void Muls(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Muls");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4>
+inline void Muls(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Muls");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void Muls(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Muls");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void Muls(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Muls");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
 template <typename T = void, typename U = void, auto config = AscendC::DEFAULT_BINARY_CONFIG>
 inline void MulsCast(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("MulsCast");
@@ -1539,6 +4844,106 @@ inline void MulsCast(ascendjax::Arg0 a0, Args&&... args) {
     j.open('[');
     a0.write(j);
     (ascendjax::w(j, args), ...);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2>
+inline void MulsCast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("MulsCast");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3>
+inline void MulsCast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("MulsCast");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4>
+inline void MulsCast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("MulsCast");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void MulsCast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("MulsCast");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void MulsCast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("MulsCast");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
@@ -1570,6 +4975,101 @@ inline void Neg(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
+template <typename T = void, bool isSetMask = true, typename A1, typename A2>
+inline void Neg(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Neg");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void Neg(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Neg");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void Neg(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Neg");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void Neg(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Neg");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void Neg(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Neg");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
 template <typename T = void, bool isSetMask = true>
 inline void Not(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("Not");
@@ -1598,6 +5098,101 @@ inline void Not(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
+template <typename T = void, bool isSetMask = true, typename A1, typename A2>
+inline void Not(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Not");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void Not(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Not");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void Not(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Not");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void Not(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Not");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void Not(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Not");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
 template <typename T = void, bool isSetMask = true>
 inline void Or(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("Or");
@@ -1623,6 +5218,101 @@ inline void Or(ascendjax::Arg0 a0, Args&&... args) {
     j.open('[');
     a0.write(j);
     (ascendjax::w(j, args), ...);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2>
+inline void Or(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Or");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void Or(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Or");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void Or(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Or");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void Or(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Or");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void Or(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Or");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
@@ -1656,6 +5346,106 @@ inline void Ors(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2>
+inline void Ors(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Ors");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3>
+inline void Ors(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Ors");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4>
+inline void Ors(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Ors");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void Ors(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Ors");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void Ors(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Ors");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
 template <typename T = void, bool isSetMask = true>
 inline void Prelu(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("Prelu");
@@ -1681,6 +5471,101 @@ inline void Prelu(ascendjax::Arg0 a0, Args&&... args) {
     j.open('[');
     a0.write(j);
     (ascendjax::w(j, args), ...);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2>
+inline void Prelu(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Prelu");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void Prelu(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Prelu");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void Prelu(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Prelu");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void Prelu(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Prelu");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void Prelu(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Prelu");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
@@ -1765,6 +5650,101 @@ inline void Reciprocal(ascendjax::Arg0 a0, Args&&... args) {
     j.open('[');
     a0.write(j);
     (ascendjax::w(j, args), ...);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2>
+inline void Reciprocal(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Reciprocal");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void Reciprocal(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Reciprocal");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void Reciprocal(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Reciprocal");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void Reciprocal(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Reciprocal");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void Reciprocal(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Reciprocal");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
@@ -1976,6 +5956,101 @@ inline void Relu(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
+template <typename T = void, bool isSetMask = true, typename A1, typename A2>
+inline void Relu(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Relu");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void Relu(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Relu");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void Relu(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Relu");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void Relu(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Relu");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void Relu(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Relu");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
 template <typename T = void, bool isSetMask = true>
 inline void ResetCtrlSpr(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("ResetCtrlSpr");
@@ -2088,6 +6163,101 @@ inline void Rsqrt(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
+template <typename T = void, bool isSetMask = true, typename A1, typename A2>
+inline void Rsqrt(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Rsqrt");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void Rsqrt(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Rsqrt");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void Rsqrt(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Rsqrt");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void Rsqrt(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Rsqrt");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void Rsqrt(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Rsqrt");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
 template <typename T = void, bool isSetMask = true>
 inline void Scatter(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("Scatter");
@@ -2143,6 +6313,106 @@ inline void Select(ascendjax::Arg0 a0, Args&&... args) {
     j.open('[');
     a0.write(j);
     (ascendjax::w(j, args), ...);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = AscendC::BinaryDefaultType, typename U = void, auto isSetMask = true, typename A1, typename A2>
+inline void Select(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Select");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = AscendC::BinaryDefaultType, typename U = void, auto isSetMask = true, typename A1, typename A2, typename A3>
+inline void Select(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Select");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = AscendC::BinaryDefaultType, typename U = void, auto isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void Select(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Select");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = AscendC::BinaryDefaultType, typename U = void, auto isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void Select(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Select");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = AscendC::BinaryDefaultType, typename U = void, auto isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void Select(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Select");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
@@ -2372,6 +6642,106 @@ inline void ShiftLeft(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2>
+inline void ShiftLeft(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("ShiftLeft");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void ShiftLeft(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("ShiftLeft");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void ShiftLeft(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("ShiftLeft");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void ShiftLeft(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("ShiftLeft");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void ShiftLeft(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("ShiftLeft");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
 template <typename T = void, typename U = void, bool isSetMask = true>
 inline void ShiftRight(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("ShiftRight");
@@ -2399,6 +6769,106 @@ inline void ShiftRight(ascendjax::Arg0 a0, Args&&... args) {
     j.open('[');
     a0.write(j);
     (ascendjax::w(j, args), ...);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2>
+inline void ShiftRight(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("ShiftRight");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void ShiftRight(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("ShiftRight");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void ShiftRight(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("ShiftRight");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void ShiftRight(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("ShiftRight");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void ShiftRight(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("ShiftRight");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
@@ -2458,6 +6928,101 @@ inline void Sqrt(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
+template <typename T = void, bool isSetMask = true, typename A1, typename A2>
+inline void Sqrt(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Sqrt");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void Sqrt(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Sqrt");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void Sqrt(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Sqrt");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void Sqrt(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Sqrt");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void Sqrt(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Sqrt");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
 template <typename T = void, bool isSetMask = true>
 inline void Sub(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("Sub");
@@ -2486,6 +7051,101 @@ inline void Sub(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
+template <typename T = void, bool isSetMask = true, typename A1, typename A2>
+inline void Sub(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Sub");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void Sub(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Sub");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void Sub(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Sub");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void Sub(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Sub");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void Sub(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Sub");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
 template <typename T = void, bool isSetMask = true>
 inline void SubRelu(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("SubRelu");
@@ -2511,6 +7171,101 @@ inline void SubRelu(ascendjax::Arg0 a0, Args&&... args) {
     j.open('[');
     a0.write(j);
     (ascendjax::w(j, args), ...);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2>
+inline void SubRelu(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("SubRelu");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void SubRelu(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("SubRelu");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void SubRelu(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("SubRelu");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void SubRelu(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("SubRelu");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void SubRelu(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("SubRelu");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
@@ -2544,6 +7299,106 @@ inline void SubReluCast(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2>
+inline void SubReluCast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("SubReluCast");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2, typename A3>
+inline void SubReluCast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("SubReluCast");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4>
+inline void SubReluCast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("SubReluCast");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void SubReluCast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("SubReluCast");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, typename U = void, bool isSetMask = true, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void SubReluCast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("SubReluCast");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_type<U>(j, "U");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
 template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG>
 inline void Subs(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("Subs");
@@ -2571,6 +7426,106 @@ inline void Subs(ascendjax::Arg0 a0, Args&&... args) {
     j.open('[');
     a0.write(j);
     (ascendjax::w(j, args), ...);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2>
+inline void Subs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Subs");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3>
+inline void Subs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Subs");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4>
+inline void Subs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Subs");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void Subs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Subs");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void Subs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const BinaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Subs");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "config", config);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
@@ -2653,6 +7608,101 @@ inline void Truncate(ascendjax::Arg0 a0, Args&&... args) {
     j.open('[');
     a0.write(j);
     (ascendjax::w(j, args), ...);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, AscendC::RoundMode roundMode = AscendC::RoundMode::CAST_NONE, typename A1, typename A2>
+inline void Truncate(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Truncate");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "roundMode", roundMode);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, AscendC::RoundMode roundMode = AscendC::RoundMode::CAST_NONE, typename A1, typename A2, typename A3>
+inline void Truncate(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Truncate");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "roundMode", roundMode);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, AscendC::RoundMode roundMode = AscendC::RoundMode::CAST_NONE, typename A1, typename A2, typename A3, typename A4>
+inline void Truncate(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Truncate");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "roundMode", roundMode);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, AscendC::RoundMode roundMode = AscendC::RoundMode::CAST_NONE, typename A1, typename A2, typename A3, typename A4, typename A5>
+inline void Truncate(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Truncate");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "roundMode", roundMode);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, AscendC::RoundMode roundMode = AscendC::RoundMode::CAST_NONE, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+inline void Truncate(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const UnaryRepeatParams& params) {
+    auto j = ascendjax::begin_call("Truncate");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "roundMode", roundMode);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    ascendjax::w(j, a1);
+    ascendjax::w(j, a2);
+    ascendjax::w(j, a3);
+    ascendjax::w(j, a4);
+    ascendjax::w(j, a5);
+    ascendjax::w(j, a6);
+    ascendjax::w(j, params);
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
