@@ -745,8 +745,11 @@ def main(argv=None):
     g.add_argument("--output", default=None, help="the output .bin to check (default: the golden itself)")
     g.set_defaults(fn=cmd_diff)
     from .byok import add_parser as _add_run_parser
+    from .cxx.run import add_options as _add_cxx_options
 
-    _add_run_parser(sub)  # run: a kernel on the vendor samples' .bin layout (ascend_jax/byok.py)
+    # run: a kernel on the vendor samples' .bin layout (ascend_jax/byok.py); a .asc/.cpp file is
+    # built and run by the C++ front end (ascend_jax/cxx/run.py)
+    _add_cxx_options(_add_run_parser(sub))
     args = ap.parse_args(argv)  # a usage error exits with 2 (argparse)
     return _dispatch(args, debug)
 

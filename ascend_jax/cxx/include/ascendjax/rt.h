@@ -1,0 +1,281 @@
+// ascend_jax C++ front end: the runtime shared by kernel_operator.h and the host stubs (acl/acl.h).
+// Written for ascend_jax (no vendor source). A kernel compiled against these headers runs on the
+// host: every Ascend C call appends a record to the trace of the current block; a kernel launch
+// (`k<<<blocks, ubuf, stream>>>(args)`, rewritten by ascend_jax/cxx/build.py into
+// `ascendjax_launch(...)`) runs the kernel body once per block, hands the trace and the GM bytes
+// to the Python model over two pipes and copies the model's GM results back.
+#pragma once
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+#include <unistd.h>
+
+namespace ascendjax {
+
+// -- a tiny JSON writer ---------------------------------------------------------------------
+struct Json {
+    std::string s;
+    bool first = true;
+    void sep() {
+        if (!first) s += ',';
+        first = false;
+    }
+    void key(const char* k) {
+        sep();
+        s += '"';
+        s += k;
+        s += "\":";
+        first = true;
+    }
+    void str(const char* v) {
+        sep();
+        s += '"';
+        for (const char* p = v; *p; ++p) {
+            unsigned char c = (unsigned char)*p;
+            if (c == '"' || c == '\\') {
+                s += '\\';
+                s += (char)c;
+            } else if (c < 0x20) {
+                char b[8];
+                snprintf(b, sizeof b, "\\u%04x", c);
+                s += b;
+            } else {
+                s += (char)c;
+            }
+        }
+        s += '"';
+    }
+    void raw(const char* v) {
+        sep();
+        s += v;
+    }
+    void i64(long long v) {
+        char b[32];
+        snprintf(b, sizeof b, "%lld", v);
+        raw(b);
+    }
+    void u64(unsigned long long v) {
+        char b[32];
+        snprintf(b, sizeof b, "%llu", v);
+        raw(b);
+    }
+    void f64(double v) {  // exact: hex float
+        char b[64];
+        snprintf(b, sizeof b, "\"%a\"", v);
+        raw(b);
+    }
+    void open(char c) {
+        sep();
+        s += c;
+        first = true;
+    }
+    void close(char c) {
+        s += c;
+        first = false;
+    }
+};
+
+[[noreturn]] inline void die(int code, const char* msg) {
+    fprintf(stderr, "ascend-jax: %s\n", msg);
+    fflush(stderr);
+    _exit(code);
+}
+
+// -- GM buffers (aclrtMalloc) ----------------------------------------------------------------
+struct GmBuf {
+    uint8_t* p;
+    size_t n;
+    bool live;
+};
+
+struct Runtime {
+    std::vector<GmBuf> gm;
+    std::vector<std::vector<uint8_t>> snapshot;  // GM bytes at the launch
+    std::string trace;                           // JSON lines of the current launch
+    std::string dir;                             // exchange folder (env ASCENDJAX_DIR)
+    int fd_req = -1, fd_rep = -1;
+    int launches = 0;
+    int launch = -1;
+    long block = -1, block_num = 0;
+    bool in_kernel = false;
+    int next_id = 1;
+    uint32_t ub_next = 0;  // the block's UB bump pointer (the model's rule: 32-byte aligned, from 0)
+    int events = 0;
+    std::string launch_name;
+    int launch_line = 0;
+    bool init = false;
+
+    void setup() {
+        if (init) return;
+        init = true;
+        const char* d = getenv("ASCENDJAX_DIR");
+        const char* a = getenv("ASCENDJAX_FD_REQ");
+        const char* b = getenv("ASCENDJAX_FD_REP");
+        if (!d || !a || !b)
+            die(2, "this program was built by ascend-jax and runs only under `ascend-jax run FILE.asc`");
+        dir = d;
+        fd_req = atoi(a);
+        fd_rep = atoi(b);
+    }
+
+    int find_gm(const void* p, size_t* off) {
+        const uint8_t* q = (const uint8_t*)p;
+        for (size_t i = 0; i < gm.size(); ++i) {
+            if (gm[i].live && q >= gm[i].p && q <= gm[i].p + gm[i].n) {
+                *off = (size_t)(q - gm[i].p);
+                return (int)i;
+            }
+        }
+        return -1;
+    }
+
+    void send(const std::string& msg) {
+        std::string m = msg + "\n";
+        const char* p = m.c_str();
+        size_t left = m.size();
+        while (left) {
+            ssize_t w = write(fd_req, p, left);
+            if (w <= 0) die(3, "lost the connection to ascend-jax (request)");
+            p += w;
+            left -= (size_t)w;
+        }
+    }
+    std::string receive() {
+        std::string r;
+        char c;
+        for (;;) {
+            ssize_t n = read(fd_rep, &c, 1);
+            if (n <= 0) die(3, "lost the connection to ascend-jax (reply)");
+            if (c == '\n') break;
+            r += c;
+        }
+        if (r.rfind("ERR", 0) == 0) _exit(97);  // Python reports the error itself
+        return r;
+    }
+
+    std::string path(const char* name) {
+        char b[64];
+        snprintf(b, sizeof b, "/launch_%d_", launch);
+        return dir + b + name;
+    }
+    void write_file(const std::string& p, const void* data, size_t n) {
+        FILE* f = fopen(p.c_str(), "wb");
+        if (!f) die(3, ("cannot write " + p).c_str());
+        if (n && fwrite(data, 1, n, f) != n) die(3, ("cannot write " + p).c_str());
+        fclose(f);
+    }
+    void write_exchange() {
+        write_file(path("trace.jsonl"), trace.data(), trace.size());
+        Json j;
+        j.open('{');
+        j.key("name");
+        j.str(launch_name.c_str());
+        j.key("line");
+        j.i64(launch_line);
+        j.key("blocks");
+        j.i64(block_num);
+        j.key("gm");
+        j.open('[');
+        for (size_t i = 0; i < gm.size(); ++i) {
+            j.open('{');
+            j.key("bytes");
+            j.u64(gm[i].n);
+            j.key("live");
+            j.raw(gm[i].live ? "true" : "false");
+            j.close('}');
+        }
+        j.close(']');
+        j.close('}');
+        write_file(path("meta.json"), j.s.data(), j.s.size());
+        for (size_t i = 0; i < gm.size(); ++i) {
+            char b[32];
+            snprintf(b, sizeof b, "gm%zu.bin", i);
+            write_file(path(b), snapshot[i].data(), snapshot[i].size());
+        }
+    }
+
+    // one record: {"b":block,"op":...,...,"file":..,"line":..}
+    void record(Json& j, const char* file, int line) {
+        j.key("file");
+        j.str(file);
+        j.key("line");
+        j.i64(line);
+        j.close('}');
+        trace += j.s;
+        trace += '\n';
+        ++events;
+    }
+    Json start(const char* op) {
+        if (!in_kernel) die(2, (std::string("AscendC::") + op + " called outside a kernel launch").c_str());
+        Json j;
+        j.open('{');
+        j.key("b");
+        j.i64(block);
+        j.key("op");
+        j.str(op);
+        return j;
+    }
+
+    // A value the kernel reads back (GetValue, GetReduceRepeatSumSpr, ...): the model runs the
+    // trace so far and answers with the value's bytes.
+    void value(void* out, size_t n) {
+        write_exchange();
+        char b[64];
+        snprintf(b, sizeof b, "VALUE %d %d", launch, events - 1);
+        send(b);
+        std::string r = receive();  // "V <hex>"
+        if (r.size() < 2 || r[0] != 'V') die(3, "bad reply from ascend-jax (value)");
+        std::string h = r.substr(2);
+        if (h.size() != 2 * n) die(3, "bad value size from ascend-jax");
+        uint8_t* o = (uint8_t*)out;
+        for (size_t i = 0; i < n; ++i) o[i] = (uint8_t)strtoul(h.substr(2 * i, 2).c_str(), nullptr, 16);
+    }
+
+    void begin_launch(const char* name, int line, long blocks) {
+        setup();
+        if (in_kernel) die(2, "a kernel launch inside a kernel");
+        launch = launches++;
+        launch_name = name;
+        launch_line = line;
+        block_num = blocks;
+        trace.clear();
+        events = 0;
+        snapshot.clear();
+        for (auto& g : gm) snapshot.emplace_back(g.p, g.p + (g.live ? g.n : 0));
+    }
+    void begin_block(long b) {
+        block = b;
+        in_kernel = true;
+        ub_next = 0;
+        Json j = start("block");
+        record(j, "", 0);
+    }
+    void end_block() { in_kernel = false; }
+    void end_launch() {
+        write_exchange();
+        char b[32];
+        snprintf(b, sizeof b, "LAUNCH %d", launch);
+        send(b);
+        std::string r = receive();
+        if (r != "OK") die(3, "bad reply from ascend-jax (launch)");
+        for (size_t i = 0; i < gm.size(); ++i) {
+            if (!gm[i].live) continue;
+            char n[32];
+            snprintf(n, sizeof n, "gm%zu.out", i);
+            FILE* f = fopen(path(n).c_str(), "rb");
+            if (!f) die(3, "missing GM result from ascend-jax");
+            if (fread(gm[i].p, 1, gm[i].n, f) != gm[i].n) die(3, "short GM result from ascend-jax");
+            fclose(f);
+        }
+    }
+};
+
+inline Runtime& rt() {
+    static Runtime r;
+    return r;
+}
+
+}  // namespace ascendjax

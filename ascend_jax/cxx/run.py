@@ -1,0 +1,445 @@
+"""``ascend-jax run FILE.asc|FILE.cpp``: build the user's C++ and run its kernel launches on the model.
+
+The host program (the sample's ``main``) runs natively, in the current folder when ``--input`` /
+``--output`` are the defaults ``input`` / ``output`` (the layout the vendor samples' scripts write),
+else in a temporary folder whose ``input`` and ``output`` link to them. It reads its inputs and
+writes its outputs itself. At each kernel launch it stops: the C++ runtime writes the launch's
+trace and GM bytes to an exchange folder and asks over a pipe; this process replays the trace on
+the model (``aj.jit_kernel``, one program over all blocks) and answers with the GM results, which
+the host copies back before it continues (``aclrtMemcpy`` device-to-host, ``WriteFile``).
+
+A value the kernel reads back into C++ (``GetValue``, ``GetReduceRepeatSumSpr``, GatherMask's
+``rsvdCnt``) is answered the same way: the model runs the trace up to that call and sends the value,
+so whatever the C++ then does with it (a branch, an address) is exact. Such a launch is tied to its
+own inputs: ``--cases N`` stops with an error naming the line of the read (never a silently wrong
+batch).
+
+``--cases N`` (N random input sets for the GM buffers the kernel reads, by dtype, ``--seed``):
+the launch runs N + 1 cases in one compiled program -- case 0 is the host's own inputs (the host
+continues with its results), cases 1..N are written to ``OUTPUT/cases/case_XXXXX/{input,output}/
+arg<k>.bin`` (k: the kernel argument's position). It prints the C++ build time, the model's
+compile time and cases/s.
+
+Exit codes: 0 clean, 1 the model recorded faults or the host program's own check failed (a
+non-zero exit), 2 bad input (no compiler, a compile error, an unmodelled API, a usage error, a
+missing input file, a host program that crashes or never launches a kernel), 3 internal error.
+"""
+
+import contextlib
+import inspect
+import json
+import os
+import pathlib
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+import ascend_jax as aj
+
+from . import build as B
+from . import trace as T
+
+PROG = "ascend-jax run"
+
+
+class RunError(Exception):
+    """Bad input or a failed host program (exit 2)."""
+
+
+def _jit_kw(blocks, schedule):
+    params = inspect.signature(aj.jit_kernel).parameters
+    kw = {}
+    if "block_dim" in params:
+        kw["block_dim"] = blocks
+    if schedule is not None:
+        if "schedule" not in params:
+            raise RunError("--schedule needs the model's multi-core scheduler (not in this version)")
+        kw["schedule"] = schedule
+    return kw
+
+
+def _run_kw(blocks):
+    return {"block_dim": blocks} if "block_dim" in inspect.signature(aj.run_kernel).parameters else {}
+
+
+def _random_bytes(rng, dt_name, nbytes, batch):
+    dt = aj.as_dtype(dt_name)
+    n = nbytes // dt.itemsize
+    if dt.kind == "float":
+        v = rng.uniform(-10.0, 10.0, (batch, n)).astype(dt.np_dtype)
+    else:
+        v = rng.integers(0, 256, (batch, n * dt.itemsize), dtype=np.uint8).view(dt.np_dtype)
+    raw = np.ascontiguousarray(v).view(np.uint8).reshape(batch, -1)
+    if raw.shape[1] < nbytes:  # a tail shorter than one element
+        raw = np.concatenate([raw, np.zeros((batch, nbytes - raw.shape[1]), np.uint8)], axis=1)
+    return raw
+
+
+class Server:
+    """Answers the host program's requests: LAUNCH (run a launch), VALUE (a value read back)."""
+
+    def __init__(self, exchange, profile, cases=0, seed=0, output=None, schedule=None, verbose=True):
+        self.exchange = pathlib.Path(exchange)
+        self.profile = profile
+        self.cases, self.seed, self.output, self.schedule = cases, seed, output, schedule
+        self.launches = []  # (Launch, seconds, faults)
+        self.readfail = []
+        self.warnings = []
+        self.faults = []
+        self.stats = []
+        self.verbose = verbose
+        self._compiled = {}
+
+    # -- VALUE ---------------------------------------------------------------------------------------
+    def value(self, index, event):
+        launch = T.read_launch(self.exchange, index)
+        e = launch.events[event]
+        capture = {"event": event}
+        fn = T.kernel_fn(launch, capture=capture, upto=event)
+        aj.run_kernel(
+            fn, *launch.gm_inputs(), profile=self.profile, fault_policy="record", **_run_kw(launch.blocks)
+        )
+        if "value" not in capture:
+            raise RuntimeError(f"{T.where(e)}: internal: the replay did not reach the value read")
+        ty = e.get("ret")
+        if ty is None:
+            ty = next(a["ty"] for a in e["args"] if isinstance(a, dict) and a.get("t") == "out")
+        dt = np.bool_ if ty == "bool" else aj.as_dtype(ty).np_dtype
+        v = np.asarray(capture["value"]).astype(dt).reshape(())
+        return v.tobytes().hex()
+
+    # -- LAUNCH --------------------------------------------------------------------------------------
+    def launch(self, index):
+        launch = T.read_launch(self.exchange, index)
+        if self.readfail:
+            raise RunError(
+                f"the host program could not read {', '.join(self.readfail)} before launching "
+                f"{launch.name} (line {launch.line}): run the sample's scripts/gen_data.py first, or give "
+                "--input DIR"
+            )
+        gms = launch.gm_inputs()
+        reads = launch.value_reads()
+        batch = 1 + self.cases
+        if self.cases and reads:
+            e = reads[0]
+            raise RunError(
+                f"{T.where(e)}: the kernel reads a value back into C++ ({T._describe(e) if e['op'] == 'call' else e['op']}); "
+                "its trace holds for the host's own inputs only, so --cases cannot batch other inputs "
+                "(run each input set on its own: --input DIR)"
+            )
+        arrays = [g[None] for g in gms]
+        rand = {}
+        if self.cases:
+            rng = np.random.default_rng(self.seed)
+            read = launch.read_buffers()
+            for pos, cid in enumerate(launch.buffers):
+                if cid in read:
+                    r = _random_bytes(rng, read[cid], gms[pos].size, self.cases)
+                    rand[cid] = r
+                    arrays[pos] = np.concatenate([gms[pos][None], r])
+                else:
+                    arrays[pos] = np.repeat(gms[pos][None], batch, axis=0)
+        fn = T.kernel_fn(launch)
+        key = "\n".join(json.dumps({k: v for k, v in e.items() if k not in ("file",)}) for e in launch.events)
+        run = self._compiled.get(key)
+        if run is None:
+            run = aj.jit_kernel(
+                fn, profile=self.profile, return_state=True, **_jit_kw(launch.blocks, self.schedule)
+            )
+            self._compiled[key] = run
+        t0 = time.perf_counter()
+        res = run(*arrays)
+        first = time.perf_counter() - t0
+        stat = {"launch": launch.name, "line": launch.line, "blocks": launch.blocks, "first_s": first}
+        if self.cases:
+            t1 = time.perf_counter()
+            res = run(*arrays)
+            again = time.perf_counter() - t1
+            stat.update(
+                cases=batch, run_s=again, compile_s=max(first - again, 0.0), cases_per_s=batch / again
+            )
+        self.stats.append(stat)
+        faults = np.asarray(res.state.fault).reshape(batch, -1)
+        for b in range(batch):
+            f = int(np.bitwise_or.reduce(faults[b]))
+            if f:
+                self.faults.append((launch, b, f))
+        for w in getattr(res, "warnings", None) or []:
+            if w and w not in self.warnings:
+                self.warnings.append(w)
+        for pos, cid in enumerate(launch.buffers):
+            out = np.asarray(res.gm[pos])
+            out[0].astype(np.uint8, copy=False).tofile(self.exchange / f"launch_{index}_gm{cid}.out")
+        for cid, (_n, live) in enumerate(zip(launch.gm_bytes, launch.live, strict=True)):
+            if live and cid not in launch.buffers:  # a zero-byte buffer
+                (self.exchange / f"launch_{index}_gm{cid}.out").write_bytes(b"")
+        if self.cases:
+            self._write_cases(launch, index, res, rand)
+        self.launches.append(launch)
+
+    def _write_cases(self, launch, index, res, rand):
+        root = pathlib.Path(self.output or "output") / "cases"
+        written = launch.written_buffers()
+        for c in range(1, 1 + self.cases):
+            d = root / f"launch{index}_case_{c:05d}"
+            (d / "input").mkdir(parents=True, exist_ok=True)
+            (d / "output").mkdir(parents=True, exist_ok=True)
+            for pos, cid in enumerate(launch.buffers):
+                name = f"gm{cid}.bin"
+                if cid in rand:
+                    rand[cid][c - 1].tofile(d / "input" / name)
+                if cid in written:
+                    np.asarray(res.gm[pos])[c].astype(np.uint8, copy=False).tofile(d / "output" / name)
+
+
+def _serve(build, cwd, server, block_dim=None):
+    """Run the host program, answering its requests; returns (returncode, stdout, stderr)."""
+    req_r, req_w = os.pipe()
+    rep_r, rep_w = os.pipe()
+    env = dict(os.environ)
+    env.update(ASCENDJAX_DIR=str(server.exchange), ASCENDJAX_FD_REQ=str(req_w), ASCENDJAX_FD_REP=str(rep_r))
+    if block_dim is not None:
+        env["ASCENDJAX_BLOCK_DIM"] = str(block_dim)
+    out_f = tempfile.TemporaryFile()
+    err_f = tempfile.TemporaryFile()
+    proc = subprocess.Popen(
+        [str(build.exe)],
+        cwd=cwd,
+        env=env,
+        pass_fds=(req_w, rep_r),
+        stdout=out_f,
+        stderr=err_f,
+        stdin=subprocess.DEVNULL,
+    )
+    os.close(req_w)
+    os.close(rep_r)
+    error = None
+    with os.fdopen(req_r, "r") as reader, os.fdopen(rep_w, "w") as writer:
+        for line in reader:
+            parts = line.split()
+            if not parts:
+                continue
+            try:
+                if parts[0] == "READFAIL":
+                    server.readfail.append(line.split(" ", 1)[1].strip())
+                    continue
+                if error is not None:
+                    raise error
+                if parts[0] == "LAUNCH":
+                    server.launch(int(parts[1]))
+                    writer.write("OK\n")
+                elif parts[0] == "VALUE":
+                    writer.write(f"V {server.value(int(parts[1]), int(parts[2]))}\n")
+                else:
+                    raise RuntimeError(f"internal: unknown request {line!r}")
+            except Exception as e:  # noqa: BLE001  (reported after the host stops)
+                error = error or e
+                with contextlib.suppress(BrokenPipeError):
+                    writer.write("ERR\n")
+            with contextlib.suppress(BrokenPipeError):
+                writer.flush()
+    rc = proc.wait()
+    out_f.seek(0)
+    err_f.seek(0)
+    stdout = out_f.read().decode(errors="replace")
+    stderr = err_f.read().decode(errors="replace")
+    if error is not None:
+        raise error
+    return rc, stdout, stderr
+
+
+def scenario_defines(source, scenario, defines):
+    """The -D list: the user's, plus SCENARIO_NUM (``--scenario``, default 1 when the source uses it)."""
+    defines = list(defines or ())
+    has = any(d.split("=")[0] == "SCENARIO_NUM" for d in defines)
+    if scenario is not None:
+        if has:
+            raise RunError("give the scenario once: --scenario or -D SCENARIO_NUM=...")
+        defines.append(f"SCENARIO_NUM={int(scenario)}")
+    elif not has and "SCENARIO_NUM" in pathlib.Path(source).read_text(errors="replace"):
+        defines.append("SCENARIO_NUM=1")
+    return defines
+
+
+def run_cxx(
+    source,
+    profile=None,
+    scenario=None,
+    defines=(),
+    input_dir="input",
+    output_dir="output",
+    cases=0,
+    seed=0,
+    block_dim=None,
+    schedule=None,
+    echo=True,
+):
+    """Build and run ``source``; returns a dict (returncode, stdout, stderr, build, stats, faults,
+    warnings). Raises B.CxxError / B.ToolError / RunError / the model's errors."""
+    source = pathlib.Path(source).expanduser().resolve()
+    if not source.is_file():
+        raise RunError(f"{source}: no such file")
+    prof = aj.load_profile(profile or "ascend910b")
+    defs = scenario_defines(source, scenario, defines)
+    bld = B.build(source, prof, defs)
+    inp = pathlib.Path(input_dir).expanduser().resolve()
+    outp = pathlib.Path(output_dir).expanduser().resolve()
+    outp.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="ascend_jax_cxx_") as tmp:
+        tmp = pathlib.Path(tmp)
+        exchange = tmp / "exchange"
+        exchange.mkdir()
+        cwd = pathlib.Path.cwd()
+        if inp != cwd / "input" or outp != cwd / "output":
+            cwd = tmp / "work"
+            cwd.mkdir()
+            (cwd / "input").symlink_to(inp, target_is_directory=True)
+            (cwd / "output").symlink_to(outp, target_is_directory=True)
+        server = Server(exchange, prof, cases=cases, seed=seed, output=outp, schedule=schedule)
+        rc, stdout, stderr = _serve(bld, cwd, server, block_dim)
+    if rc < 0:
+        try:
+            sig = signal.Signals(-rc).name
+        except ValueError:
+            sig = str(-rc)
+        raise RunError(f"the host program of {source.name} crashed ({sig}){_tail(stderr)}")
+    if not server.launches:
+        if server.readfail:
+            raise RunError(
+                f"the host program could not read {', '.join(server.readfail)}: run the sample's "
+                "scripts/gen_data.py first, or give --input DIR"
+            )
+        raise RunError(
+            f"the host program of {source.name} exited (status {rc}) without launching a kernel "
+            f"(no kernel<<<blocks, ubuf, stream>>>(...) ran){_tail(stderr)}"
+        )
+    return {
+        "returncode": rc,
+        "stdout": stdout,
+        "stderr": stderr,
+        "build": bld,
+        "stats": server.stats,
+        "faults": server.faults,
+        "warnings": server.warnings,
+    }
+
+
+def _tail(text, n=15):
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    return ("\n" + "\n".join(lines[-n:])) if lines else ""
+
+
+def _parse_cases(v):
+    if v is None:
+        return 0
+    if str(v).isdigit():
+        return int(v)
+    raise RunError(f"--cases {v}: for a C++ kernel give a number of random input sets (e.g. --cases 1000)")
+
+
+def cmd_run_cxx(args):
+    """The C++ path of ``ascend-jax run`` (see the module docstring for the exit codes)."""
+    from .._cache import enable_compilation_cache
+
+    debug = getattr(args, "debug", False)
+    try:
+        enable_compilation_cache()
+        cases = _parse_cases(getattr(args, "cases", None))
+        r = run_cxx(
+            args.kernel,
+            profile=args.profile,
+            scenario=args.scenario,
+            defines=getattr(args, "define", None) or (),
+            input_dir=args.input,
+            output_dir=args.output or "output",
+            cases=cases,
+            seed=getattr(args, "seed", 0) or 0,
+            block_dim=getattr(args, "block_dim", None),
+            schedule=getattr(args, "schedule", None),
+        )
+    except (B.ToolError, B.CxxError, RunError) as e:
+        print(f"{PROG}: {e}", file=sys.stderr)
+        return 2
+    except (aj.AscendCError, TypeError, ValueError, IndexError) as e:
+        where = getattr(e, "cxx_where", None)
+        if where is None:
+            return _internal(e, debug)
+        print(f"{PROG}: {where}: {e.cxx_call}:\n  {type(e).__name__}: {e}", file=sys.stderr)
+        return 2
+    except Exception as e:  # noqa: BLE001
+        return _internal(e, debug)
+    sys.stdout.write(r["stdout"])
+    if r["stderr"]:
+        sys.stderr.write(r["stderr"])
+    b = r["build"]
+    info = f"built {b.source.name} in {b.seconds:.2f} s" if not b.cached else f"{b.source.name}: cached build"
+    print(f"{PROG}: {info}", file=sys.stderr)
+    for s in r["stats"]:
+        msg = f"{PROG}: launch {s['launch']} (line {s['line']}), {s['blocks']} blocks: model {s['first_s']:.2f} s"
+        if "cases" in s:
+            msg += (
+                f"; {s['cases']} cases: compile {s['compile_s']:.2f} s, run {s['run_s']:.3f} s "
+                f"= {s['cases_per_s']:.0f} cases/s"
+            )
+        print(msg, file=sys.stderr)
+    for w in r["warnings"]:
+        print(f"{PROG}: checker warning: {w}", file=sys.stderr)
+    rc = 0
+    for launch, case, f in r["faults"]:
+        print(f"{PROG}: launch {launch.name} case {case}: FAULT {aj.describe_faults(f)}", file=sys.stderr)
+        rc = 1
+    if r["returncode"] != 0:
+        print(
+            f"{PROG}: the host program exited with status {r['returncode']} (its own check failed?)",
+            file=sys.stderr,
+        )
+        rc = 1
+    return rc
+
+
+def _internal(e, debug):
+    import traceback
+
+    if debug:
+        traceback.print_exc(file=sys.stderr)
+    print(f"{PROG}: internal error: {type(e).__name__}: {e}", file=sys.stderr)
+    return 3
+
+
+def is_cxx_target(target):
+    return str(target).lower().endswith((".asc", ".cpp", ".cc", ".cxx"))
+
+
+def add_options(parser):
+    """The C++ options of ``ascend-jax run`` (added to byok's parser by the CLI)."""
+    parser.add_argument(
+        "-D",
+        dest="define",
+        action="append",
+        default=[],
+        metavar="NAME[=VALUE]",
+        help="C++: a macro for the build",
+    )
+    parser.add_argument("--block-dim", type=int, default=None, help="C++: override the launches' block count")
+    parser.add_argument(
+        "--schedule", default=None, help="C++: the multi-core schedule (when the model has it)"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="C++ --cases N: the seed of the random inputs")
+    python_fn = parser.get_default("fn")
+
+    def dispatch(args):
+        if is_cxx_target(args.kernel):
+            return cmd_run_cxx(args)
+        return python_fn(args)
+
+    parser.set_defaults(fn=dispatch)
+    return parser
+
+
+def _copy_tree(src, dst):
+    shutil.copytree(src, dst, dirs_exist_ok=True)

@@ -1,0 +1,151 @@
+"""The C++ front end (ascend_jax/cxx): the generated headers, the launch rewrite, and each error a C++
+user can meet -- no compiler, a syntax error, an unmodelled API, a misused API, a host program that
+crashes, never launches or finds no input -- plus a value read back into C++ and ``--cases N``.
+
+The tests that build C++ need g++ (or clang++); without one they fail with the front end's own
+message naming what to install (they are not skipped).
+"""
+
+import os
+import pathlib
+import shutil
+
+import numpy as np
+import pytest
+
+from ascend_jax import cli
+from ascend_jax.cxx import build as B
+from ascend_jax.cxx import gen_header
+
+KERNEL = pathlib.Path(__file__).parent / "data" / "cxx" / "scale.asc"
+
+
+@pytest.fixture
+def work(tmp_path, monkeypatch):
+    """A folder outside the repo with the test kernel and input/x.bin; the build cache inside it."""
+    monkeypatch.setenv("ASCEND_JAX_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("ASCEND_JAX_XLA_CACHE", "off")
+    shutil.copy(KERNEL, tmp_path / "scale.asc")
+    (tmp_path / "input").mkdir()
+    x = np.random.default_rng(0).uniform(-5, 5, 256).astype(np.float32)
+    x.tofile(tmp_path / "input" / "x.bin")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def run(work, *extra):
+    return cli.main(["run", str(work / "scale.asc"), *extra])
+
+
+def test_generated_headers_are_up_to_date():
+    assert gen_header.main(["--check"]) == 0, "run: python -m ascend_jax.cxx.gen_header"
+
+
+def test_launch_rewrite_keeps_lines():
+    src = (
+        "int main() {\n"
+        "  // k<<<1, 2, 3>>>(no) in a comment\n"
+        '  const char* s = "a<<<b>>>(c)";\n'
+        "  add_custom<float, sizeof(int)><<<numBlocks, 0,\n"
+        "      stream>>>(x, y,\n   z);\n"
+        "  other<<<1, nullptr, s>>>();\n"
+        "}\n"
+    )
+    out, launches = B.rewrite_launches(src, "t.asc")
+    assert out.count("\n") == src.count("\n")
+    assert launches == [("add_custom<float, sizeof(int)>", 4), ("other", 7)]
+    assert (
+        'ascendjax_launch("add_custom<float, sizeof(int)>", 4, add_custom<float, sizeof(int)>, numBlocks'
+        in out
+    )
+    assert 'ascendjax_launch("other", 7, other, 1, nullptr, s)' in out
+    assert "k<<<1, 2, 3>>>(no)" in out and '"a<<<b>>>(c)"' in out
+
+
+def test_launch_rewrite_errors_name_the_line():
+    with pytest.raises(B.CxxError, match=r"t\.asc:2: .*blocks, ubuf, stream"):
+        B.rewrite_launches("\nk<<<1>>>(x);\n", "t.asc")
+
+
+def test_user_kernel_outside_the_repo(work, capsys):
+    assert run(work, "-D", "KERNEL_EXTRA=") == 0, capsys.readouterr().err
+    x = np.fromfile(work / "input" / "x.bin", np.float32)
+    z = np.fromfile(work / "output" / "z.bin", np.float32)
+    assert np.array_equal(z.view(np.uint32), (x * np.float32(2) + np.float32(1)).view(np.uint32))
+    err = capsys.readouterr().err
+    assert "built scale.asc" in err and "launch scale_custom (line 48), 1 blocks" in err
+
+
+def test_value_read_back_into_cxx(work, capsys):
+    extra = "KERNEL_EXTRA=float v = xl.GetValue(3); AscendC::Adds(zl, zl, v, N);"
+    assert run(work, "-D", extra) == 0, capsys.readouterr().err
+    x = np.fromfile(work / "input" / "x.bin", np.float32)
+    z = np.fromfile(work / "output" / "z.bin", np.float32)
+    assert np.array_equal(z, x * np.float32(2) + np.float32(1) + x[3])
+    # the same kernel cannot batch other inputs: the trace holds for this input only
+    capsys.readouterr()
+    assert run(work, "-D", extra, "--cases", "4") == 2
+    assert "scale.asc:26: the kernel reads a value back into C++ (GetValue)" in capsys.readouterr().err
+
+
+def test_cases_n_one_program(work, capsys):
+    assert run(work, "-D", "KERNEL_EXTRA=", "--cases", "5", "--seed", "3") == 0, capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "6 cases: compile" in err and "cases/s" in err
+    cases = sorted((work / "output" / "cases").iterdir())
+    assert len(cases) == 5
+    for c in cases:
+        x = np.fromfile(c / "input" / "gm0.bin", np.float32)
+        z = np.fromfile(c / "output" / "gm1.bin", np.float32)
+        assert np.array_equal(z, x * np.float32(2) + np.float32(1))
+    xs = [np.fromfile(c / "input" / "gm0.bin", np.float32) for c in cases]
+    assert not np.array_equal(xs[0], xs[1])
+
+
+def test_no_compiler(work, monkeypatch, capsys):
+    monkeypatch.setenv("CXX", "no-such-compiler-ascend-jax")
+    assert run(work, "-D", "KERNEL_EXTRA=") == 2
+    assert "$CXX='no-such-compiler-ascend-jax' is not an executable" in capsys.readouterr().err
+    monkeypatch.delenv("CXX")
+    monkeypatch.setenv("PATH", str(work / "empty"))
+    assert run(work, "-D", "KERNEL_EXTRA=") == 2
+    assert "needs g++ (>= 10) or clang++" in capsys.readouterr().err
+
+
+def test_syntax_error_names_the_users_line(work, capsys):
+    assert run(work, "-D", "KERNEL_EXTRA=int oops = ;") == 2
+    err = capsys.readouterr().err
+    assert "C++ compile error" in err and f"{work / 'scale.asc'}:26:" in err
+
+
+def test_unmodelled_api(work, capsys):
+    assert run(work, "-D", "KERNEL_EXTRA=AscendC::Frobnicate(zl, xl, N);") == 2
+    assert "AscendC::Frobnicate: not an API ascend_jax models" in capsys.readouterr().err
+
+
+def test_misused_api_names_the_cxx_line(work, capsys):
+    assert run(work, "-D", "KERNEL_EXTRA=AscendC::Add(zl, xl, 3.0f, N);") == 2
+    err = capsys.readouterr().err
+    assert (
+        "scale.asc:26: AscendC::Add(LocalTensor<float>[256]@UB+1024, LocalTensor<float>[256]@UB+0, (float)3.0"
+        in err
+    )
+    assert "UsageError: Add: src1='float' is not allowed" in err
+
+
+def test_host_program_crashes(work, capsys):
+    assert run(work, "-D", "KERNEL_EXTRA=", "-D", "CRASH") == 2
+    assert "the host program of scale.asc crashed (SIGSEGV)" in capsys.readouterr().err
+
+
+def test_host_program_never_launches(work, capsys):
+    assert run(work, "-D", "KERNEL_EXTRA=", "-D", "NO_LAUNCH") == 2
+    assert "exited (status 0) without launching a kernel" in capsys.readouterr().err
+
+
+def test_missing_input(work, capsys):
+    os.remove(work / "input" / "x.bin")
+    assert run(work, "-D", "KERNEL_EXTRA=") == 2
+    assert (
+        "could not read ./input/x.bin: run the sample's scripts/gen_data.py first" in capsys.readouterr().err
+    )
