@@ -122,6 +122,7 @@ class Order(NamedTuple):
     before: list
     epoch: list
     findings: list
+    pairs: list = []  # (set index, wait index) of every released WaitFlag (queue flags included)
 
 
 def order(log, profile=None):
@@ -136,6 +137,7 @@ def order(log, profile=None):
     pending = {}  # event key -> [set call index, consumed?]
     waiting = {}  # event key -> wait call indices not released by an earlier set
     findings = []
+    pairs = []
     ep = 0
     everything = 0
     for c in calls:
@@ -202,6 +204,7 @@ def order(log, profile=None):
                 prev[1] = True
                 s = prev[0]
                 b |= before[s] | (1 << s)
+                pairs.append((s, i))
             else:
                 waiting.setdefault(key, []).append(i)
             gate[p] = gate.get(p, 0) | b | bit
@@ -237,7 +240,7 @@ def order(log, profile=None):
                     detail="kernel locked up: no SetFlag releases this WaitFlag",
                 )
             )
-    return Order(before, epoch, findings)
+    return Order(before, epoch, findings, pairs)
 
 
 def _event_name(key):

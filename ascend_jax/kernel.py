@@ -989,6 +989,7 @@ class KernelResult(_KernelResult):
     warnings = ()
     findings = ()  # hazards.Finding: races, sync errors, multi-core overlaps (never change the bits)
     schedule = "program"
+    logs = ()  # hazards.CallLog per core, program order (what the findings were computed from)
 
 
 def _describe_cases(warn, warn_at):
@@ -1297,6 +1298,7 @@ def jit_kernel(
     cases_per_step(step, None, 1, "jit_kernel", p)  # a bad ``step`` raises here
     block_dim = _check_launch("jit_kernel", p, block_dim, schedule)
     findings = {}  # GM signature -> [hazards.Finding] (trace time)
+    logs = {}  # GM signature -> the launch's call logs (trace time)
     if sharding is not None and not batched:
         raise UsageError("jit_kernel", "sharding", sharding, "None when batched=False (no case axis)", p)
     shard = case_sharding(sharding, "jit_kernel", p)
@@ -1348,6 +1350,7 @@ def jit_kernel(
             # static: found while tracing, the same for every case
             warned[specs] = list(dict.fromkeys(w for kk in ks for w in kk.warnings))
             findings[specs] = found
+            logs[specs] = k.launch_logs
             # _trim: a GM array the kernel never wrote is not an output (the caller returns its input)
             gm = tuple(
                 None if _trim and raw is was else raw if host else from_gm_bytes(raw, npd, shape)
@@ -1444,6 +1447,7 @@ def jit_kernel(
         result.warn, result.warn_at = np.asarray(warn[0]), np.asarray(warn[1])
         result.warnings = _describe_cases(result.warn, result.warn_at)
         result.findings = tuple(findings.get(specs, ()))
+        result.logs = logs.get(specs, ())
         result.schedule = schedule
         return result
 
@@ -1457,6 +1461,7 @@ def jit_kernel(
     run.compiled = compiled  # one entry per GM signature (plus ("full", sig) once a batch fell back)
     run.warnings = warned  # checker warnings per GM signature (trace time; never change the bits)
     run.findings = findings  # races, sync errors, multi-core overlaps per GM signature (trace time)
+    run.logs = logs  # the call logs per GM signature
     run.block_dim, run.schedule = block_dim, schedule
     return run
 
@@ -1514,6 +1519,7 @@ def run_kernel(
     res.warn, res.warn_at = np.asarray(w), np.asarray(at)
     res.warnings = list(dict.fromkeys(w for k in ks for w in k.warnings))
     res.findings = tuple(found)
+    res.logs = last.launch_logs
     res.schedule = schedule
     return res
 
@@ -1559,7 +1565,8 @@ def _launch(fn, new_kernel, gts, params, block_dim, schedule):
         return ks, outs, prev
 
     ks, outs, last = one_pass(range(block_dim))
-    orders, findings = _hz.check([k.log for k in ks], last.profile)
+    logs = tuple(k.log for k in ks)
+    orders, findings = _hz.check(logs, last.profile)
     findings = list(findings) + _end_findings(ks)
     if schedule == "adversarial":
         defer = [
@@ -1567,7 +1574,9 @@ def _launch(fn, new_kernel, gts, params, block_dim, schedule):
             for k, o in zip(ks, orders, strict=True)
         ]
         ks2, outs2, last2 = one_pass(range(block_dim - 1, -1, -1), defer)
+        last2.launch_logs = logs
         return ks2, outs2, last2, findings
+    last.launch_logs = logs
     return ks, outs, last, findings
 
 

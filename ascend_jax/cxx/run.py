@@ -425,10 +425,8 @@ def add_options(parser):
         metavar="NAME[=VALUE]",
         help="C++: a macro for the build",
     )
-    parser.add_argument("--block-dim", type=int, default=None, help="C++: override the launches' block count")
-    parser.add_argument(
-        "--schedule", default=None, help="C++: the multi-core schedule (when the model has it)"
-    )
+    # --block-dim and --schedule are the run command's own options (byok.add_parser): a C++
+    # launch's block count is overridden by --block-dim, its schedule is --schedule.
     parser.add_argument("--seed", type=int, default=0, help="C++ --cases N: the seed of the random inputs")
     python_fn = parser.get_default("fn")
 
