@@ -427,6 +427,17 @@ def cmd_run(args):
         return 3
 
 
+def _schedule(v):
+    if v in ("program", "adversarial"):
+        return v
+    try:
+        return int(v)
+    except ValueError:
+        import argparse
+
+        raise argparse.ArgumentTypeError(f"{v!r}: program, adversarial or an int seed") from None
+
+
 def add_parser(sub):
     """Register the ``run`` subcommand on an argparse sub-parser set."""
     r = sub.add_parser(
@@ -451,9 +462,10 @@ def add_parser(sub):
     )
     r.add_argument(
         "--schedule",
-        choices=("program", "adversarial"),
+        type=_schedule,
         default="program",
-        help="program order, or every call as late as its syncs allow (a missing sync shows in the bits)",
+        help="program (default), adversarial (every call as late as its syncs allow: a missing sync "
+        "shows in the bits), or an int seed (a random legal order)",
     )
     r.add_argument(
         "--findings",

@@ -423,11 +423,14 @@ def check(logs, profile=None):
     return orders, findings
 
 
-def adversarial(log, before):
+def adversarial(log, before, seed=None):
     """A legal execution order of ``log`` (a topological order of happens-before) that runs every
     call as late as the relation allows relative to later-issued calls: among the calls whose
     predecessors have all run, the one issued last runs first. An unordered pair therefore runs
-    in the order opposite to program order -- the order that exposes a missing sync."""
+    in the order opposite to program order -- the order that exposes a missing sync.
+
+    ``seed`` (an int): instead, among the ready calls one drawn at random (a seeded legal order)."""
+    rng = None if seed is None else np.random.default_rng(seed)
     n = len(log.calls)
     indeg = [bin(before[i]).count("1") for i in range(n)]
     succ = [[] for _ in range(n)]
@@ -441,7 +444,13 @@ def adversarial(log, before):
     heapq.heapify(heap)
     out = []
     while heap:
-        i = -heapq.heappop(heap)
+        if rng is None:
+            i = -heapq.heappop(heap)
+        else:
+            k = int(rng.integers(len(heap)))
+            heap[k], heap[-1] = heap[-1], heap[k]
+            i = -heap.pop()
+            heapq.heapify(heap)
         out.append(i)
         for j in succ[i]:
             indeg[j] -= 1

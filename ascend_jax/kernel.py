@@ -1539,8 +1539,11 @@ def _check_launch(api, p, block_dim, schedule):
             p,
             "核函数.md: numBlocks is in [1, 65535]",
         )
-    if schedule not in SCHEDULES:
-        raise UsageError(api, "schedule", schedule, " or ".join(repr(s) for s in SCHEDULES), p)
+    seed = isinstance(schedule, (int, np.integer)) and not isinstance(schedule, (bool, np.bool_))
+    if not seed and schedule not in SCHEDULES:
+        raise UsageError(
+            api, "schedule", schedule, " or ".join(repr(s) for s in SCHEDULES) + " or an int seed", p
+        )
     return int(block_dim)
 
 
@@ -1551,7 +1554,8 @@ def _launch(fn, new_kernel, gts, params, block_dim, schedule):
 
     ``schedule="adversarial"``: the launch runs twice; the first run (program order) gives the
     call logs, the second replays each core's calls in ``hazards.adversarial`` order and the cores
-    last to first. The findings are those of the call logs, whichever schedule ran."""
+    last to first. An int ``schedule`` is a seed: a random legal order of each core's calls and a
+    random order of the cores. The findings are those of the call logs, whichever schedule ran."""
 
     def one_pass(core_order, defer=None):
         ks, outs, prev = [None] * block_dim, [None] * block_dim, None
@@ -1568,12 +1572,16 @@ def _launch(fn, new_kernel, gts, params, block_dim, schedule):
     logs = tuple(k.log for k in ks)
     orders, findings = _hz.check(logs, last.profile)
     findings = list(findings) + _end_findings(ks)
-    if schedule == "adversarial":
+    if schedule != "program":
+        seed = None if schedule == "adversarial" else int(schedule)
         defer = [
-            ({i: n for n, i in enumerate(_hz.adversarial(k.log, o.before))}, k.log)
+            ({i: n for n, i in enumerate(_hz.adversarial(k.log, o.before, seed))}, k.log)
             for k, o in zip(ks, orders, strict=True)
         ]
-        ks2, outs2, last2 = one_pass(range(block_dim - 1, -1, -1), defer)
+        cores = list(range(block_dim - 1, -1, -1))
+        if seed is not None:  # a seeded order of the cores too
+            cores = [int(c) for c in np.random.default_rng(seed).permutation(block_dim)]
+        ks2, outs2, last2 = one_pass(cores, defer)
         last2.launch_logs = logs
         return ks2, outs2, last2, findings
     last.launch_logs = logs
