@@ -90,7 +90,7 @@ class Finding(NamedTuple):
 
     def __str__(self):
         where = ""
-        if self.space is not None:
+        if self.space is not None and self.span is not None:
             sp = "UB" if self.space == "UB" else f"GM buffer {self.space[1]}"
             where = f" on {sp} bytes [{self.span[0]}, {self.span[1]})"
         calls = "; ".join(c.label() for c in self.calls)
@@ -267,15 +267,66 @@ def _fix(a, b):
     return "PipeBarrier<PIPE_ALL>"
 
 
-def _access_table(logs):
+def _static(a):
+    return isinstance(a.start, int) and isinstance(a.end, int)
+
+
+def _access_table(logs, traced=False):
+    """(call, access) rows with static byte ranges (``traced``: those with a traced start)."""
     rows = []
     for log in logs:
         for c in log.calls:
             for a in c.accesses:
-                if a.start is None or a.end <= a.start:
+                if a.start is None:
                     continue
-                rows.append((c, a))
+                if _static(a) != traced and (traced or a.end > a.start):
+                    rows.append((c, a))
     return rows
+
+
+def _unordered(ci, cj, orders):
+    if ci.core == cj.core:
+        first, second = (ci, cj) if ci.index < cj.index else (cj, ci)
+        return not (orders[first.core].before[second.index] >> first.index) & 1, first, second
+    if orders[ci.core].epoch[ci.index] != orders[cj.core].epoch[cj.index]:
+        return False, ci, cj
+    return True, *((ci, cj) if ci.core < cj.core else (cj, ci))
+
+
+def dynamic_races(logs, orders):
+    """The unordered pairs of conflicting calls where an address is traced (a sweep over
+    addresses): each ``(Finding, overlap)`` with ``overlap`` a traced bool -- the pair's bytes
+    overlap in this case. The caller ORs them into a per-case flag."""
+    dyn = _access_table(logs, traced=True)
+    if not dyn:
+        return []
+    static = _access_table(logs)
+    out = []
+    for n, (ci, ai) in enumerate(dyn):
+        for cj, aj_ in static + dyn[n + 1 :]:
+            if (ci.core, ci.index) == (cj.core, cj.index) or not (ai.write or aj_.write):
+                continue
+            if ai.space != aj_.space or (ai.space == "UB" and ci.core != cj.core):
+                continue
+            if ai.atomic and ai.atomic == aj_.atomic:
+                continue
+            un, first, second = _unordered(ci, cj, orders)
+            if not un:
+                continue
+            wf, ws = (ai.write, aj_.write) if first is ci else (aj_.write, ai.write)
+            kind = _hazard(wf, ws) + ("" if first.core == second.core else " across cores")
+            f = Finding(
+                "racecheck",
+                kind,
+                "error",
+                (first, second),
+                ai.space if ai.space != "UB" else "UB",
+                None,
+                _fix(first, second) if first.core == second.core else "SyncAll or disjoint GM ranges",
+                "traced address: reported per case (KernelResult.race_cases)",
+            )
+            out.append((f, (ai.start < aj_.end) & (aj_.start < ai.end)))
+    return out
 
 
 def races(logs, orders):

@@ -230,3 +230,25 @@ def test_seeded_schedules_are_legal_orders():
         racy = aj.run_kernel(bad, x, y, z, block_dim=block_dim, schedule=seed)
         differ += racy.gm[2].view(np.uint32).tolist() != gold
     assert differ >= 1  # some seeded order exposes the missing MTE2_V
+
+
+def test_traced_addresses_are_checked_per_case():
+    """A sweep over a UB address: the pair the happens-before leaves unordered is a candidate; each
+    case says whether its bytes did overlap."""
+
+    def kern(k, x, z, off):
+        a = k.alloc(aj.float32, 64)
+        b = k.alloc(aj.float32, 128)
+        k.DataCopy(a, x, 64)  # MTE2 writes a = UB [0, 256)
+        t = aj.LocalTensor(aj.float32, off, 64)  # V reads UB [off, off + 256): traced
+        k.Muls(b, t, 2.0, 64)
+        k.SetFlag(E.V_MTE3, 0)
+        k.WaitFlag(E.V_MTE3, 0)
+        k.DataCopy(z, b, 64)
+
+    run = aj.jit_kernel(kern)
+    x = np.ones((3, 64), np.float32)
+    offs = np.array([0, 256, 192], np.int32)  # overlaps a, clear of it, overlaps its tail
+    res = run(x, np.zeros((3, 64), np.float32), off=offs)
+    assert res.case_findings and all(f.kind == "RAW" for f in res.case_findings)
+    assert res.race_cases.tolist() == [True, False, True]
