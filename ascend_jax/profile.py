@@ -53,6 +53,7 @@ KNOWN_APIS = (
     # data movement (issue 5)
     "DataCopy",
     "DataCopyPad",
+    "SetPadValue",
     # element-wise family (issue 15): tensor-tensor binary, logic and unary APIs
     "Add",
     "Sub",
