@@ -147,5 +147,6 @@ def test_missing_input(work, capsys):
     os.remove(work / "input" / "x.bin")
     assert run(work, "-D", "KERNEL_EXTRA=") == 2
     assert (
-        "could not read ./input/x.bin: run the sample's scripts/gen_data.py first" in capsys.readouterr().err
+        "could not read ./input/x.bin before launching scale_custom (line 48): run the sample's scripts/gen_data.py"
+        in capsys.readouterr().err
     )

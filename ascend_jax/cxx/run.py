@@ -205,8 +205,18 @@ def _serve(build, cwd, server, block_dim=None):
     env.update(ASCENDJAX_DIR=str(server.exchange), ASCENDJAX_FD_REQ=str(req_w), ASCENDJAX_FD_REP=str(rep_r))
     if block_dim is not None:
         env["ASCENDJAX_BLOCK_DIM"] = str(block_dim)
-    out_f = tempfile.TemporaryFile()
-    err_f = tempfile.TemporaryFile()
+    with tempfile.TemporaryFile() as out_f, tempfile.TemporaryFile() as err_f:
+        rc, error = _talk(build, cwd, env, server, req_r, req_w, rep_r, rep_w, out_f, err_f)
+        out_f.seek(0)
+        err_f.seek(0)
+        stdout = out_f.read().decode(errors="replace")
+        stderr = err_f.read().decode(errors="replace")
+    if error is not None:
+        raise error
+    return rc, stdout, stderr
+
+
+def _talk(build, cwd, env, server, req_r, req_w, rep_r, rep_w, out_f, err_f):
     proc = subprocess.Popen(
         [str(build.exe)],
         cwd=cwd,
@@ -243,14 +253,7 @@ def _serve(build, cwd, server, block_dim=None):
                     writer.write("ERR\n")
             with contextlib.suppress(BrokenPipeError):
                 writer.flush()
-    rc = proc.wait()
-    out_f.seek(0)
-    err_f.seek(0)
-    stdout = out_f.read().decode(errors="replace")
-    stderr = err_f.read().decode(errors="replace")
-    if error is not None:
-        raise error
-    return rc, stdout, stderr
+    return proc.wait(), error
 
 
 def scenario_defines(source, scenario, defines):
