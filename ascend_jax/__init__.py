@@ -144,6 +144,7 @@ from .errors import (
     describe_faults,
 )
 from .gm import GlobalTensor
+from .hazards import Finding
 from .kernel import Kernel, KernelResult, jit_kernel, run_kernel, static_params
 from .params import (
     AnyForm,
@@ -156,12 +157,24 @@ from .params import (
     UnaryRepeatParams,
     VdeqInfo,
 )
-from .pipe import QuePosition, TBuf, TPipe, TPosition, TQue
+from .pipe import QuePosition, TBuf, TPipe, TPosition, TQue, TQueSync
 from .profile import DEFAULT_PROFILE, HwProfile, available_profiles, load_profile
 from .registry import REGISTRY
 from .sort_types import MrgSort4Info, MrgSortSrcList
 from .state import CoreState, batch_states, reset_state
 from .sweep import SweepResult, sweep
+from .sync import (
+    EVENT_ID0,
+    EVENT_ID1,
+    EVENT_ID2,
+    EVENT_ID3,
+    EVENT_ID4,
+    EVENT_ID5,
+    EVENT_ID6,
+    EVENT_ID7,
+    HardEvent,
+    pipe_t,
+)
 from .tensor import MASK_PLACEHOLDER, LocalTensor
 
 __version__ = "0.1.0"

@@ -107,21 +107,23 @@ def _check_args(gm_args):
     return gm_args
 
 
-def gm_kernel(*gm_args, profile=None):
+def gm_kernel(*gm_args, profile=None, block_dim=1):
     """Decorator: declare a kernel's GM arguments (``GmArg``, launch order) and, optionally, the
-    profile it targets. The function is returned unchanged apart from the ``gm_args`` and
-    ``profile`` attributes, so ``aj.jit_kernel`` / ``aj.run_kernel`` take it as before."""
+    profile it targets and its launch's cores (``block_dim``, as ``<<<block_dim, ...>>>``). The
+    function is returned unchanged apart from the ``gm_args``, ``profile`` and ``block_dim``
+    attributes, so ``aj.jit_kernel`` / ``aj.run_kernel`` take it as before."""
     gm_args = _check_args(gm_args)
 
     def deco(fn):
         fn.gm_args = gm_args
         fn.profile = profile
+        fn.block_dim = block_dim
         return fn
 
     return deco
 
 
-def declare(fn, gm_args, profile=None):
+def declare(fn, gm_args, profile=None, block_dim=1):
     """``gm_kernel`` as a call: a new function wrapping ``fn`` with the declaration attached (for
     kernels built by a factory, e.g. ``functools.partial`` of a configured kernel)."""
 
@@ -129,7 +131,7 @@ def declare(fn, gm_args, profile=None):
     def kernel(k, *gm, **params):
         return fn(k, *gm, **params)
 
-    return gm_kernel(*gm_args, profile=profile)(kernel)
+    return gm_kernel(*gm_args, profile=profile, block_dim=block_dim)(kernel)
 
 
 def gm_arrays(fn, inputs, batch=None):
@@ -313,11 +315,13 @@ class CaseResult(NamedTuple):
     files: tuple
     fault: int
     out: object
+    findings: tuple = ()
 
 
-def run_folders(fn, input_dirs, output_dirs, profile=None, names=None):
+def run_folders(fn, input_dirs, output_dirs, profile=None, names=None, block_dim=None, schedule="program"):
     """Run declared kernel ``fn`` on every input folder in one compiled, batched program; write
-    each case's outputs to the matching output folder. Returns a list of ``CaseResult``."""
+    each case's outputs to the matching output folder. Returns a list of ``CaseResult``.
+    ``block_dim``: the launch's cores (default: the declaration's); ``schedule``: as jit_kernel."""
     from .kernel import jit_kernel
     from .profile import DEFAULT_PROFILE
 
@@ -329,8 +333,10 @@ def run_folders(fn, input_dirs, output_dirs, profile=None, names=None):
     stacked = {a.name: np.stack([c[a.name] for c in cases]) for a in fn.gm_args if a.is_input}
     arrays = gm_arrays(fn, stacked, batch=batch)
     prof = profile or getattr(fn, "profile", None) or DEFAULT_PROFILE
-    res = jit_kernel(fn, profile=prof, return_state=True)(*arrays)
-    faults = np.asarray(res.state.fault).reshape(batch, -1)
+    bd = block_dim or getattr(fn, "block_dim", 1) or 1
+    res = jit_kernel(fn, profile=prof, return_state=True, block_dim=bd, schedule=schedule)(*arrays)
+    states = res.state if isinstance(res.state, tuple) else (res.state,)
+    faults = np.concatenate([np.asarray(s.fault).reshape(batch, -1) for s in states], axis=1)
     results = []
     for b in range(batch):
         files = write_outputs(fn.gm_args, [np.asarray(g)[b] for g in res.gm], output_dirs[b])
@@ -340,7 +346,7 @@ def run_folders(fn, input_dirs, output_dirs, profile=None, names=None):
 
             out = jax.tree_util.tree_map(lambda v, b=b: np.asarray(v)[b], res.out)
         fw = int(np.bitwise_or.reduce(faults[b]))
-        results.append(CaseResult(names[b], output_dirs[b], tuple(files), fw, out))
+        results.append(CaseResult(names[b], output_dirs[b], tuple(files), fw, out, tuple(res.findings)))
     return results
 
 
@@ -372,8 +378,23 @@ def cmd_run(args):
             names, ins, outs = _case_folders(args.cases, args.output)
         else:
             names, ins, outs = [args.input], [args.input], [args.output or "output"]
-        results = run_folders(fn, ins, outs, profile=args.profile, names=names)
+        results = run_folders(
+            fn,
+            ins,
+            outs,
+            profile=args.profile,
+            names=names,
+            block_dim=getattr(args, "block_dim", None),
+            schedule=getattr(args, "schedule", "program"),
+        )
         rc = 0
+        found = results[0].findings if results else ()
+        for f in found:  # races, sync errors, multi-core overlaps: beside the results
+            print(f"{prog}: {f}", file=sys.stderr)
+        if found:
+            if getattr(args, "findings", "fail") == "fail":
+                rc = 1
+            print(f"{prog}: {len(found)} finding(s) (schedule {getattr(args, 'schedule', 'program')})")
         for r in results:
             files = ", ".join(str(f) for f in r.files)
             msg = f"{r.name}: wrote {files}"
@@ -422,6 +443,24 @@ def add_parser(sub):
     r.add_argument("--cases", default=None, help="folder of input sets (one sub-folder each), run batched")
     r.add_argument("--scenario", type=int, default=None, help="the vendor sample's SCENARIO_NUM")
     r.add_argument("--profile", default=None, help="product profile (default: the kernel's, else ascend910b)")
+    r.add_argument(
+        "--block-dim",
+        type=int,
+        default=None,
+        help="the launch's cores, as <<<block_dim, ...>>> (default: the kernel's declaration, else 1)",
+    )
+    r.add_argument(
+        "--schedule",
+        choices=("program", "adversarial"),
+        default="program",
+        help="program order, or every call as late as its syncs allow (a missing sync shows in the bits)",
+    )
+    r.add_argument(
+        "--findings",
+        choices=("fail", "report"),
+        default="fail",
+        help="a race or sync error: exit 1 (fail, default) or only print it (report)",
+    )
     r.add_argument(
         "--diff", default=None, help="folder with another run's outputs (an NPU's): bit-for-bit diff"
     )

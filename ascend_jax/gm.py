@@ -31,6 +31,7 @@ class GlobalTensor:
     addr: object  # byte offset inside the buffer (int or traced int32)
     length: int  # elements (static)
     name: str = ""
+    is_global = True  # class attribute, not a field: the pipe rule's GM side (sync.pipe_of)
 
     def __post_init__(self):
         object.__setattr__(self, "dtype", _dt.as_dtype(self.dtype))

@@ -4,10 +4,12 @@ the same kernel code runs eagerly (a notebook) or traced into one pure function 
 """
 
 import contextlib
+import dataclasses
 import functools
 import inspect
 import math
 import os
+import sys
 import threading
 from typing import Any, NamedTuple
 
@@ -19,8 +21,11 @@ from jax import lax
 from . import api as _api
 from . import checks as _checks
 from . import dtypes as _dt
+from . import hazards as _hz
+from . import sync as _sync
 from ._engine import numerics as _numerics
 from ._engine import static as _static
+from .api.data_copy import copy_footprint
 from .errors import AscendFault, Fault, UsageError
 from .gm import GlobalTensor, from_gm_bytes, gm_dtype_of, to_gm_bytes
 from .profile import as_profile
@@ -29,6 +34,11 @@ from .state import CoreState, reset_state
 from .tensor import LocalTensor
 
 _POLICIES = ("raise", "record")
+_PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+# the APIs that accumulate into dst (MulAddDst: dst = src0*src1 + dst; Axpy: dst = src*s + dst;
+# FusedMulAdd / MulAddRelu: dst = src0*dst + src1) and the scratch-buffer parameters
+_DST_READ_APIS = frozenset(("MulAddDst", "Axpy", "FusedMulAdd", "MulAddRelu"))
+_SCRATCH_ARGS = frozenset(("sharedTmpBuffer", "tmpBuffer", "workLocal", "tmpLocal"))
 _CASE_AXIS = "ascend_jax_case"  # vmap axis name of jit_kernel's batch
 
 
@@ -66,9 +76,25 @@ class Kernel:
     """
 
     def __init__(
-        self, profile=None, ub_bytes=None, state=None, fault_policy=None, arena=False, check_uninit=False
+        self,
+        profile=None,
+        ub_bytes=None,
+        state=None,
+        fault_policy=None,
+        arena=False,
+        check_uninit=False,
+        block_idx=0,
+        block_num=1,
     ):
         self.profile = as_profile(profile)
+        # this core of a launch (``GetBlockIdx``/``GetBlockNum``) and its call log (hazards.py)
+        self.block_idx, self.block_num = int(block_idx), int(block_num)
+        self.log = _hz.CallLog(self.block_idx)
+        self.source = None  # "file:line" naming the next calls (the C++ front end sets it)
+        self._atomic = None  # (kind, dtype name) after SetAtomicAdd/Max/Min, None after DisableDmaAtomic
+        self._defer = None  # the adversarial schedule's replay (``_run``)
+        self._has_queues = False
+        self._reserved = []  # flags using an event ID the profile reserves
         # arena=True (what jit_kernel does by default): the state's UB starts at one block and grows
         # (zero bytes appended) to the allocator's high-water mark, 32-byte rounded; the allocator
         # still hands out addresses of the whole UB (``ub_bytes`` or the physical UB). See
@@ -232,7 +258,13 @@ class Kernel:
         return from_gm_bytes(raw, g.dtype.np_dtype, (g.length,))
 
     def write(self, t: LocalTensor, values):
-        """Store ``values`` (converted to t.dtype, little endian) at t's address (UB or GM)."""
+        """Store ``values`` (converted to t.dtype, little endian) at t's address (UB or GM).
+
+        A host access, not a kernel call: it waits for every call before it (PIPE_ALL)."""
+        self._host_barrier("write")
+        self._raw_write(t, values)
+
+    def _raw_write(self, t, values):
         if isinstance(t, GlobalTensor):
             return self._write_gm(t, values)
         self._check_live("write", (t,))
@@ -262,8 +294,18 @@ class Kernel:
             new = lax.dynamic_update_slice(w, jnp.ones(raw.shape, jnp.uint8), (addr,))
             self.state = self.state.replace(written=new if ok is None else jnp.where(ok, new, w))
 
+    def _host_barrier(self, api):
+        self._flush()
+        self._record(api, pipe=_sync.pipe_t.PIPE_ALL, kind="host", accesses=())
+
     def read(self, t: LocalTensor):
-        """The tensor's elements as a NumPy array (eager) or a jnp array (traced); UB or GM."""
+        """The tensor's elements as a NumPy array (eager) or a jnp array (traced); UB or GM.
+
+        A host access, not a kernel call: it waits for every call before it (PIPE_ALL)."""
+        self._host_barrier("read")
+        return self._raw_read(t)
+
+    def _raw_read(self, t):
         if isinstance(t, GlobalTensor):
             return self._read_gm(t)
         ok, addr = self._host_access("read", t)
@@ -279,24 +321,301 @@ class Kernel:
             return lax.bitcast_convert_type(raw.reshape(-1, t.dtype.itemsize), t.dtype.np_dtype)
         return np.asarray(raw).view(t.dtype.np_dtype).copy()
 
+    def _element(self, api, t, index):
+        if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
+            raise UsageError(api, "index", index, f"an int in [0, {t.length})", self.profile)
+        if not 0 <= int(index) < t.length:
+            raise UsageError(api, "index", int(index), f"an int in [0, {t.length})", self.profile)
+        if isinstance(t, GlobalTensor):
+            return GlobalTensor(t.dtype, t.buf, t.addr + int(index) * t.dtype.itemsize, 1, t.name)
+        return LocalTensor(t.dtype, t.addr + int(index) * t.dtype.itemsize, 1, t.name, t.handle)
+
     def GetValue(self, t: LocalTensor, index):
-        """``LocalTensor::GetValue(index)``: one element read from UB (a scalar; traced inside
-        ``jit_kernel``). ``index`` is a Python int in [0, t.length)."""
-        self._check_live("GetValue", (t,))
-        if not isinstance(index, (int, np.integer)) or not 0 <= int(index) < t.length:
-            raise UsageError("GetValue", "index", index, f"an int in [0, {t.length})", self.profile)
-        one = LocalTensor(t.dtype, t.addr + int(index) * t.dtype.itemsize, 1, t.name, t.handle)
-        return self.read(one)[0]
+        """``LocalTensor::GetValue(index)`` / ``GlobalTensor::GetValue(index)``: one element read
+        by the scalar pipe (a traced scalar inside ``jit_kernel``)."""
+        if not isinstance(t, GlobalTensor):
+            self._check_live("GetValue", (t,))
+        one = self._element("GetValue", t, index)
+        a = self._tensor_access(one, False, scalar=True)
+        c = self._record("GetValue", pipe=_sync.pipe_t.PIPE_S, accesses=(a,) if a else ())
+        c.value = True
+        return self._run(c, lambda: self._raw_read(one)[0], value=True)
 
     def SetValue(self, t: LocalTensor, index, value):
-        """``LocalTensor::SetValue(index, value)``: one element stored to UB."""
-        self._check_live("SetValue", (t,))
-        if not isinstance(index, (int, np.integer)) or not 0 <= int(index) < t.length:
-            raise UsageError("SetValue", "index", index, f"an int in [0, {t.length})", self.profile)
-        one = LocalTensor(t.dtype, t.addr + int(index) * t.dtype.itemsize, 1, t.name, t.handle)
-        self.write(
-            one, jnp.reshape(jnp.asarray(value), (1,)) if not _is_host(value) else np.reshape(value, 1)
-        )
+        """``LocalTensor::SetValue(index, value)`` / ``GlobalTensor::SetValue``: one element
+        stored by the scalar pipe (GM: through the core's DCache)."""
+        if not isinstance(t, GlobalTensor):
+            self._check_live("SetValue", (t,))
+        one = self._element("SetValue", t, index)
+        a = self._tensor_access(one, True, scalar=True)
+        c = self._record("SetValue", pipe=_sync.pipe_t.PIPE_S, accesses=(a,) if a else ())
+        v = jnp.reshape(jnp.asarray(value), (1,)) if not _is_host(value) else np.reshape(value, 1)
+        self._run(c, lambda: self._raw_write(one, v))
+
+    # -- the call log (hazards.py) -------------------------------------------------------------
+    def _where(self):
+        """The source line that made the current call: ``self.source`` (a C++ line), else the
+        first Python frame outside this package."""
+        if self.source:
+            return str(self.source)
+        f = sys._getframe(2)
+        while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
+            f = f.f_back
+        return "" if f is None else f"{os.path.basename(f.f_code.co_filename)}:{f.f_lineno}"
+
+    def _tensor_access(self, t, write, start=None, end=None, **kw):
+        space = "UB" if not isinstance(t, GlobalTensor) else ("GM", t.buf)
+        if start is None:
+            if isinstance(t.addr, bool) or not isinstance(t.addr, (int, np.integer)):
+                return None  # traced address: no static footprint
+            start, end = int(t.addr), int(t.addr) + t.nbytes
+        return _hz.Access(space, start, end, write, **kw)
+
+    def _footprint(self, api, args, kw):
+        """The bytes a call reads and writes: every tensor operand over its length (docs/MODEL.md
+        "Cores, pipes and sync": a destination parameter is written, the rest read; the APIs
+        that accumulate into dst read it too; scratch buffers are written)."""
+        sig = _api_signature(api)
+        if sig is None:
+            return ()
+        try:
+            bound = sig.bind_partial(None, *args, **kw)
+        except TypeError:
+            return ()
+        has_dst = any(n.startswith("dst") for n in sig.parameters)
+        out = []
+        for name, val in bound.arguments.items():
+            if name == "state":
+                continue
+            var = sig.parameters[name].kind is inspect.Parameter.VAR_POSITIONAL
+            for v in val if isinstance(val, (list, tuple)) else (val,):
+                if not isinstance(v, (LocalTensor, GlobalTensor)):
+                    continue
+                write = name.startswith("dst") or name in _SCRATCH_ARGS
+                if var and not has_dst:  # Compare(dst, ...) through *args: the first tensor
+                    write, has_dst = True, True
+                a = self._tensor_access(v, write)
+                if a is not None:
+                    out.append(a)
+                    if write and (api in _DST_READ_APIS or name in _SCRATCH_ARGS):
+                        out.append(dataclasses.replace(a, write=False))
+        return tuple(out)
+
+    def _record(self, api, args=(), kw=None, accesses=None, pipe=None, kind="op", event=None):
+        """Append the call to this core's log (pipe from ``sync.pipe_of``, the one rule)."""
+        if pipe is None:
+            spec = REGISTRY.get(api)
+            dst = args[0] if args else None
+            src = args[1] if len(args) > 1 else None
+            pipe = _sync.pipe_of(api, spec.family if spec else "", dst, src)
+        if accesses is None:
+            accesses = self._footprint(api, args, kw or {})
+        return self.log.add(api, pipe, kind, event, accesses, self._where())
+
+    def _run(self, call, thunk, value=False):
+        """Execute a logged call: now (program order), or -- replaying the adversarial schedule --
+        when the schedule reaches it. A call that returns a value to the kernel runs now, after
+        the calls the schedule puts before it that were issued already."""
+        d = self._defer
+        if d is None:
+            return thunk()
+        first = d["log"].calls
+        value = value or (call.index < len(first) and first[call.index].value)
+        if value:
+            self._flush(call.index)
+            return thunk()
+        d["pending"][call.index] = thunk
+        return None
+
+    def _flush(self, upto=None):
+        d = self._defer
+        if d is None:
+            return
+        pos = d["pos"]
+        lim = None if upto is None else pos.get(upto, upto)
+        for _, i in sorted((pos.get(i, i), i) for i in d["pending"]):
+            if lim is not None and pos.get(i, i) >= lim:
+                break
+            d["pending"].pop(i)()
+
+    def finish(self):
+        """End of the kernel: every call still waiting in the adversarial replay runs (in the
+        schedule's order). A no-op in program order."""
+        self._flush()
+
+    # -- cores, pipes and sync (同步控制) -------------------------------------------------------
+    def GetBlockIdx(self):
+        """``GetBlockIdx()``: this core's index in the launch, in ``[0, GetBlockNum())``."""
+        return self.block_idx
+
+    def GetBlockNum(self):
+        """``GetBlockNum()``: the launch's ``block_dim``."""
+        return self.block_num
+
+    def GetSubBlockIdx(self):
+        """``GetSubBlockIdx()``: 0 or 1, the AIV of its AI Core on a 1:2 product (GetSubBlockIdx
+        (ISASI).md); 0 on a coupled core. CHOICE: blocks 2c and 2c+1 share AI Core c."""
+        return self.block_idx % 2 if self.profile.aic_aiv_ratio == 2 else 0
+
+    def GetTaskRatio(self):
+        """``GetTaskRatio()``: 1 (a vector-only kernel; GetTaskRatio.md gives 2 only in a 1:2 mix)."""
+        return 1
+
+    def _event_id(self, api, event_id):
+        n = self.profile.event_ids
+        if isinstance(event_id, (bool, np.bool_)) or not isinstance(event_id, (int, np.integer)):
+            raise UsageError(api, "eventID", event_id, f"an int in [0, {n - 1}]", self.profile)
+        if not 0 <= int(event_id) < n:
+            raise UsageError(
+                api,
+                "eventID",
+                int(event_id),
+                f"[0, {n - 1}]",
+                self.profile,
+                "event IDs of this product (SetFlag-WaitFlag(ISASI).md)",
+            )
+        return int(event_id)
+
+    def _flag(self, api, event, event_id, kind, label=None):
+        e = _sync.as_event(api, event, self.profile)
+        i = self._event_id(api, event_id)
+        pipe = e.src if kind == "set" else e.dst
+        c = self._record(label or api, pipe=pipe, kind=kind, event=(e, i), accesses=())
+        if i in self.profile.reserved_event_ids:
+            self._reserved.append(c)
+        return c
+
+    def SetFlag(self, event, eventID=0):
+        """``SetFlag<HardEvent>(eventID)``: runs on the SRC pipe after its earlier calls and sets the
+        flag (the model's data are unchanged; the call log orders the pipes)."""
+        self._flag("SetFlag", event, eventID, "set")
+
+    def WaitFlag(self, event, eventID=0):
+        """``WaitFlag<HardEvent>(eventID)``: later DST-pipe calls wait for the matching SetFlag."""
+        self._flag("WaitFlag", event, eventID, "wait")
+
+    def PipeBarrier(self, pipe):
+        """``PipeBarrier<pipe>()``: later calls of ``pipe`` (all pipes for PIPE_ALL) start after
+        every earlier call of it has finished. PIPE_S is not allowed (PipeBarrier(ISASI).md)."""
+        p = _sync.as_pipe("PipeBarrier", pipe, self.profile)
+        self._record("PipeBarrier", pipe=p, kind="barrier", accesses=())
+
+    def DataSyncBarrier(self, mode=None):
+        """``DataSyncBarrier<MemDsbT>()``: earlier memory accesses finish before later ones (the model
+        orders every pipe, as PIPE_ALL)."""
+        self._record("DataSyncBarrier", pipe=_sync.pipe_t.PIPE_ALL, kind="barrier", accesses=())
+
+    def SyncAll(self, gmWorkspace=None, ubWorkspace=None, usedCores=None):
+        """``SyncAll()`` (hard) or ``SyncAll(gmWorkspace, ubWorkspace[, usedCores])`` (soft): every
+        core waits until all reach it. Preconditions checked (SyncAll.md): the soft form's
+        workspaces hold at least ``GetBlockNum() * 32`` bytes; the launch must not exceed the
+        physical cores (``profile.vector_cores``), or the cores of later rounds never arrive."""
+        need = self.block_num * 32
+        for name, ws in (("gmWorkspace", gmWorkspace), ("ubWorkspace", ubWorkspace)):
+            if ws is not None and ws.nbytes < need:
+                raise UsageError(
+                    "SyncAll",
+                    name,
+                    f"{ws.nbytes} bytes",
+                    f">= GetBlockNum() * 32 = {need} bytes",
+                    self.profile,
+                    "SyncAll.md: one 32-byte slot per core",
+                )
+        if self.block_num > self.profile.vector_cores:
+            raise UsageError(
+                "SyncAll",
+                "block_dim",
+                self.block_num,
+                f"<= {self.profile.vector_cores} (the product's vector cores)",
+                self.profile,
+                "SyncAll.md: a launch larger than the physical cores runs in rounds and SyncAll hangs",
+            )
+        self._record("SyncAll", pipe=_sync.pipe_t.PIPE_ALL, kind="syncall", accesses=())
+
+    def _set_atomic(self, api, kind, dtype):
+        d = _dt.as_dtype(dtype)
+        allowed = self.profile.atomic_add_dtypes
+        if d.name not in allowed:
+            raise UsageError(
+                api,
+                "T",
+                d.name,
+                ", ".join(allowed) or "none (the product has no DMA atomics in the docs)",
+                self.profile,
+                "SetAtomicAdd.md 支持的数据类型",
+            )
+        self._record(api, pipe=_sync.pipe_t.PIPE_S, accesses=())
+        self._atomic = (kind, d.name)
+
+    def SetAtomicAdd(self, dtype):
+        """``SetAtomicAdd<T>()``: later copies UB -> GM add into GM (``GM = GM + data``, not zeroed
+        first; SetAtomicAdd.md)."""
+        self._set_atomic("SetAtomicAdd", "add", dtype)
+
+    def SetAtomicMax(self, dtype):
+        """``SetAtomicMax<T>()``: later copies UB -> GM keep the larger value."""
+        self._set_atomic("SetAtomicMax", "max", dtype)
+
+    def SetAtomicMin(self, dtype):
+        """``SetAtomicMin<T>()``: later copies UB -> GM keep the smaller value."""
+        self._set_atomic("SetAtomicMin", "min", dtype)
+
+    def SetAtomicType(self, dtype):
+        """``SetAtomicType<T>()``: the dtype of the atomic operation already enabled (SetAtomicType.md)."""
+        if self._atomic is None:
+            _dt.as_dtype(dtype)
+            self._record("SetAtomicType", pipe=_sync.pipe_t.PIPE_S, accesses=())
+            return
+        self._set_atomic("SetAtomicType", self._atomic[0], dtype)
+
+    def DisableDmaAtomic(self):
+        """``DisableDmaAtomic()`` (formerly ``SetAtomicNone``): copies to GM overwrite again."""
+        self._record("DisableDmaAtomic", pipe=_sync.pipe_t.PIPE_S, accesses=())
+        self._atomic = None
+
+    SetAtomicNone = DisableDmaAtomic
+
+    def _queue_sync(self, api, kind, pipe, key):
+        """A flag implied by a TQue operation (pipe.py): ``key`` names the buffer and direction."""
+        self._has_queues = True
+        return self._record(api, pipe=pipe, kind=kind, event=(key, 0), accesses=())
+
+    def _atomic_gm(self, run, dst):
+        """An atomic copy UB -> GM: the copy's bytes combined with GM's (add/max/min in the atomic
+        dtype). The written bytes are found by running the copy onto all-zero and all-one GM."""
+        kind, dname = self._atomic
+        old = self._gm[dst.buf]
+        d = _dt.as_dtype(dname)
+        zeros = jnp.zeros_like(old)
+        ones = jnp.full_like(old, 0xFF)
+        g0 = run(self._gm[: dst.buf] + [zeros] + self._gm[dst.buf + 1 :])
+        g1 = run(self._gm[: dst.buf] + [ones] + self._gm[dst.buf + 1 :])
+        data = g0[dst.buf]
+        written = (g0[dst.buf] != 0) | (g1[dst.buf] != 0xFF)
+        n = old.shape[-1] // d.itemsize * d.itemsize
+        if n == 0:
+            return old
+
+        def typed(b):
+            return lax.bitcast_convert_type(b[..., :n].reshape(b.shape[:-1] + (-1, d.itemsize)), d.np_dtype)
+
+        a, b = typed(old), typed(data)
+        if kind == "add":
+            if d.name in ("half", "bfloat16"):
+                # SPEC (model): the hardware's add rounds once; f32 holds the exact sum of two
+                # 16-bit floats closely enough (p >= 2p+2) that one rounding to 16 bits is exact.
+                r = (a.astype(jnp.float32) + b.astype(jnp.float32)).astype(d.np_dtype)
+            else:
+                r = a + b  # CHOICE: integer atomic add wraps (docs silent)
+        elif kind == "max":
+            r = jnp.maximum(a, b)
+        else:
+            r = jnp.minimum(a, b)
+        w = written[..., :n].reshape(written.shape[:-1] + (-1, d.itemsize)).any(-1)
+        r = jnp.where(w, r, a)
+        rb = lax.bitcast_convert_type(r, jnp.uint8).reshape(old.shape[:-1] + (n,))
+        out = jnp.concatenate([rb, old[..., n:]], axis=-1) if n < old.shape[-1] else rb
+        return jnp.where(written, out, old)
 
     # -- calls -------------------------------------------------------------------------------
     def _check_live(self, name, args, kw=None):
@@ -314,27 +633,66 @@ class Kernel:
                     f"use after free: {a.handle.describe()}",
                 )
 
+    def _copy_call(self, api, dst, src, params, run):
+        """A DataCopy/DataCopyPad call: logged with its footprint (``copy_footprint``, the engine's
+        block rule) and run; UB -> GM under SetAtomicAdd/Max/Min combines with GM."""
+        dspan, sspan = copy_footprint(api, dst, src, params)
+        atomic = self._atomic if isinstance(dst, GlobalTensor) else None
+        acc = []
+        for t, sp, w in ((dst, dspan, True), (src, sspan, False)):
+            if sp is not None:
+                extra = {"atomic": atomic[0], "dtype": atomic[1]} if (w and atomic) else {}
+                acc.append(self._tensor_access(t, w, sp[0], sp[1], **extra))
+        c = self._record(api, (dst, src), accesses=tuple(acc))
+
+        def thunk():
+            self._begin()
+            with self._restoring():
+                if atomic is None:
+                    state, gm = run(self.state, self._gm)
+                    self._gm = list(gm)
+                else:
+                    box = {}
+
+                    def on(g):
+                        box["state"], out = run(self.state, g)
+                        return list(out)
+
+                    saved = self._atomic
+                    self._atomic = atomic
+                    try:
+                        new = self._atomic_gm(on, dst)
+                    finally:
+                        self._atomic = saved
+                    self._gm = self._gm[: dst.buf] + [new] + self._gm[dst.buf + 1 :]
+                    state = box["state"]
+            self._after(api, self._mark_dst(api, state, (dst, src, params)))
+
+        self._run(c, thunk)
+
     def DataCopy(self, dst, src, countOrParams, **kw):
         """``DataCopy(dst, src, count | DataCopyParams)``: GM -> UB, UB -> GM or UB -> UB."""
         self._check_live("DataCopy", (dst, src))
         kw.setdefault("profile", self.profile)
-        self._begin()
-        with self._restoring():
-            state, gm = _api.DataCopy(self.state, tuple(self._gm), dst, src, countOrParams, **kw)
-        self._gm = list(gm)
-        self._after("DataCopy", self._mark_dst("DataCopy", state, (dst, src, countOrParams)))
+        self._copy_call(
+            "DataCopy",
+            dst,
+            src,
+            countOrParams,
+            lambda st, gm: _api.DataCopy(st, tuple(gm), dst, src, countOrParams, **kw),
+        )
 
     def DataCopyPad(self, dst, src, dataCopyParams, padParams=None, **kw):
         """``DataCopyPad(dst, src, DataCopyExtParams[, DataCopyPadExtParams])``: unaligned GM <-> UB."""
         self._check_live("DataCopyPad", (dst, src))
         kw.setdefault("profile", self.profile)
-        self._begin()
-        with self._restoring():
-            state, gm = _api.DataCopyPad(
-                self.state, tuple(self._gm), dst, src, dataCopyParams, padParams, **kw
-            )
-        self._gm = list(gm)
-        self._after("DataCopyPad", self._mark_dst("DataCopyPad", state, (dst, src)))
+        self._copy_call(
+            "DataCopyPad",
+            dst,
+            src,
+            dataCopyParams,
+            lambda st, gm: _api.DataCopyPad(st, tuple(gm), dst, src, dataCopyParams, padParams, **kw),
+        )
 
     def _begin(self):
         """Eager: run the next call on a zero warning word, so ``warn_at`` names this call's first
@@ -434,6 +792,8 @@ class Kernel:
         # count form of the element-wise APIs: (dst, src, scalar, count) / (dst, src0, src1, count)
         if name not in _STATE_APIS + ("ShiftLeft", "ShiftRight", "ShiftLeftTensor", "ShiftRightTensor"):
             return
+        if name in _STATE_APIS and len(args) > 2 and _flexible_shape(args[1], args[2]):
+            return  # the 灵活标量位置 overload (AddsFlexible ...): its engine reports the extents
         if (
             len(args) != 4
             or isinstance(args[-1], (bool, np.bool_))
@@ -457,6 +817,10 @@ class Kernel:
 
     def _call_state_api(self, name, *args, **kw):
         self._check_live(name, args, kw)
+        c = self._record(name, args, kw)
+        self._run(c, lambda: self._state_api(name, *args, **kw))
+
+    def _state_api(self, name, *args, **kw):
         self._begin()
         self._extent_warnings(name, args)
         fn = getattr(_api, name)
@@ -475,6 +839,10 @@ class Kernel:
 
     def _call_reg_api(self, name, *args, **kw):
         self._check_live(name, args, kw)
+        c = self._record(name, args, kw)
+        self._run(c, lambda: self._reg_api(name, *args, **kw))
+
+    def _reg_api(self, name, *args, **kw):
         fn = getattr(_api, name)
         kw.setdefault("profile", self.profile)
         if name == "SetMaskCount":
@@ -488,8 +856,10 @@ class Kernel:
 
     def _call_get_api(self, name, *args, **kw):
         self._check_live(name, args, kw)
+        c = self._record(name, args, kw)
+        c.value = True
         kw.setdefault("profile", self.profile)
-        return getattr(_api, name)(self.state, *args, **kw)
+        return self._run(c, lambda: getattr(_api, name)(self.state, *args, **kw), value=True)
 
 
 def _method(name, kind):
@@ -506,6 +876,16 @@ def _generic(name):
 
     def m(self, *args, **kw):
         self._check_live(name, args, kw)
+        c = self._record(name, args, kw)
+
+        def thunk():
+            res = call(self, *args, **kw)
+            c.value = c.value or res is not None
+            return res
+
+        return self._run(c, thunk)
+
+    def call(self, *args, **kw):
         self._begin()
         self._extent_warnings(name, args)
         kw.setdefault("profile", self.profile)
@@ -536,8 +916,23 @@ for _n in list(REGISTRY):  # populated by the import of .api above
         setattr(Kernel, _n, _generic(_n))
 
 
+def _flexible_shape(src, scalar):
+    return isinstance(scalar, LocalTensor) or not isinstance(src, LocalTensor)
+
+
 def _is_jax(x):
     return isinstance(x, (jax.Array, jax.core.Tracer))
+
+
+@functools.cache
+def _api_signature(api):
+    spec = REGISTRY.get(api)
+    if spec is None or spec.fn is None:
+        return None
+    try:
+        return inspect.signature(spec.fn)
+    except (TypeError, ValueError):
+        return None
 
 
 _KIND_TEXT = {
@@ -592,6 +987,8 @@ class KernelResult(_KernelResult):
     warn = None
     warn_at = None
     warnings = ()
+    findings = ()  # hazards.Finding: races, sync errors, multi-core overlaps (never change the bits)
+    schedule = "program"
 
 
 def _describe_cases(warn, warn_at):
@@ -856,8 +1253,18 @@ def jit_kernel(
     sharding=None,
     check_uninit=False,
     step=None,
+    block_dim=1,
+    schedule="program",
 ):
     """Trace ``fn(k, *gm, **params)`` (a kernel written against ``Kernel``) into one compiled function.
+
+    ``block_dim``: the launch's cores (``<<<block_dim, ...>>>``): ``fn`` runs once per core with its
+    own Kernel (UB, registers, queues, flags; ``k.GetBlockIdx()``), GM shared, all in the one
+    program. ``schedule``: "program" (each core's calls in program order, core 0 first) or
+    "adversarial" (every call as late as the happens-before allows, the cores last to first:
+    a missing sync shows in the bits). The call logs are checked at trace time: the result's
+    ``findings`` (and ``run.findings`` per GM signature) list every race, sync error and
+    multi-core overlap (``ascend_jax.hazards``; docs/MODEL.md "Cores, pipes and sync").
 
     ``run(*arrays, **params)``: every positional argument is a GM array (NumPy or jax; with
     ``batched=True`` it carries a leading batch axis) that reaches ``fn`` as a ``GlobalTensor``;
@@ -888,6 +1295,8 @@ def jit_kernel(
     """
     p = as_profile(profile)
     cases_per_step(step, None, 1, "jit_kernel", p)  # a bad ``step`` raises here
+    block_dim = _check_launch("jit_kernel", p, block_dim, schedule)
+    findings = {}  # GM signature -> [hazards.Finding] (trace time)
     if sharding is not None and not batched:
         raise UsageError("jit_kernel", "sharding", sharding, "None when batched=False (no case axis)", p)
     shard = case_sharding(sharding, "jit_kernel", p)
@@ -901,35 +1310,55 @@ def jit_kernel(
 
     def build(specs, use_arena):
         def one(*raws, _trim=False, **params):
-            k = Kernel(
-                p, ub_bytes=fixed_ub, fault_policy="record", arena=use_arena, check_uninit=check_uninit
-            )
-            gts = []
-            for raw, (host, npd, shape) in zip(raws, specs, strict=True):
-                if host:  # already bytes
-                    d = gm_dtype_of(np.zeros(0, npd))
-                    k._gm.append(raw)
-                    k._gm_meta.append((npd, shape))
-                    gts.append(GlobalTensor(d, len(k._gm) - 1, 0, raw.shape[-1] // d.itemsize))
-                else:
-                    gts.append(k.gm(raw))
-            first = list(k._gm)
+            gts, first = [], []
+
+            def new_kernel(core, prev):
+                k = Kernel(
+                    p,
+                    ub_bytes=fixed_ub,
+                    fault_policy="record",
+                    arena=use_arena,
+                    check_uninit=check_uninit,
+                    block_idx=core,
+                    block_num=block_dim,
+                )
+                if prev is not None:  # GM is shared: this core starts from what the last one left
+                    k._gm, k._gm_meta = list(prev._gm), prev._gm_meta
+                    return k
+                made = []
+                for raw, (host, npd, shape) in zip(raws, specs, strict=True):
+                    if host:  # already bytes
+                        d = gm_dtype_of(np.zeros(0, npd))
+                        k._gm.append(raw)
+                        k._gm_meta.append((npd, shape))
+                        made.append(GlobalTensor(d, len(k._gm) - 1, 0, raw.shape[-1] // d.itemsize))
+                    else:
+                        made.append(k.gm(raw))
+                if not gts:
+                    gts.extend(made)
+                    first.extend(k._gm)
+                return k
+
             # (``static_params`` -- engines inline, Python-int parameters static -- is not on by
             # default: measured slower than XLA's own folding of the constant indices on four of
             # the five ops it was tried on; benchmarks/README.md)
-            if batched:  # batch-wide decisions (the soft-float gate) reduce over the case axis
-                with _numerics.batch_axis(_CASE_AXIS):
-                    out = fn(k, *gts, **params)
-            else:
-                out = fn(k, *gts, **params)
-            warned[specs] = list(k.warnings)  # static: found while tracing, the same for every case
+            ctx = _numerics.batch_axis(_CASE_AXIS) if batched else contextlib.nullcontext()
+            with ctx:  # batch-wide decisions (the soft-float gate) reduce over the case axis
+                ks, outs, k, found = _launch(fn, new_kernel, gts, params, block_dim, schedule)
+            # static: found while tracing, the same for every case
+            warned[specs] = list(dict.fromkeys(w for kk in ks for w in kk.warnings))
+            findings[specs] = found
             # _trim: a GM array the kernel never wrote is not an output (the caller returns its input)
             gm = tuple(
                 None if _trim and raw is was else raw if host else from_gm_bytes(raw, npd, shape)
                 for raw, was, (host, npd, shape) in zip(k._gm, first, specs, strict=True)
             )
-            warn = (k.state.warn, k.state.warn_at)
-            return KernelResult(gm, out, k.state if return_state else None), k.state.fault, warn
+            fault, warn = _merge_checks(ks)
+            out = outs[0] if block_dim == 1 else tuple(outs)
+            state = None
+            if return_state:
+                state = ks[0].state if block_dim == 1 else tuple(kk.state for kk in ks)
+            return KernelResult(gm, out, state), fault, warn
 
         # One program over the whole batch: the GM bytes of NumPy inputs are our own device copies,
         # donated, so the result GM reuses them (an unwritten one costs nothing). In steps, every
@@ -1014,6 +1443,8 @@ def jit_kernel(
         result = KernelResult(tuple(gm), res.out, res.state)
         result.warn, result.warn_at = np.asarray(warn[0]), np.asarray(warn[1])
         result.warnings = _describe_cases(result.warn, result.warn_at)
+        result.findings = tuple(findings.get(specs, ()))
+        result.schedule = schedule
         return result
 
     def release():
@@ -1025,6 +1456,8 @@ def jit_kernel(
     run.release = release
     run.compiled = compiled  # one entry per GM signature (plus ("full", sig) once a batch fell back)
     run.warnings = warned  # checker warnings per GM signature (trace time; never change the bits)
+    run.findings = findings  # races, sync errors, multi-core overlaps per GM signature (trace time)
+    run.block_dim, run.schedule = block_dim, schedule
     return run
 
 
@@ -1036,24 +1469,148 @@ def run_kernel(
     fault_policy="raise",
     return_state=False,
     check_uninit=False,
+    block_dim=1,
+    schedule="program",
     **params,
 ):
     """Run ``fn(k, *gm, **params)`` eagerly on one case; returns a ``KernelResult`` of NumPy arrays.
 
     The same kernel code as ``jit_kernel`` (positional arguments are GM arrays, keyword arguments
-    reach the kernel as jnp arrays). ``fault_policy="raise"`` raises ``AscendFault`` at the first
-    faulting call; ``"record"`` only records the bits in the state. Checker warnings: the result's
-    ``warnings`` (the Kernel's CheckerWarning list), ``warn`` and ``warn_at``.
+    reach the kernel as jnp arrays; ``block_dim`` cores and the ``schedule`` as there).
+    ``fault_policy="raise"`` raises ``AscendFault`` at the first faulting call; ``"record"`` only
+    records the bits in the state. Checker warnings: the result's ``warnings`` (the Kernels'
+    CheckerWarning list), ``warn`` and ``warn_at``; races and sync errors: ``findings``.
     """
-    k = Kernel(profile, ub_bytes=ub_bytes, fault_policy=fault_policy, check_uninit=check_uninit)
-    _check_kernel_args("run_kernel", fn, k.profile, arrays, params, batched=False)
-    gts = [k.gm(np.asarray(a)) for a in arrays]
-    out = fn(k, *gts, **{n: jnp.asarray(v) for n, v in params.items()})
-    out = jax.tree_util.tree_map(np.asarray, out)
-    res = KernelResult(k.gm_arrays(), out, k.state if return_state else None)
-    res.warn, res.warn_at, res.warnings = (
-        np.asarray(k.state.warn),
-        np.asarray(k.state.warn_at),
-        list(k.warnings),
-    )
+    p = as_profile(profile)
+    block_dim = _check_launch("run_kernel", p, block_dim, schedule)
+    _check_kernel_args("run_kernel", fn, p, arrays, params, batched=False)
+    gts = []
+
+    def new_kernel(core, prev):
+        k = Kernel(
+            p,
+            ub_bytes=ub_bytes,
+            fault_policy=fault_policy,
+            check_uninit=check_uninit,
+            block_idx=core,
+            block_num=block_dim,
+        )
+        if prev is not None:
+            k._gm, k._gm_meta = list(prev._gm), prev._gm_meta
+            return k
+        made = [k.gm(np.asarray(a)) for a in arrays]
+        if not gts:
+            gts.extend(made)
+        return k
+
+    kw = {n: jnp.asarray(v) for n, v in params.items()}
+    ks, outs, last, found = _launch(fn, new_kernel, gts, kw, block_dim, schedule)
+    outs = jax.tree_util.tree_map(np.asarray, outs)
+    state = None
+    if return_state:
+        state = ks[0].state if block_dim == 1 else tuple(k.state for k in ks)
+    res = KernelResult(last.gm_arrays(), outs[0] if block_dim == 1 else tuple(outs), state)
+    _, (w, at) = _merge_checks(ks)
+    res.warn, res.warn_at = np.asarray(w), np.asarray(at)
+    res.warnings = list(dict.fromkeys(w for k in ks for w in k.warnings))
+    res.findings = tuple(found)
+    res.schedule = schedule
     return res
+
+
+SCHEDULES = ("program", "adversarial")
+
+
+def _check_launch(api, p, block_dim, schedule):
+    if isinstance(block_dim, (bool, np.bool_)) or not isinstance(block_dim, (int, np.integer)):
+        raise UsageError(api, "block_dim", block_dim, f"an int in [1, {p.max_block_dim}]", p)
+    if not 1 <= int(block_dim) <= p.max_block_dim:
+        raise UsageError(
+            api,
+            "block_dim",
+            int(block_dim),
+            f"[1, {p.max_block_dim}]",
+            p,
+            "核函数.md: numBlocks is in [1, 65535]",
+        )
+    if schedule not in SCHEDULES:
+        raise UsageError(api, "schedule", schedule, " or ".join(repr(s) for s in SCHEDULES), p)
+    return int(block_dim)
+
+
+def _launch(fn, new_kernel, gts, params, block_dim, schedule):
+    """Run ``fn(k, *gts, **params)`` once per core of a ``block_dim`` launch, the cores sharing GM
+    (each core starts from the GM the previous one left: in program order, core 0 first). Returns
+    ``(kernels, outs, last kernel, findings)``; the last kernel's ``_gm`` is the launch's GM.
+
+    ``schedule="adversarial"``: the launch runs twice; the first run (program order) gives the
+    call logs, the second replays each core's calls in ``hazards.adversarial`` order and the cores
+    last to first. The findings are those of the call logs, whichever schedule ran."""
+
+    def one_pass(core_order, defer=None):
+        ks, outs, prev = [None] * block_dim, [None] * block_dim, None
+        for core in core_order:
+            k = new_kernel(core, prev)
+            if defer is not None:
+                k._defer = {"pos": defer[core][0], "pending": {}, "log": defer[core][1]}
+            outs[core] = fn(k, *gts, **params)
+            k.finish()
+            ks[core], prev = k, k
+        return ks, outs, prev
+
+    ks, outs, last = one_pass(range(block_dim))
+    orders, findings = _hz.check([k.log for k in ks], last.profile)
+    findings = list(findings) + _end_findings(ks)
+    if schedule == "adversarial":
+        defer = [
+            ({i: n for n, i in enumerate(_hz.adversarial(k.log, o.before))}, k.log)
+            for k, o in zip(ks, orders, strict=True)
+        ]
+        ks2, outs2, last2 = one_pass(range(block_dim - 1, -1, -1), defer)
+        return ks2, outs2, last2, findings
+    return ks, outs, last, findings
+
+
+def _end_findings(ks):
+    """Kernel-end checks of each core: reserved event IDs, buffers still held (leak)."""
+    out = []
+    for k in ks:
+        for c in k._reserved:
+            out.append(
+                _hz.Finding(
+                    "synccheck",
+                    "reserved event ID",
+                    "warning",
+                    (c,),
+                    detail=f"event ID {c.event[1]} is reserved on {k.profile.name} (6 reserved, 7 "
+                    "TPipe's own sync; SetFlag-WaitFlag(ISASI).md)",
+                )
+            )
+        for q in getattr(k, "_queues", ()):
+            held = [b for b in q._buffers if b.in_use]
+            if held:
+                c = k.log.calls[-1] if k.log.calls else _hz.Call(0, k.block_idx, "kernel end", None)
+                out.append(
+                    _hz.Finding(
+                        "memcheck",
+                        "leak",
+                        "warning",
+                        (c,),
+                        detail=f"{len(held)} buffer(s) of {q!r} still allocated at kernel end "
+                        "(AllocTensor without FreeTensor; npucheck ErrorLeak)",
+                    )
+                )
+    return out
+
+
+def _merge_checks(ks):
+    """The launch's fault and warning words: OR over the cores; ``warn_at`` of the first core
+    that warned."""
+    fault = ks[0].state.fault
+    w, at = ks[0].state.warn, ks[0].state.warn_at
+    for k in ks[1:]:
+        fault = fault | k.state.fault
+        if w is not None and k.state.warn is not None:
+            at = jnp.where((w == 0)[..., None], k.state.warn_at, at)
+            w = w | k.state.warn
+    return fault, (w, at)

@@ -9,9 +9,12 @@ A ported kernel keeps its shape::
     q.EnQue(x); x = q.DeQue(aj.float32); q.FreeTensor(x)
     b = aj.TBuf(aj.TPosition.VECCALC); pipe.InitBuffer(b, 2048); t = b.Get(aj.float32)
 
-Queue operations carry no data semantics (the model executes in program order, so there is
-nothing to synchronise); they only keep the discipline and raise ``UsageError`` when it is
-broken: InitBuffer twice, UB overflow (the kernel's allocator: usable UB minus reserved scratch),
+Queue operations carry no data; they are the flags TPipe inserts (TPipe-TQue框架编程原理.md):
+``EnQue`` sets the producer pipe's flag of the tensor's buffer, ``DeQue`` waits for it on the
+consumer pipe, ``FreeTensor`` sets the consumer's reuse flag and the buffer's next ``AllocTensor``
+waits for it on the producer pipe (VECIN: MTE2 -> V; VECOUT: V -> MTE3; TBuf: none). The kernel's
+call log (``ascend_jax.hazards``) orders the pipes by them. They also keep the discipline and raise
+``UsageError`` when it is broken: InitBuffer twice, UB overflow (the kernel's allocator: usable UB minus reserved scratch),
 more than ``profile.max_buffers`` buffers, AllocTensor with no idle buffer or beyond
 ``profile.que_alloc_limit`` tensors per TPosition, FreeTensor twice or of a foreign tensor,
 DeQue of an empty queue, and use after free (``Kernel`` checks every tensor passed to an API).
@@ -21,6 +24,7 @@ Memory comes from the same bump allocator as ``Kernel.alloc``, so both styles ca
 import enum
 
 from . import dtypes as _dt
+from . import sync as _sync
 from .errors import UsageError
 from .tensor import LocalTensor
 
@@ -49,6 +53,10 @@ class TPosition(enum.IntEnum):
 
 QuePosition = TPosition
 _UB_POSITIONS = (TPosition.VECIN, TPosition.VECOUT, TPosition.VECCALC)
+_P = _sync.pipe_t
+# SPEC: a queue's producer and consumer pipes (TPipe-TQue框架编程原理.md; the digest's table):
+# VECIN GM -> UB (MTE2 -> V), VECOUT UB -> GM (V -> MTE3). VECCALC is no queue (no flags).
+_QUE_PIPES = {TPosition.VECIN: (_P.PIPE_MTE2, _P.PIPE_V), TPosition.VECOUT: (_P.PIPE_V, _P.PIPE_MTE3)}
 
 _BLK = 32
 
@@ -72,6 +80,50 @@ class TPipe:
         self.k = k
         self.profile = k.profile
         self._alloc_count = {}  # TPosition -> tensors currently allocated from queues there
+        self._event_ids = {}  # HardEvent -> IDs reserved by AllocEventID
+
+    def _free_ids(self, api, event):
+        e = _sync.as_event(api, event, self.profile)
+        taken = self._event_ids.setdefault(e, set())
+        p = self.profile
+        return e, [i for i in range(p.event_ids) if i not in taken and i not in p.reserved_event_ids]
+
+    def AllocEventID(self, event):
+        """``AllocEventID<evt>()``: an event ID reserved for the kernel until ReleaseEventID."""
+        e, free = self._free_ids("AllocEventID", event)
+        if not free:
+            raise UsageError(
+                "AllocEventID",
+                "evt",
+                e.name,
+                "an event with a free ID",
+                self.profile,
+                f"every ID of {e.name} is reserved (ReleaseEventID one first)",
+            )
+        self._event_ids[e].add(free[0])
+        return free[0]
+
+    def ReleaseEventID(self, event, eventID):
+        """``ReleaseEventID<evt>(id)``: give back an ID taken by AllocEventID."""
+        e = _sync.as_event("ReleaseEventID", event, self.profile)
+        taken = self._event_ids.setdefault(e, set())
+        if eventID not in taken:
+            raise UsageError(
+                "ReleaseEventID",
+                "id",
+                eventID,
+                f"an ID reserved by AllocEventID<{e.name}> ({sorted(taken) or 'none'})",
+                self.profile,
+            )
+        taken.discard(eventID)
+
+    def FetchEventID(self, event):
+        """``FetchEventID(evt)``: a currently free ID, not reserved (two Fetches can return the same
+        ID; FetchEventID.md)."""
+        e, free = self._free_ids("FetchEventID", event)
+        if not free:
+            raise UsageError("FetchEventID", "evt", e.name, "an event with a free ID", self.profile)
+        return free[0]
 
     def InitBuffer(self, obj, *args):
         """``InitBuffer(que, num, len)`` or ``InitBuffer(buf, len)``; ``len`` in bytes, rounded up
@@ -113,6 +165,10 @@ class TPipe:
             bufs.append(_Buffer(obj, i, addr, nbytes))
         self.k._n_buffers += int(num)
         obj._attach(self, bufs)
+        if isinstance(obj, TQue):
+            if not hasattr(self.k, "_queues"):
+                self.k._queues = []
+            self.k._queues.append(obj)
         return True
 
     def _check_int(self, name, v, lo, hi):
@@ -148,6 +204,19 @@ class TQue(_Managed):
             raise UsageError("TQue", "depth", depth, "an integer >= 0", None)
         self.depth = depth
         self._queue = []
+        self._reused = set()  # buffer indices freed at least once (their next Alloc waits)
+
+    def _sync(self, api, kind, which, index):
+        """The flag a queue operation implies (VECIN/VECOUT; none elsewhere)."""
+        pipes = _QUE_PIPES.get(self.pos)
+        if pipes is None:
+            return
+        producer, consumer = pipes
+        if which == "fwd":
+            pipe = producer if kind == "set" else consumer
+        else:
+            pipe = consumer if kind == "set" else producer
+        self.pipe.k._queue_sync(api, kind, pipe, ("que", id(self), index, which, self.pos.name))
 
     def __repr__(self):
         return f"TQue({self.pos.name}, depth={self.depth}, buffers={len(self._buffers)})"
@@ -182,6 +251,8 @@ class TQue(_Managed):
         nb = _Buffer(self, b.index, b.addr, b.nbytes)
         nb.in_use = True
         self._buffers[self._buffers.index(b)] = nb
+        if b.index in self._reused:  # SPEC: AllocTensor waits until the buffer's reader is done
+            self._sync("AllocTensor", "wait", "reuse", b.index)
         return self._tensor(nb, dtype)
 
     def _own(self, api, t):
@@ -204,6 +275,7 @@ class TQue(_Managed):
         if self.depth and len(self._queue) >= self.depth:
             return False
         self._queue.append(tensor)
+        self._sync("EnQue", "set", "fwd", tensor.handle.index)  # SPEC: EnQue issues the Set
         return True
 
     def DeQue(self, dtype=None):
@@ -223,6 +295,7 @@ class TQue(_Managed):
             raise UsageError(
                 "DeQue", "tensor", repr(t), "a live tensor", self.pipe.profile, t.handle.describe()
             )
+        self._sync("DeQue", "wait", "fwd", t.handle.index)  # SPEC: DeQue issues the Wait
         return t if dtype is None or _dt.as_dtype(dtype) == t.dtype else t.ReinterpretCast(dtype)
 
     def FreeTensor(self, tensor):
@@ -233,6 +306,8 @@ class TQue(_Managed):
         h.freed, h.in_use = True, False
         self._queue = [t for t in self._queue if t.handle is not h]
         self.pipe._alloc_count[self.pos] -= 1
+        self._reused.add(h.index)
+        self._sync("FreeTensor", "set", "reuse", h.index)  # SPEC: FreeTensor issues the Set
 
     def HasTensorInQue(self):
         return bool(self._queue)
@@ -293,3 +368,20 @@ class TBuf(_Managed):
                 self.pipe.profile,
             )
         return LocalTensor(d, b.addr + offset, int(length), "", b)
+
+
+class TQueSync:
+    """``TQueSync<src, dst>``: ``SetFlag(id)`` / ``WaitFlag(id)`` of the event ``src_dst``
+    (同步控制/核内同步/SetFlag-WaitFlag.md), on kernel ``k``."""
+
+    def __init__(self, k, src, dst):
+        s = _sync.as_pipe("TQueSync", src, k.profile, allow_s=True)
+        d = _sync.as_pipe("TQueSync", dst, k.profile, allow_s=True)
+        self.k = k
+        self.event = _sync.as_event("TQueSync", f"{s.name[5:]}_{d.name[5:]}", k.profile)
+
+    def SetFlag(self, eventID):
+        self.k._flag("TQueSync::SetFlag", self.event, eventID, "set")
+
+    def WaitFlag(self, eventID):
+        self.k._flag("TQueSync::WaitFlag", self.event, eventID, "wait")

@@ -161,6 +161,7 @@ _TOP = {
     "numerics": (dict, True),
     "behavior": (dict, True),
     "apis": (dict, True),
+    "cores": (dict, False, {}),
 }
 _MEMORY = {
     "ub_physical_bytes": (_INT, True),
@@ -173,6 +174,16 @@ _MEMORY = {
     # UB allocation discipline (TPipe/TQue/TBuf, issue 5)
     "que_alloc_limit": (_INT, False, 8),
     "max_buffers": (_INT, False, 64),
+}
+# Cores, events and atomics (issue 31; docs/MODEL.md "Cores, pipes and sync")
+_CORES = {
+    "vector_cores": (_INT, False, 40),  # physical AIVs (CHOICE where the docs give no number)
+    "aic_aiv_ratio": (_INT, False, 2),  # 2: split 1:2 (GetSubBlockIdx is 0/1), 0: coupled
+    "max_block_dim": (_INT, False, 65535),  # 核函数.md: numBlocks in [1, 65535]
+    "event_ids": (_INT, False, 8),  # SetFlag-WaitFlag(ISASI).md: IDs 0-7 (0-3 on Atlas training)
+    "reserved_event_ids": (_LIST, False, (6, 7)),  # same page: 6 reserved, 7 TPipe auto-sync
+    "atomic_add_dtypes": (_LIST, False, ()),  # SetAtomicAdd.md 支持的数据类型
+    "cache_line_bytes": (_INT, False, 64),  # 缓存一致性.md: the DCache writes back 64 B lines
 }
 _RESERVED = {
     "name": (_STR, True),
@@ -308,6 +319,10 @@ _API_EXTRA["Gatherb"] = {"dst_blk_stride_zero": (("as_one", "fault"), False, "as
 _API_EXTRA["GetReduceRepeatMaxMinSpr"] = {"with_index": (_BOOL, False, True)}
 # the cast composites' (U, T) table: "src->dst" strings, " [count]" for a count-only pair
 for _n in ("AddReluCast", "SubReluCast", "MulCast", "CastDequant"):
+    _API_EXTRA[_n] = {"pairs": (_LIST, False, ())}
+# MulAddDst / Axpy: the mixed-precision rows of the page's table ("half->float32": half sources, a float32
+# dst, PAR 64); () = U = T only
+for _n in ("MulAddDst", "Axpy"):
     _API_EXTRA[_n] = {"pairs": (_LIST, False, ())}
 # sorting (issue 16; docs/MODEL.md "Sorting and Region Proposals"): where a NaN score sorts -- above +inf
 # ("largest") or below -inf ("smallest"); the pages do not say (CHOICE)
@@ -502,6 +517,14 @@ class HwProfile:
     level0_writes_mask_register: bool
     counter_mode: str
     apis: tuple  # of ApiSupport, in KNOWN_APIS order
+    # cores, events, atomics (the [cores] table)
+    vector_cores: int = 40
+    aic_aiv_ratio: int = 2
+    max_block_dim: int = 65535
+    event_ids: int = 8
+    reserved_event_ids: tuple = (6, 7)
+    atomic_add_dtypes: tuple = ()
+    cache_line_bytes: int = 64
     path: str = dataclasses.field(default="", compare=False)
 
     # -- queries -------------------------------------------------------------------------
@@ -616,6 +639,7 @@ def parse_profile(path, data=None) -> HwProfile:
     reg = _check_table(f"{where}: registers", data["registers"], _REGISTERS)
     num = _check_table(f"{where}: numerics", data["numerics"], _NUMERICS)
     beh = _check_table(f"{where}: behavior", data["behavior"], _BEHAVIOR)
+    cores = _check_table(f"{where}: cores", data.get("cores", {}), _CORES)
     reserved = []
     for i, r in enumerate(mem["reserved"]):
         r = _check_table(f"{where}: memory.reserved[{i}]", r, _RESERVED)
@@ -701,6 +725,13 @@ def parse_profile(path, data=None) -> HwProfile:
         level0_writes_mask_register=beh["level0_writes_mask_register"],
         counter_mode=beh["counter_mode"],
         apis=tuple(apis),
+        vector_cores=cores["vector_cores"],
+        aic_aiv_ratio=cores["aic_aiv_ratio"],
+        max_block_dim=cores["max_block_dim"],
+        event_ids=cores["event_ids"],
+        reserved_event_ids=tuple(int(x) for x in cores["reserved_event_ids"]),
+        atomic_add_dtypes=tuple(_dt.as_dtype(x).name for x in cores["atomic_add_dtypes"]),
+        cache_line_bytes=cores["cache_line_bytes"],
         path=str(path),
     )
 

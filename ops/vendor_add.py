@@ -2,11 +2,10 @@
 
 C++ shape (vendor-samples/add/add.asc): the host launches 8 blocks over 8 x 2048 floats; block ``i``
 sets its GlobalTensors at element offset ``2048 * i`` of x, y, z and takes three 2048-float tensors
-from a ``LocalMemAllocator`` (no TPipe): DataCopy x, y -> UB, ``PipeBarrier<PIPE_ALL>`` (a no-op in the
-model), ``Add(zLocal, xLocal, yLocal, 2048)``, DataCopy UB -> z. The blocks touch disjoint GM ranges
-and run on separate cores with their own UB, so they run one after another on one core; every core's
-allocator hands out the same three UB ranges (it starts at offset 0), so they are taken once and
-reused by each block (the model's Kernel has one UB and allocations are never returned). One scenario.
+from a ``LocalMemAllocator`` (no TPipe): DataCopy x, y -> UB, ``PipeBarrier<PIPE_ALL>``,
+``Add(zLocal, xLocal, yLocal, 2048)``, ``PipeBarrier<PIPE_ALL>``, DataCopy UB -> z,
+``PipeBarrier<PIPE_ALL>``. The port runs as the sample does: ``block_dim=8`` cores in one program,
+each with its own UB (``k.GetBlockIdx()`` picks the GM slice), the barriers kept. One scenario.
 
 The sample has no ``gen_data.py`` / ``verify_result.py``: its host code fills ``x[i] = i * 0.1f``,
 ``y[i] = i * 0.2f`` and compares with ``golden[i] = x[i] + y[i]`` by exact equality
@@ -31,18 +30,21 @@ TOTAL_LENGTH = NUM_BLOCKS * BLOCK_LENGTH
 
 def add_custom(k, x, y, z):
     blockLength = BLOCK_LENGTH
-    ubAllocator = aj.LocalMemAllocator(k)  # the same three ranges on every core (see the docstring)
+    block_idx = k.GetBlockIdx()
+    xGm = x[block_idx * blockLength]  # SetGlobalBuffer(x + block_idx * blockLength, blockLength)
+    yGm = y[block_idx * blockLength]
+    zGm = z[block_idx * blockLength]
+    ubAllocator = aj.LocalMemAllocator(k)
     xLocal = ubAllocator.Alloc(aj.float32, blockLength)
     yLocal = ubAllocator.Alloc(aj.float32, blockLength)
     zLocal = ubAllocator.Alloc(aj.float32, blockLength)
-    for block_idx in range(NUM_BLOCKS):  # <<<numBlocks, ...>>>: one block after another on one core
-        xGm = x[block_idx * blockLength]  # SetGlobalBuffer(x + block_idx * blockLength, blockLength)
-        yGm = y[block_idx * blockLength]
-        zGm = z[block_idx * blockLength]
-        k.DataCopy(xLocal, xGm, blockLength)
-        k.DataCopy(yLocal, yGm, blockLength)
-        k.Add(zLocal, xLocal, yLocal, blockLength)
-        k.DataCopy(zGm, zLocal, blockLength)
+    k.DataCopy(xLocal, xGm, blockLength)
+    k.DataCopy(yLocal, yGm, blockLength)
+    k.PipeBarrier(aj.pipe_t.PIPE_ALL)
+    k.Add(zLocal, xLocal, yLocal, blockLength)
+    k.PipeBarrier(aj.pipe_t.PIPE_ALL)
+    k.DataCopy(zGm, zLocal, blockLength)
+    k.PipeBarrier(aj.pipe_t.PIPE_ALL)
 
 
 def host_inputs():
@@ -68,4 +70,5 @@ def scenario(n=DEFAULT_SCENARIO):
             aj.GmArg("z", aj.float32, TOTAL_LENGTH, "out", file="output.bin"),
         ),
         profile=PROFILES[n],
+        block_dim=NUM_BLOCKS,
     )

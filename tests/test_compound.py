@@ -26,7 +26,7 @@ from ascend_jax import reference as REF
 from ascend_jax._engine.pipeline import run_strided
 from ascend_jax.api import compound as CMP
 from ascend_jax.dtypes import as_dtype
-from ascend_jax.errors import Fault, NotModelledError, UsageError
+from ascend_jax.errors import Fault, UsageError
 from ascend_jax.fuzz.compare import message
 from ascend_jax.fuzz.families.brcb import BrcbFamily
 from ascend_jax.fuzz.families.mull import MullFamily
@@ -58,13 +58,19 @@ def _vals(d, printed):
     return np.array([float(v) for v in printed]).astype(d.np_dtype)
 
 
+def _src_dtype(ex, d):
+    return as_dtype(ex["src_dtype"]) if "src_dtype" in ex else d
+
+
 def _inputs(ex, d):
-    """name -> (address, values[n]) with the printed positions set, the others zero."""
+    """name -> (address, values[n]) with the printed positions set, the others zero (sources of
+    ``src_dtype`` where the example has one: the mixed-precision rows)."""
     out = {}
     for name, pos in ex["inputs"].items():
-        v = np.zeros(ex["n"], d.np_dtype)
+        t = d if name == "dst" else _src_dtype(ex, d)
+        v = np.zeros(ex["n"], t.np_dtype)
         idx = [int(i) for i in pos]
-        v[idx] = _vals(d, pos.values())
+        v[idx] = _vals(t, pos.values())
         out[name] = (ADDR[name], v)
     return out
 
@@ -73,7 +79,7 @@ def _args(ex, form):
     f = ex["forms"][form]
     if form == "count":
         return tuple(f)
-    mask = ALL_ONES if f["mask"] == "all_ones" else f["mask"]
+    mask = ALL_ONES if f["mask"] == "all_ones" else f["mask"]  # an int, or the page's uint64 words
     rp = f["repeatParams"]
     params = BinaryRepeatParams(*rp) if len(rp) == 6 else UnaryRepeatParams(*rp)
     return (mask, f["repeatTime"], params)
@@ -84,10 +90,11 @@ def _call(mod, ex, state, prof, form, d, **kw):
     api = ex["api"]
     args = _args(ex, form)
     dst = T(d, ADDR["dst"], n)
+    s = _src_dtype(ex, d)
     if api == "Axpy":
-        return mod.Axpy(state, dst, T(d, ADDR["src"], n), float(ex["scalar"]), *args, profile=prof, **kw)
+        return mod.Axpy(state, dst, T(s, ADDR["src"], n), float(ex["scalar"]), *args, profile=prof, **kw)
     return getattr(mod, api)(
-        state, dst, T(d, ADDR["src0"], n), T(d, ADDR["src1"], n), *args, profile=prof, **kw
+        state, dst, T(s, ADDR["src0"], n), T(s, ADDR["src1"], n), *args, profile=prof, **kw
     )
 
 
@@ -110,7 +117,11 @@ def _check_printed(ex, d, got):
 _MODELLED = [e for e in EXAMPLES if e["check"] != "not_modelled"]
 # the fast path's run of the examples: the half binary family in the default run (one program), the
 # others (one program each) under -m slow; the differential tests cover every group
-_FAST_CHEAP = ("FusedMulAdd", "MulAddRelu")
+_FAST_CHEAP = ("FusedMulAdd", "MulAddRelu", "MulAddDst")
+
+
+def _ex_id(e):
+    return e["api"] + ("-" + e["src_dtype"] + "-" + e["dtype"] if "src_dtype" in e else "")
 
 
 def _example_ub(ex, d):
@@ -128,7 +139,7 @@ def _reference_run(ex, prof, form, d, ub):
     return ref
 
 
-@pytest.mark.parametrize("ex", _MODELLED, ids=lambda e: e["api"])
+@pytest.mark.parametrize("ex", _MODELLED, ids=_ex_id)
 def test_doc_result_examples_reference(ex):
     """The reference reproduces the printed numbers in every call form the page shows (known doc
     errors asserted wrong)."""
@@ -143,7 +154,7 @@ def test_doc_result_examples_reference(ex):
 @pytest.mark.parametrize(
     "ex",
     [e if e["api"] in _FAST_CHEAP else pytest.param(e, marks=pytest.mark.slow) for e in _MODELLED],
-    ids=lambda e: e["api"],
+    ids=_ex_id,
 )
 def test_doc_result_examples_fast(ex):
     """The fast path, in every form the page shows: the printed numbers, and the whole state equal
@@ -178,20 +189,45 @@ def test_two_roundings_decided_by_the_examples():
         assert np.sum(fused != out) > 30, ex["api"]
 
 
-def test_mixed_precision_example_is_not_modelled():
-    """MulAddDst's example uses half sources and a float32 dst: not modelled (NotModelledError in
-    both implementations); its printed values are float32(half * half + dst) (NumPy)."""
+def test_mixed_precision_product_decided_by_the_example():
+    """SPEC/CHOICE: MulAddDst with half sources and a float32 dst multiplies the widened sources in
+    float32 (exact: 11 x 11 significand bits) and rounds the sum once. The page's printed float32
+    results agree with that at all 256 positions and not with a product rounded to half first
+    (NumPy, independent of both implementations)."""
     ex = next(e for e in EXAMPLES if e["api"] == "MulAddDst")
     h, f = aj.dtypes.half, aj.dtypes.float32
     a, b = (_vals(h, ex["inputs"][k].values()).astype(np.float64) for k in ("src0", "src1"))
     c = _vals(f, ex["inputs"]["dst"].values()).astype(np.float64)
-    want = (a * b + c).astype(np.float32)  # a*b is exact in float32: one rounding of the sum
-    assert want.tobytes() == _vals(f, ex["printed"].values()).tobytes()
-    for mod, st in ((aj, reset_state("ascend910b")), (REF, RS.reset_state("ascend910b"))):
-        with pytest.raises(NotModelledError):
-            mod.MulAddDst(st, T(f, 4096, 256), T(h, 0, 256), T(h, 2048, 256), 256, profile="ascend910b")
-        with pytest.raises(NotModelledError):
-            mod.Axpy(st, T(f, 4096, 256), T(h, 0, 256), 2.0, 256, profile="ascend910b")
+    want = (a * b + c).astype(np.float32)  # a*b is exact in float64 and float32: one rounding of the sum
+    printed = _vals(f, ex["printed"].values())
+    assert want.tobytes() == printed.tobytes()
+    half_product = ((a * b).astype(np.float16).astype(np.float64) + c).astype(np.float32)
+    assert np.sum(half_product != printed) > 200
+
+
+def test_mixed_precision_pairs_per_product():
+    """The "half | half | float" row where the page lists it (``apis.X.pairs``); ascend310b's
+    MulAddDst table has no such row: UnsupportedError in both implementations."""
+    h, f = aj.dtypes.half, aj.dtypes.float32
+    assert load_profile("ascend310b").api("MulAddDst").pairs == ()
+    for mod, st in (
+        (aj, reset_state("ascend310b", ub_bytes=8192)),
+        (REF, RS.reset_state("ascend310b", 8192)),
+    ):
+        with pytest.raises(aj.UnsupportedError, match="half->float32"):
+            mod.MulAddDst(st, T(f, 4096, 256), T(h, 0, 256), T(h, 2048, 256), 256, profile="ascend310b")
+    for name in ("ascend910b", "ascend910_93", "ascend950", "ascend310p", "kirinx90", "kirin9030"):
+        assert load_profile(name).api("MulAddDst").pairs == ("half->float32",), name
+    for name in (
+        "ascend910b",
+        "ascend910_93",
+        "ascend950",
+        "ascend310p",
+        "ascend310b",
+        "ascend910",
+        "kirinx90",
+    ):
+        assert load_profile(name).api("Axpy").pairs == ("half->float32",), name
 
 
 # ---------------------------------------------------------------------------------------------

@@ -31,8 +31,12 @@ USER_KERNEL = textwrap.dedent(
         xl = ub.Alloc(aj.int16, N)
         zl = ub.Alloc(aj.int16, N)
         k.DataCopy(xl, x, N)
+        k.SetFlag(aj.HardEvent.MTE2_V, 0)
+        k.WaitFlag(aj.HardEvent.MTE2_V, 0)
         k.Muls(zl, xl, 3, N)
         k.Adds(zl, zl, -7, N)
+        k.SetFlag(aj.HardEvent.V_MTE3, 0)
+        k.WaitFlag(aj.HardEvent.V_MTE3, 0)
         k.DataCopy(z, zl, N)
 
 
@@ -115,7 +119,11 @@ def test_module_level_gm_args(tmp_path, capsys):
             def shr(k, a, b):
                 t = k.alloc(aj.uint16, 128)
                 k.DataCopy(t, a, 128)
+                k.SetFlag(aj.HardEvent.MTE2_V, 0)
+                k.WaitFlag(aj.HardEvent.MTE2_V, 0)
                 k.ShiftRight(t, t, 3, 128)
+                k.SetFlag(aj.HardEvent.V_MTE3, 0)
+                k.WaitFlag(aj.HardEvent.V_MTE3, 0)
                 k.DataCopy(b, t, 128)
             """
         )

@@ -79,6 +79,33 @@ PENDING = [
 ]
 
 
+# Ports that do not yet carry their sample's SetFlag/WaitFlag/PipeBarrier calls (issue 31 item 6):
+# the model reports their missing syncs (tests/test_sync_checks.py names the rule); `ascend-jax run
+# --findings report` prints them without failing, so these goldens stay checked meanwhile. A port
+# leaves this set when it is made faithful (its findings are then empty and fail the run again).
+SYNC_PENDING = {
+    "vendor_brcb",
+    "vendor_cast",
+    "vendor_compare",
+    "vendor_duplicate",
+    "vendor_element_wise_arithmetic",
+    "vendor_element_wise_compound_compute",
+    "vendor_element_wise_logic",
+    "vendor_gather",
+    "vendor_interleave_pair",
+    "vendor_mrg_sort",
+    "vendor_reduce_computation",
+    "vendor_reduce_data_block",
+    "vendor_reduce_pair_elem",
+    "vendor_region_proposal_sort",
+    "vendor_select",
+}
+
+
+def _findings_flag(op):
+    return ["--findings", "report"] if op in SYNC_PENDING else []
+
+
 def _sample_of(op):
     import ops
 
@@ -117,7 +144,8 @@ def _no_xla_cache(monkeypatch):
 def test_vendor_golden(shared_dir, tmp_path, capsys, op, n, flag, dtype, part):
     sample = _sample_of(op)
     dirs = gen_cases(sample, flag, n, tmp_path)
-    assert cli.main(["run", op, "--scenario", str(n), "--cases", str(tmp_path)]) == 0, capsys.readouterr().err
+    args = ["run", op, "--scenario", str(n), "--cases", str(tmp_path)] + _findings_flag(op)
+    assert cli.main(args) == 0, capsys.readouterr().err
     inputs = []
     for d in dirs:
         out = np.fromfile(d / "output" / "output.bin", dtype)
@@ -147,7 +175,8 @@ TOLERANCE_ONLY = [
 )
 def test_vendor_golden_tolerance_only(shared_dir, tmp_path, capsys, op, n, flag, dtype, part):
     dirs = gen_cases(_sample_of(op), flag, n, tmp_path)
-    assert cli.main(["run", op, "--scenario", str(n), "--cases", str(tmp_path)]) == 0, capsys.readouterr().err
+    args = ["run", op, "--scenario", str(n), "--cases", str(tmp_path)] + _findings_flag(op)
+    assert cli.main(args) == 0, capsys.readouterr().err
     for d in dirs:
         out = np.fromfile(d / "output" / "output.bin", dtype)
         gold = np.fromfile(d / "output" / "golden.bin", dtype)
@@ -190,7 +219,9 @@ def _other_products():
 )
 def test_vendor_golden_other_products(shared_dir, tmp_path, capsys, op, n, flag, dtype, part, profile):
     dirs = gen_cases(_sample_of(op), flag, n, tmp_path)
-    args = ["run", op, "--scenario", str(n), "--cases", str(tmp_path), "--profile", profile]
+    args = ["run", op, "--scenario", str(n), "--cases", str(tmp_path), "--profile", profile] + _findings_flag(
+        op
+    )
     assert cli.main(args) == 0, capsys.readouterr().err
     bits = np.dtype(f"u{np.dtype(dtype).itemsize}")
     for d in dirs:
@@ -205,7 +236,12 @@ def test_gather_scenario1_tail_keeps_src0(shared_dir, tmp_path, capsys):
     the copied-out tensor are src0's own (the vendor golden has zeros there, unchecked by its
     verify_result.py); the kernel returns rsvdCnt = 128."""
     (d,) = gen_cases("gather", "-scenario_num", 1, tmp_path, seeds=(0,))
-    assert cli.main(["run", "vendor_gather", "--scenario", "1", "--cases", str(tmp_path)]) == 0
+    assert (
+        cli.main(
+            ["run", "vendor_gather", "--scenario", "1", "--cases", str(tmp_path), "--findings", "report"]
+        )
+        == 0
+    )
     assert "kernel returned np.int32(128)" in capsys.readouterr().out
     out = np.fromfile(d / "output" / "output.bin", np.uint32)
     x = np.fromfile(d / "input" / "input_x.bin", np.uint32)

@@ -10,10 +10,14 @@ not need an operand ignore it.
 
 import jax.numpy as jnp
 
+from .. import dtypes as _dt
 from ..errors import NotModelledError
+from . import convert as CV
 from . import elem_math as EM
 
 U32 = jnp.uint32
+_HALF = _dt.as_dtype("half")
+_F32 = _dt.as_dtype("float32")
 
 
 def add_relu(x, y, d, s, dtype, p, c):
@@ -49,6 +53,28 @@ def mul_add_dst(x, y, d, s, dtype, p, c):
 def axpy(x, d, s, dtype, p, c):
     """``Axpy``: scalar * x + dst (the scalar already T's bits; [2] pair for 64-bit T)."""
     return EM.add(EM.mul(x, jnp.broadcast_to(jnp.asarray(s, U32), x.shape), dtype, p, c), d, dtype, p, c)
+
+
+def _widen(x, src, p, c):
+    """Half lanes as float32 (the Cast half -> float32 of the stand-alone API: exact)."""
+    return CV.convert(x, src, _F32, CV.MODES["RINT"], p, c)
+
+
+def mul_add_dst_mixed(x, y, d, s, dtype, p, c, dyn=None, src=None):
+    """``MulAddDst`` with half sources and a float32 dst: each source widened to float32 (exact),
+    the float32 product (exact: 11 x 11 significand bits), then the float32 sum rounded once.
+    SPEC (MulAddDst.md 结果示例): the page's half x half + float example is reproduced only by the
+    unrounded product (a product rounded to half first differs in all 256 lanes)."""
+    src = src or _HALF
+    return EM.add(EM.mul(_widen(x, src, p, c), _widen(y, src, p, c), _F32, p, c), d, _F32, p, c)
+
+
+def axpy_mixed(x, d, s, dtype, p, c, dyn=None, src=None):
+    """``Axpy`` with a half src and scalar and a float32 dst: both widened to float32 (exact), the
+    float32 product (exact), then the float32 sum rounded once (as MulAddDst's mixed row)."""
+    src = src or _HALF
+    k = jnp.broadcast_to(jnp.asarray(s, U32), x.shape)
+    return EM.add(EM.mul(_widen(x, src, p, c), _widen(k, src, p, c), _F32, p, c), d, _F32, p, c)
 
 
 def prelu(x, y, d, s, dtype, p, c):

@@ -16,7 +16,7 @@ from .._engine import static as S
 from .._engine.pipeline import set_extents
 from ..errors import UsageError
 from ..params import AnyForm, BinaryRepeatParams, UnaryRepeatParams, as_binary_params, as_unary_params
-from ..tensor import MASK_PLACEHOLDER
+from ..tensor import MASK_PLACEHOLDER, LocalTensor
 from . import _args as A
 
 U32 = jnp.uint32
@@ -37,6 +37,23 @@ def reg_count_repeats(state, L):
     w = np.asarray(state.vmask)
     cnt = int(w[0]) | (int(w[1]) << 32)
     return max(1, math.ceil(cnt / L))
+
+
+def flexible_scalar_call(flex_api, profile, src0, src1, config=None, tensor_src1=False):
+    """Whether a call under a plain C++ name (Adds, Muls, Maxs, Mins, Compares, Select) is its
+    灵活标量位置 (flexible scalar position) overload ``flex_api``, as C++ overload resolution picks
+    it: a ``config`` (BinaryConfig) given, or -- on a product with that overload -- a scalar in the
+    src0 position (``Adds(dst, 2.0, src, n)``) or a LocalTensor where the plain form takes a scalar
+    (``Compares(dst, src0, src1Local[0], mode, n)``). Without the overload the plain form's own
+    checks report the call. ``tensor_src1``: the plain form itself takes a LocalTensor src1 (Select
+    modes 0 and 2)."""
+    # SPEC: "src0/src1 ... 支持类型为LocalTensor或标量 ... 类型为LocalTensor时，支持当作矢量操作数或标量单点元素"
+    #       (Adds（灵活标量位置）.md, Compares（灵活标量位置）.md, Select（灵活标量位置）.md): the same C++ name,
+    #       its operand types T2/T3/T4 deduced from the arguments.
+    if config is not None:
+        return True
+    shape = not isinstance(src0, LocalTensor) or (isinstance(src1, LocalTensor) and not tensor_src1)
+    return shape and profile.api(flex_api).supported
 
 
 def empty_dyn(*addrs):

@@ -34,6 +34,7 @@ from ._forms import (
     binary_dyn,
     binary_strides,
     count_form,
+    flexible_scalar_call,
     highdim_form,
     plan_any_form,
     scratch_regions,
@@ -435,28 +436,64 @@ _COMPARES_PROTOS = (
 )
 
 
-def _make_compares(name, doc):
-    def api(state, dst, src0, src1Scalar, cmpMode, *args, profile=None, isSetMask=True, max_repeats=None):
+def _make_compares(name, doc, flexible=False):
+    def api(
+        state,
+        dst,
+        src0,
+        src1Scalar,
+        cmpMode,
+        *args,
+        profile=None,
+        isSetMask=True,
+        max_repeats=None,
+        config=None,
+    ):
+        if flexible and flexible_scalar_call(
+            "ComparesFlexible", as_profile(profile), src0, src1Scalar, config
+        ):
+            # the same C++ name with a scalar first, a LocalTensor element as the scalar, or a config
+            return ComparesFlexible(
+                state,
+                dst,
+                src0,
+                src1Scalar,
+                cmpMode,
+                *args,
+                profile=profile,
+                isSetMask=isSetMask,
+                max_repeats=max_repeats,
+                config=config,
+            )
         return _compare_to_ub(
             name, state, dst, src0, src1Scalar, cmpMode, args, profile, isSetMask, max_repeats, True
         )
 
     api.__name__ = api.__qualname__ = name
+    flex_text = (
+        " A scalar in the ``src0`` position, a LocalTensor as ``src1Scalar`` (``src1Local[0]``) or a"
+        " ``config`` make this the 灵活标量位置 overload: :func:`ComparesFlexible`."
+        if flexible
+        else ""
+    )
     api.__doc__ = f"""Element-wise ``src0 cmpMode src1Scalar`` into packed bits (``AscendC::{name}``).
 
     Call forms (C++ order): ``{name}(state, dst, src0, src1Scalar, cmpMode, count)`` or
     ``{name}(state, dst, src0, src1Scalar, cmpMode, mask, repeatTime, repeatParams)`` with
     UnaryRepeatParams; ``mask`` is an int, a list of uint64 words, a traced uint32 word array, or
     ``MASK_PLACEHOLDER`` with ``isSetMask=False``. The scalar is converted to T first. Output layout,
-    mask and count rules as :func:`Compare` (profile keys ``apis.{name}.*``). Returns the new CoreState.
+    mask and count rules as :func:`Compare` (profile keys ``apis.{name}.*``).{flex_text} Returns the new
+    CoreState.
 
     **Spec:** {doc}.
     """
     protos = tuple(pr.format(name=name) for pr in _COMPARES_PROTOS)
+    if flexible:
+        protos += ("Compares<T0, T1, isSetMask, config>(dst, src0, src1, cmpMode, ...)  -- ComparesFlexible",)
     return register(ApiSpec(name, "compare_select", protos, doc))(api)
 
 
-Compares = _make_compares("Compares", "memory-vector/比较与选择/Compares.md")
+Compares = _make_compares("Compares", "memory-vector/比较与选择/Compares.md", flexible=True)
 CompareScalar = _make_compares(
     "CompareScalar", "seed 001 (the older name of Compares; memory-vector/比较与选择/Compares.md)"
 )

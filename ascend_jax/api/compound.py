@@ -8,8 +8,8 @@ Prototypes (C++ argument order; ``isSetMask`` is the template argument):
   Axpy(dst, src, scalarValue, count | mask, repeatTime, repeatParams)
   AbsSub(dst, src0, src1, count) only (the page's single prototype).
 Element semantics: ``_engine/compound.py`` (each step rounded as its stand-alone API: FusedMulAdd is
-two roundings); docs/MODEL.md "Composite ops". Not modelled: the mixed-precision combinations
-(half sources with a float32 dst of Axpy / MulAddDst) -- ``NotModelledError``; ExpSub(ISASI) has its own
+two roundings); docs/MODEL.md "Composite ops". The mixed-precision row of Axpy / MulAddDst (half
+sources, a float32 dst; ``apis.X.pairs``) runs on the strided core with ``src_dtype``; ExpSub(ISASI) has its own
 program (float32 Sub, then e^x rounded once to T: ``_engine/elem_math.exp_sub``).
 
 One program per (dtype, repeat bucket) serves the six binary-shaped APIs and every call form: the
@@ -22,18 +22,22 @@ import functools
 import jax
 import jax.numpy as jnp
 
+from .. import dtypes as _dt
 from .._engine import compound as CE
 from .._engine import elem_math as EM
 from .._engine.mull import MullStatic, run_mull
-from .._engine.pipeline import StridedStatic, run_strided
-from ..errors import NotModelledError, UsageError
+from .._engine.pipeline import StridedStatic, run_strided, set_extents
+from ..errors import NotModelledError, UnsupportedError, UsageError
 from ..profile import as_profile
 from ..registry import ApiSpec, register
+from ..tensor import LocalTensor
 from . import _args as A
 from ._forms import count_form, default_big_bucket, empty_dyn, plan_forms, plan_unary_call
 
 I32 = jnp.int32
 U32 = jnp.uint32
+HALF = _dt.as_dtype("half")
+F32 = _dt.as_dtype("float32")
 
 API_CODES = (
     "AddRelu",
@@ -93,10 +97,60 @@ def any_elem(x, y, d, s, dtype, profile, ctrl, dyn):
     return r
 
 
-def _mixed(api, dst, src, p):
-    """The half-source / float32-dst combination the pages list for Axpy and MulAddDst: not modelled."""
-    if dst.dtype != src.dtype and dst.dtype.name == "float32" and src.dtype.name == "half":
-        raise NotModelledError(f"{api}: half sources with a float32 dst are not modelled yet ({p.name})")
+def mixed_pair(api, dst, src, p):
+    """Whether ``src.dtype -> dst.dtype`` (U != T) is a mixed-precision row of the product's table
+    (``apis.<api>.pairs``, "half->float32"); a half src with a float32 dst the product does not list
+    is an UnsupportedError; any other U != T is left to the same-dtype check."""
+    if not (isinstance(dst, LocalTensor) and isinstance(src, LocalTensor)) or dst.dtype == src.dtype:
+        return False
+    pair = f"{src.dtype.name}->{dst.dtype.name}"
+    listed = tuple(p.api(api).pairs)
+    if pair in listed:
+        return True
+    if (src.dtype, dst.dtype) == (HALF, F32):
+        raise UnsupportedError(api, "src.dtype/dst.dtype", pair, ", ".join(listed) or "U = T only", p)
+    return False
+
+
+def plan_mixed(api, state, dst, srcs, args, profile, isSetMask, max_repeats):
+    """(StridedStatic, dyn) of a MulAddDst / Axpy call with half sources and a float32 dst (the
+    tables' "half | half | float" row, PAR 64): lanes counted by float32 (64 a repeat), each source
+    spanning 4 blocks a repeat, dst 8; the count form contiguous in both."""
+    p = as_profile(profile)
+    if not isinstance(isSetMask, bool):
+        raise UsageError(api, "isSetMask", isSetMask, "True or False", p)
+    binary = len(srcs) == 2
+    names = ("src0", "src1") if binary else ("src",)
+    if len(args) not in (1, 3):
+        what = "src0, src1" if binary else "src, scalarValue"
+        raise TypeError(
+            f"{api}() takes (dst, {what}, count) or (dst, {what}, mask, repeatTime, repeatParams); "
+            f"got {2 + len(srcs) + len(args)} arguments"
+        )
+    p.require_api(api)
+    if binary:
+        A.check_same_dtype(api, p, src0=srcs[0], src1=srcs[1])
+    s, t = srcs[0].dtype, dst.dtype
+    dyn = empty_dyn("dst", *names)
+    dyn["dst"] = A.addr_of(dst)
+    for k, x in zip(names, srcs, strict=True):
+        dyn[k] = A.addr_of(x)
+    set_extents(dyn, dst=dst, **dict(zip(names, srcs, strict=True)))
+    # SPEC: "src和scalar的数据类型为half、dst的数据类型为float的情况下，一个迭代处理内最多处理64个输入数据"
+    #       (MulAddDst.md, Axpy.md 约束说明): a repeat is 64 float32 lanes, 4 source blocks
+    L = p.lanes(t)
+    nd, ns = L * t.itemsize // p.block_bytes, L * s.itemsize // p.block_bytes
+    count_strides = [1, 1, 1, nd, ns, ns] if binary else [1, 1, nd, ns]
+    _, R, ordered = plan_forms(
+        api, state, t, args, p, isSetMask, max_repeats, dyn, binary=binary, count_strides=count_strides
+    )
+    elem = CE.mul_add_dst_mixed if binary else CE.axpy_mixed
+    # SPEC: "源操作数的数据类型为half、目的操作数的数据类型为float的情况下，不支持地址重叠": the
+    #       two-width (conversion) overlap rules of the strided core (src_dtype)
+    st = StridedStatic(
+        api=api, dtype=t, R=R, ordered=ordered, profile=p, elem=elem, srcs=names, src_dtype=s, read_dst=True
+    )
+    return st, dyn
 
 
 def plan(api, state, dst, src0, src1, args, profile, isSetMask, max_repeats):
@@ -114,8 +168,8 @@ def plan(api, state, dst, src0, src1, args, profile, isSetMask, max_repeats):
     if api in COUNT_ONLY and len(args) == 3:
         # SPEC: AbsSub(ISASI).md and Prelu(ISASI).md list one prototype, X(dst, src0, src1, count)
         raise UsageError(api, "mask", args[0], "no high-dim prototype: call (count,)", p)
-    if api == "MulAddDst":
-        _mixed(api, dst, src0, p)
+    if api == "MulAddDst" and mixed_pair(api, dst, src0, p):
+        return plan_mixed(api, state, dst, (src0, src1), args, p, isSetMask, max_repeats)
     dt = dst.dtype
     p.require_api(api, dt, count_form=len(args) == 1)
     A.check_same_dtype(api, p, dst=dst, src0=src0, src1=src1)
@@ -155,7 +209,11 @@ def plan_axpy(state, dst, src, scalarValue, args, profile, isSetMask, max_repeat
     p = as_profile(profile)
     A.check_tensor(api, "dst", dst, p)
     A.check_tensor(api, "src", src, p)
-    _mixed(api, dst, src, p)
+    if mixed_pair(api, dst, src, p):
+        st, dyn = plan_mixed(api, state, dst, (src,), args, p, isSetMask, max_repeats)
+        # SPEC: "const U& scalarValue": the scalar converted to U (half)
+        dyn["scalar"] = A.scalar_bits(api, scalarValue, src.dtype, p)
+        return st, dyn
     if len(args) not in (1, 3):
         raise TypeError(
             "Axpy() takes (dst, src, scalarValue, count) or "
@@ -180,7 +238,9 @@ def _doc(name, formula, doc):
     ``{name}(state, dst, src0, src1, mask, repeatTime, repeatParams)`` with ``mask`` an int
     (continuous), a list of uint64 words low first (bitwise), a traced uint32 word array, or
     ``MASK_PLACEHOLDER`` with ``isSetMask=False``; ``repeatParams`` a ``BinaryRepeatParams``.
-    Each step of the formula is rounded as its stand-alone API (docs/MODEL.md "Composite ops").
+    MulAddDst also takes half sources with a float32 dst where ``apis.MulAddDst.pairs`` lists
+    "half->float32" (64 lanes a repeat; the float32 product of the widened sources, exact, plus dst
+    rounded once). Each step of the formula is rounded as its stand-alone API (docs/MODEL.md "Composite ops").
     ``profile``: product (default ascend910b). ``max_repeats``: static repeat bucket for traced
     counts/repeats. Returns the new CoreState.
 
@@ -244,7 +304,9 @@ def Axpy(state, dst, src, scalarValue, *args, profile=None, isSetMask=True, max_
 
     Call forms: ``Axpy(state, dst, src, scalarValue, count)`` or
     ``Axpy(state, dst, src, scalarValue, mask, repeatTime, repeatParams)`` (``UnaryRepeatParams``).
-    The half-source / float32-dst combination is not modelled (``NotModelledError``).
+    Half src / scalarValue with a float32 dst where ``apis.Axpy.pairs`` lists "half->float32": 64
+    lanes a repeat (src 4 blocks, dst 8), the float32 product of the widened operands (exact) plus dst
+    rounded once.
 
     **Spec:** memory-vector/复合计算/Axpy.md. Profile keys: ``apis.Axpy``.
     """

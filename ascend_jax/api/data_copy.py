@@ -22,6 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from .. import dtypes as _dt
 from .._engine import copy as CP
 from ..errors import NotModelledError, UsageError
 from ..gm import GlobalTensor
@@ -495,3 +496,49 @@ def _scalar_bytes(value, dt):
     v = jnp.asarray(value).astype(dt.np_dtype)
     raw = lax.bitcast_convert_type(v, jnp.uint8)
     return raw.reshape(-1)
+
+
+def _int_or_none(*vals):
+    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in vals):
+        return None
+    return tuple(int(v) for v in vals)
+
+
+def copy_footprint(api, dst, src, params):
+    """The byte spans ``(dst_span, src_span)`` a DataCopy / DataCopyPad call writes and reads, each
+    ``(start, end)`` relative to its tensor's memory, or None where a value is traced. The same
+    block rule the engine executes: ``blockCount`` blocks of ``blockLen``, each ``blockLen + gap``
+    after the previous one (DataCopy: 32-byte units; DataCopyPad: bytes on the GM side, 32-byte
+    blocks on the UB side, a UB block rounded up to 32 bytes)."""
+    size = _dt.as_dtype(dst.dtype).itemsize
+    if api == "DataCopyPad":
+        f = _int_or_none(params.blockCount, params.blockLen, params.srcStride, params.dstStride)
+        if f is None:
+            return None, None
+        bc, bl, sg, dg = f
+        ub_bl = -(-bl // BLK) * BLK
+        if isinstance(src, GlobalTensor):  # GM -> UB: srcStride bytes, dstStride blocks
+            s_step, s_len, d_step, d_len = bl + sg, bl, ub_bl + dg * BLK, ub_bl
+        else:  # UB -> GM: srcStride blocks, dstStride bytes
+            s_step, s_len, d_step, d_len = ub_bl + sg * BLK, ub_bl, bl + dg, bl
+    elif isinstance(params, (int, np.integer)) and not isinstance(params, (bool, np.bool_)):
+        bc, s_step = 1, 0
+        s_len = d_len = int(params) * size
+        d_step = 0
+    elif isinstance(params, (DataCopyParams, tuple, list, dict)):
+        prm = as_data_copy_params(params)
+        f = _int_or_none(prm.blockCount, prm.blockLen, prm.srcStride, prm.dstStride)
+        if f is None:
+            return None, None
+        bc, bl, sg, dg = f
+        s_step, s_len, d_step, d_len = (bl + sg) * BLK, bl * BLK, (bl + dg) * BLK, bl * BLK
+    else:
+        return None, None
+
+    def span(t, step, length):
+        if not _static(t.addr) or bc == 0 or length == 0:
+            return None
+        a = int(t.addr)
+        return a, a + (bc - 1) * step + length
+
+    return span(dst, d_step, d_len), span(src, s_step, s_len)

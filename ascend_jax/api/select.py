@@ -26,6 +26,7 @@ from ._forms import (
     binary_dyn,
     binary_strides,
     count_form,
+    flexible_scalar_call,
     highdim_form,
     plan_any_form,
     scratch_regions,
@@ -76,6 +77,10 @@ def _sel_mode(api, mode, p, a):
             p,
         )
     return int(m)
+
+
+def _is_mode(mode, m):
+    return not isinstance(mode, bool) and isinstance(mode, (int, np.integer)) and int(mode) == m
 
 
 def _select(
@@ -287,11 +292,12 @@ _SELECT_PROTOS = (
     "Select<T, U, isSetMask=true>(dst, selMask, src0, src1, selMode (0 or 2), mask[] | mask, repeatTime, repeatParams)",
     "Select<T, U>(dst, selMask, src0, repeatTime, repeatParams)  -- mode 1, scalar from SetCmpMask",
     "Select<T, selMode (0 or 2)>(dst, src0, src1, repeatTime, repeatParams)  -- CMPMASK bits / selMask address",
+    "Select<T0, T1, isSetMask, config>(dst, selMask, src0, src1, selMode, ...)  -- SelectFlexible",
 )
 
 
 @register(ApiSpec("Select", "compare_select", _SELECT_PROTOS, "memory-vector/比较与选择/Select.md, seed 000"))
-def Select(state, dst, *args, selMode=None, profile=None, isSetMask=True, max_repeats=None):
+def Select(state, dst, *args, selMode=None, profile=None, isSetMask=True, max_repeats=None, config=None):
     """``dst_i = selMask bit_i ? src0_i : src1_i`` (Ascend C ``AscendC::Select``).
 
     Call forms (C++ order; ``selMode`` a :class:`SELMODE`):
@@ -307,7 +313,9 @@ def Select(state, dst, *args, selMode=None, profile=None, isSetMask=True, max_re
     lanes keep dst. selMask (uint8/16/32/64) is a bit array: mode 0 uses bits [0, 256/sizeof(T)) in
     every repeat (count form: element i uses bit i mod 256/sizeof(T)); modes 1/2 use bit
     r*256/sizeof(T) + l for lane l of repeat r. ``isSetMask`` is reserved (must stay True).
-    ``max_repeats``: static repeat bucket for traced counts/repeats. Returns the new CoreState.
+    ``max_repeats``: static repeat bucket for traced counts/repeats. A scalar src0, a LocalTensor
+    src1 in mode 1 (``src1Local[0]``) or a ``config`` make this the 灵活标量位置 overload of the same
+    C++ name: :func:`SelectFlexible`. Returns the new CoreState.
     Profile keys: ``apis.Select.{modes, sel_mask_dtypes, scratch_forms, cmpmask_side_effect}``.
     """
     n = len(args)
@@ -315,6 +323,23 @@ def Select(state, dst, *args, selMode=None, profile=None, isSetMask=True, max_re
         if selMode is not None:
             raise TypeError("Select(): selMode given both positionally and as the template keyword")
         selMask, src0, src1, mode, *rest = args
+        if flexible_scalar_call(
+            "SelectFlexible", as_profile(profile), src0, src1, config, tensor_src1=not _is_mode(mode, 1)
+        ):
+            # the same C++ name with a scalar src0, a LocalTensor element as mode 1's scalar, or a config
+            return SelectFlexible(
+                state,
+                dst,
+                selMask,
+                src0,
+                src1,
+                mode,
+                *rest,
+                config=config,
+                profile=profile,
+                isSetMask=isSetMask,
+                max_repeats=max_repeats,
+            )
         form = "count" if n == 5 else "highdim"
         return _select(
             "Select", state, dst, selMask, src0, src1, mode, form, rest, profile, isSetMask, max_repeats

@@ -15,7 +15,8 @@ from .._engine.pipeline import StridedStatic, run_strided
 from ..profile import as_profile
 from ..registry import ApiSpec, register
 from . import _args as A
-from ._forms import plan_unary_call
+from . import binary_scalar as _flex
+from ._forms import flexible_scalar_call, plan_unary_call
 
 U32 = jnp.uint32
 I32 = jnp.int32
@@ -25,6 +26,7 @@ _PROTOS = (
     "{name}(dst, src, scalarValue, mask[], repeatTime, repeatParams)",
     "{name}(dst, src, scalarValue, mask, repeatTime, repeatParams)",
     "{name}<T, isSetMask=false>(dst, src, scalarValue, MASK_PLACEHOLDER, repeatTime, repeatParams)",
+    "{name}<T0, T1, isSetMask, config>(dst, src0, src1, ...)  -- the 灵活标量位置 overload: {name}Flexible",
 )
 
 
@@ -79,7 +81,20 @@ _ELEM = {op: _elem(op) for op in ("add", "mul", "max", "min")}
 
 
 def _make(name, op, formula, doc):
-    def api(state, dst, src, scalarValue, *args, profile=None, isSetMask=True, max_repeats=None):
+    def api(state, dst, src, scalarValue, *args, profile=None, isSetMask=True, max_repeats=None, config=None):
+        if flexible_scalar_call(f"{name}Flexible", as_profile(profile), src, scalarValue, config):
+            # the same C++ name with a scalar first, a LocalTensor element as the scalar, or a config
+            return getattr(_flex, f"{name}Flexible")(
+                state,
+                dst,
+                src,
+                scalarValue,
+                *args,
+                profile=profile,
+                isSetMask=isSetMask,
+                config=config,
+                max_repeats=max_repeats,
+            )
         return unary_scalar_call(
             name, op, state, dst, src, scalarValue, args, profile, isSetMask, max_repeats
         )
@@ -91,7 +106,9 @@ def _make(name, op, formula, doc):
     ``{name}(state, dst, src, scalarValue, mask, repeatTime, repeatParams)`` with ``mask`` an int
     (continuous), a list of uint64 words low first (bitwise), a traced uint32 word array, or
     ``MASK_PLACEHOLDER`` with ``isSetMask=False``. ``profile``: product (default ascend910b).
-    ``max_repeats``: static repeat bucket for traced counts/repeats. Returns the new CoreState.
+    ``max_repeats``: static repeat bucket for traced counts/repeats. A scalar in the ``src``
+    position, a LocalTensor as ``scalarValue`` (``src1Local[0]``) or a ``config`` make this the
+    灵活标量位置 overload of the same C++ name: :func:`{name}Flexible`. Returns the new CoreState.
 
     **Spec:** {doc}. Profile keys: ``apis.{name}``, ``numerics.*``, ``behavior.*``.
     """

@@ -543,8 +543,13 @@ def _apply_registers(out, plan, profile):
         out.mask_mode = int(plan.new_mask_mode)
 
 
-def Compares(state, dst, src0, src1Scalar, cmpMode, *args, profile, isSetMask=True):
-    """``dst bit i = src0[i] cmpMode src1Scalar`` (比较与选择/Compares.md)."""
+def Compares(state, dst, src0, src1Scalar, cmpMode, *args, profile, isSetMask=True, config=None):
+    """``dst bit i = src0[i] cmpMode src1Scalar`` (比较与选择/Compares.md); the 灵活标量位置 overload
+    (a scalar src0, a LocalTensor element src1, a config) is ComparesFlexible."""
+    if _masks.flexible_overload("ComparesFlexible", as_profile(profile), src0, src1Scalar, config):
+        return ComparesFlexible(
+            state, dst, src0, src1Scalar, cmpMode, *args, profile=profile, isSetMask=isSetMask, config=config
+        )
     if isinstance(src1Scalar, LocalTensor):
         raise UsageError("Compares", "src1Scalar", src1Scalar, "a scalar", as_profile(profile))
     return _compare_to_ub("Compares", state, dst, src0, src1Scalar, cmpMode, args, profile, isSetMask)

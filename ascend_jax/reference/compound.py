@@ -10,17 +10,21 @@ chain reproduces: tests/test_compound.py).
 
 Prototypes: the binary ones ``X(dst, src0, src1, count)`` and ``X(dst, src0, src1, mask[] | mask,
 repeatTime, BinaryRepeatParams)`` (``isSetMask`` template flag); Axpy ``(dst, src, scalarValue, ...)``
-with ``UnaryRepeatParams``; AbsSub / ExpSub the count form only. The mixed-precision combinations
-(Axpy / MulAddDst with half sources and a float dst, ExpSub with T != U) are not modelled
+with ``UnaryRepeatParams``; AbsSub / ExpSub the count form only. Axpy / MulAddDst with half sources
+and a float32 dst (``apis.X.pairs``): ``_mixed_run``; ExpSub with T != U is not modelled
 (``NotModelledError``). The lane loop is elementwise.py, the element semantics elem.py.
 """
 
 import bisect
 
 from .. import dtypes as _dt
-from ..errors import Fault, NotModelledError
+from ..errors import Fault, NotModelledError, UnsupportedError, UsageError
+from ..params import UnaryRepeatParams
 from ..profile import as_profile
 from ..tensor import LocalTensor
+from . import cast as _cast
+from . import castcomp as _castcomp
+from . import compare as _cmp
 from . import elem as _elem
 from . import elementwise as _ew
 from . import faults as _faults
@@ -36,10 +40,104 @@ def _steps(d, p, ctrl, *names):
 
 
 def _mixed(api, dst, src, profile):
-    if isinstance(dst, LocalTensor) and isinstance(src, LocalTensor) and dst.dtype != src.dtype:
-        p = as_profile(profile)
-        if dst.dtype.name == "float32" and src.dtype.name == "half" and api in ("Axpy", "MulAddDst"):
-            raise NotModelledError(f"{api}: half sources with a float32 dst are not modelled yet ({p.name})")
+    """Whether ``src.dtype -> dst.dtype`` is a mixed-precision row of the product's table
+    (``apis.<api>.pairs``); a half src with a float32 dst it does not list is UnsupportedError."""
+    if not (isinstance(dst, LocalTensor) and isinstance(src, LocalTensor)) or dst.dtype == src.dtype:
+        return False
+    p = as_profile(profile)
+    pair = f"{src.dtype.name}->{dst.dtype.name}"
+    listed = tuple(p.api(api).pairs)
+    if pair in listed:
+        return True
+    if src.dtype.name == "half" and dst.dtype.name == "float32":
+        raise UnsupportedError(api, "src.dtype/dst.dtype", pair, ", ".join(listed) or "U = T only", p)
+    return False
+
+
+def _mixed_run(api, state, dst, srcs, names, args, profile, is_set_mask, f):
+    """MulAddDst / Axpy with half sources and a float32 dst (the tables' "half | half | float" row,
+    PAR 64): a repeat is 64 float32 lanes; a source's lane l is element l % 16 of its block l // 16
+    (4 blocks a repeat), dst's element l % 8 of block l // 8. ``f(*src_bits, dst_bits)`` per lane."""
+    profile = as_profile(profile)
+    for t, name in ((dst, "dst"), *zip(srcs, names, strict=True)):
+        if not isinstance(t, LocalTensor):
+            raise UsageError(api, name, t, "a LocalTensor", profile)
+    if not isinstance(is_set_mask, bool):
+        raise UsageError(api, "isSetMask", is_set_mask, "True or False", profile)
+    count_form = _ew.split_args(api, args, len(srcs))
+    profile.require_api(api)
+    if len(srcs) == 2 and srcs[1].dtype != srcs[0].dtype:  # LocalTensor<U>& src0, LocalTensor<U>& src1
+        raise UsageError(
+            api, "src1.dtype", srcs[1].dtype.name, f"{srcs[0].dtype.name} (= src0.dtype)", profile
+        )
+    for t, name in ((dst, "dst"), *zip(srcs, names, strict=True)):
+        _masks.as_int(api, f"{name}.addr", t.addr, profile)
+    s, t = srcs[0].dtype, dst.dtype
+    dst = LocalTensor(t, int(dst.addr), dst.length)
+    srcs = [LocalTensor(s, int(x.addr), x.length) for x in srcs]
+    bb = profile.block_bytes
+    L = profile.lanes(t)  # t (float32) is the wider type
+    if count_form:
+        # SPEC: "针对源操作数的连续n个数据进行计算并连续写入目的操作数" (连续计算.md)
+        plan = _masks.plan_count_form(api, state, t, args[0], is_set_mask, profile)
+        dst_strides = (1, L * t.itemsize // bb)
+        src_strides = [(1, L * s.itemsize // bb)] * len(srcs)
+    else:
+        mask, repeat_time, params = args
+        if len(srcs) == 2:
+            _masks.check_repeat_time(api, repeat_time, profile)
+            dblk, s0blk, s1blk, drep, s0rep, s1rep = _cmp.check_binary_params(api, params, profile)
+            plan = _masks.plan_high_dim(
+                api, state, t, mask, repeat_time, UnaryRepeatParams(), is_set_mask, profile
+            )
+            dst_strides, src_strides = (dblk, drep), [(s0blk, s0rep), (s1blk, s1rep)]
+        else:
+            plan = _masks.plan_high_dim(api, state, t, mask, repeat_time, params, is_set_mask, profile)
+            dblk, sblk, drep, srep = plan.strides
+            dst_strides, src_strides = (dblk, drep), [(sblk, srep)]
+    if plan.outcome == "nop":
+        return _st.copy_state(state)
+    if plan.outcome == "fault":
+        return _st.with_fault(state, plan.fault)
+    # SPEC: "源操作数的数据类型为half、目的操作数的数据类型为float的情况下，不支持地址重叠" -- the
+    #       two-width rules of the conversions, once per source
+    fault = 0
+    for x, ss in zip(srcs, src_strides, strict=True):
+        fault |= _castcomp._two_width_faults(
+            api, plan, dst, x, t.itemsize, s.itemsize, dst_strides, ss, state.ub.size, profile
+        )
+    if fault:
+        return _st.with_fault(state, fault)
+    Es, Ed = bb // s.itemsize, bb // t.itemsize
+    results = []
+    for r in range(plan.repeats):
+        for l in range(plan.lanes):
+            if plan.active[r][l]:
+                vals = []
+                for x, (sblk, srep) in zip(srcs, src_strides, strict=True):
+                    sa = _faults.lane_address(x.addr, r, l // Es, l % Es, sblk, srep, s.itemsize, bb)
+                    vals.append(_st.read_bits(state.ub, sa, s.itemsize))
+                da = _faults.lane_address(dst.addr, r, l // Ed, l % Ed, *dst_strides, t.itemsize, bb)
+                vals.append(_st.read_bits(state.ub, da, t.itemsize))  # dst read before any write
+                results.append((da, f(*vals)))
+    out = _st.copy_state(state)
+    for da, bits in results:  # program order: a later lane wins a byte written twice
+        _st.write_bits(out.ub, da, t.itemsize, bits)
+    if plan.new_vmask is not None:
+        _st.set_vmask(out, plan.new_vmask, profile)
+    if plan.new_mask_mode is not None:
+        out.mask_mode = int(plan.new_mask_mode)
+    return out
+
+
+def _mixed_steps(s, profile, state):
+    """Cast half -> float32 (exact), float32 Mul, float32 Add: each step as its stand-alone API.
+    SPEC (MulAddDst.md 结果示例): the page's half x half + float lanes are the unrounded (float32,
+    exact) product plus dst, rounded once."""
+    ctrl = _st.get_ctrl(state)
+    widen = _cast.lane_function(s, _dt.as_dtype("float32"), "RINT", profile, ctrl)
+    mul, add = _steps(_dt.as_dtype("float32"), profile, ctrl, "Mul", "Add")
+    return widen, mul, add
 
 
 def AddRelu(state, dst, src0, src1, *args, profile, isSetMask=True):
@@ -89,7 +187,19 @@ def MulAddRelu(state, dst, src0, src1, *args, profile, isSetMask=True):
 
 def MulAddDst(state, dst, src0, src1, *args, profile, isSetMask=True):
     """``dst_i = src0_i × src1_i + dst_i`` (复合计算/MulAddDst.md)."""
-    _mixed("MulAddDst", dst, src0, profile)
+    if _mixed("MulAddDst", dst, src0, profile):
+        widen, mul, add = _mixed_steps(src0.dtype, as_profile(profile), state)
+        return _mixed_run(
+            "MulAddDst",
+            state,
+            dst,
+            (src0, src1),
+            _SRC_NAMES,
+            args,
+            profile,
+            isSetMask,
+            lambda a, b, c: add(mul(widen(a), widen(b)), c),
+        )
 
     def factory(d, p, ctrl):
         mul, add = _steps(d, p, ctrl, "Mul", "Add")
@@ -103,7 +213,15 @@ def MulAddDst(state, dst, src0, src1, *args, profile, isSetMask=True):
 def Axpy(state, dst, src, scalarValue, *args, profile, isSetMask=True):
     """``dst_i = scalarValue × src_i + dst_i`` (复合计算/Axpy.md)."""
     api = "Axpy"
-    _mixed(api, dst, src, profile)
+    if _mixed(api, dst, src, profile):
+        p = as_profile(profile)
+        # SPEC: "const U& scalarValue": converted to U (half)
+        s = _num.scalar_to_bits(api, scalarValue, src.dtype, p)
+        widen, mul, add = _mixed_steps(src.dtype, p, state)
+        k = widen(s)
+        return _mixed_run(
+            api, state, dst, (src,), ("src",), args, p, isSetMask, lambda x, c: add(mul(widen(x), k), c)
+        )
     profile = as_profile(profile)
     _ew.check_static(api, dst, (src,), ("src",), args, profile, isSetMask)
     # SPEC: "scalarValue的数据类型需要和src保持一致": converted to U (= T here) first

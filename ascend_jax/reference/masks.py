@@ -17,7 +17,7 @@ import operator
 from .. import dtypes as _dt
 from ..errors import Fault, NotModelledError, UsageError
 from ..params import UnaryRepeatParams
-from ..tensor import MASK_PLACEHOLDER
+from ..tensor import MASK_PLACEHOLDER, LocalTensor
 from . import state as _st
 
 U64_MAX = (1 << 64) - 1
@@ -379,3 +379,18 @@ def plan_high_dim(api, state, dtype, mask, repeat_time, repeat_params, is_set_ma
     if profile.level0_writes_mask_register:
         plan.new_vmask = reg_value
     return plan
+
+
+def flexible_overload(flex_api, profile, src0, src1, config=None, tensor_src1=False):
+    """Whether a call of Adds / Muls / Maxs / Mins / Compares / Select is the 灵活标量位置 overload
+    of the same C++ name (its operand types deduced from the arguments): a BinaryConfig given, or,
+    where the product has ``flex_api``, a scalar as src0 or a LocalTensor where the plain form takes
+    its scalar (``src1Local[0]``). ``tensor_src1``: the plain form takes a tensor src1 (Select modes
+    0 and 2)."""
+    if config is not None:
+        return True
+    if not profile.api(flex_api).supported:
+        return False
+    if not isinstance(src0, LocalTensor):
+        return True
+    return isinstance(src1, LocalTensor) and not tensor_src1

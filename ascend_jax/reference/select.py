@@ -9,6 +9,8 @@ state before the call -> write the active lanes in program order (the later writ
 mask registers -> CMPMASK side effect.
 """
 
+import numpy as np
+
 from ..errors import Fault, UnsupportedError, UsageError
 from ..params import UnaryRepeatParams
 from ..profile import as_profile
@@ -71,7 +73,7 @@ def _check_sel_tensor(api, sel, a, profile):
     return sel
 
 
-def Select(state, dst, *args, selMode=None, profile, isSetMask=True):
+def Select(state, dst, *args, selMode=None, profile, isSetMask=True, config=None):
     """Select.md, every prototype:
 
     * ``(selMask, src0, src1, selMode, count)``; ``(selMask, src0, src1, selMode, mask, repeatTime,
@@ -83,6 +85,16 @@ def Select(state, dst, *args, selMode=None, profile, isSetMask=True):
     """
     api = "Select"
     profile = as_profile(profile)
+    if len(args) in (5, 7):
+        sel, src0, src1, mode, *rest = args
+        plain_tensor_src1 = not (
+            isinstance(mode, (int, np.integer)) and not isinstance(mode, bool) and int(mode) == 1
+        )
+        if _masks.flexible_overload("SelectFlexible", profile, src0, src1, config, plain_tensor_src1):
+            # the 灵活标量位置 overload of the same C++ name (Select（灵活标量位置）.md)
+            return SelectFlexible(
+                state, dst, sel, src0, src1, mode, *rest, config=config, profile=profile, isSetMask=isSetMask
+            )
     if isSetMask is not True:
         # SPEC: "isSetMask: 保留参数" (Select.md)
         raise UsageError(api, "isSetMask", isSetMask, "True", profile, "a reserved parameter")

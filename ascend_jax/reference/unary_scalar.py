@@ -14,6 +14,7 @@ from .. import dtypes as _dt
 from ..errors import UsageError
 from ..profile import as_profile
 from ..tensor import LocalTensor
+from . import binary_scalar as _binary_scalar_flexible
 from . import faults as _faults
 from . import masks as _masks
 from . import numerics as _num
@@ -169,21 +170,37 @@ def _complex_compute(api, scalar_value, d, profile, ctrl):
     return compute
 
 
-def Adds(state, dst, src, scalarValue, *args, profile, isSetMask=True):
+def Adds(state, dst, src, scalarValue, *args, profile, isSetMask=True, config=None):
     """``dst_i = src_i + scalarValue`` (基础算术/Adds.md)."""
+    if _masks.flexible_overload("AddsFlexible", as_profile(profile), src, scalarValue, config):
+        return _binary_scalar_flexible.AddsFlexible(
+            state, dst, src, scalarValue, *args, profile=profile, isSetMask=isSetMask, config=config
+        )
     return _binary_scalar("Adds", state, dst, src, scalarValue, args, profile, isSetMask)
 
 
-def Muls(state, dst, src, scalarValue, *args, profile, isSetMask=True):
+def Muls(state, dst, src, scalarValue, *args, profile, isSetMask=True, config=None):
     """``dst_i = src_i × scalarValue`` (基础算术/Muls.md)."""
+    if _masks.flexible_overload("MulsFlexible", as_profile(profile), src, scalarValue, config):
+        return _binary_scalar_flexible.MulsFlexible(
+            state, dst, src, scalarValue, *args, profile=profile, isSetMask=isSetMask, config=config
+        )
     return _binary_scalar("Muls", state, dst, src, scalarValue, args, profile, isSetMask)
 
 
-def Maxs(state, dst, src, scalarValue, *args, profile, isSetMask=True):
+def Maxs(state, dst, src, scalarValue, *args, profile, isSetMask=True, config=None):
     """``dst_i = max(src_i, scalarValue)`` (基础算术/Maxs.md)."""
+    if _masks.flexible_overload("MaxsFlexible", as_profile(profile), src, scalarValue, config):
+        return _binary_scalar_flexible.MaxsFlexible(
+            state, dst, src, scalarValue, *args, profile=profile, isSetMask=isSetMask, config=config
+        )
     return _binary_scalar("Maxs", state, dst, src, scalarValue, args, profile, isSetMask)
 
 
-def Mins(state, dst, src, scalarValue, *args, profile, isSetMask=True):
+def Mins(state, dst, src, scalarValue, *args, profile, isSetMask=True, config=None):
     """``dst_i = min(src_i, scalarValue)`` (基础算术/Mins.md)."""
+    if _masks.flexible_overload("MinsFlexible", as_profile(profile), src, scalarValue, config):
+        return _binary_scalar_flexible.MinsFlexible(
+            state, dst, src, scalarValue, *args, profile=profile, isSetMask=isSetMask, config=config
+        )
     return _binary_scalar("Mins", state, dst, src, scalarValue, args, profile, isSetMask)
