@@ -76,8 +76,16 @@ def test_user_kernel_outside_the_repo(work, capsys):
     assert "built scale.asc" in err and "launch scale_custom (line 48), 1 blocks" in err
 
 
+SYNCED_READ = (
+    "KERNEL_EXTRA=AscendC::SetFlag<AscendC::HardEvent::MTE2_S>(0); "
+    "AscendC::WaitFlag<AscendC::HardEvent::MTE2_S>(0); float v = xl.GetValue(3); "
+    "AscendC::SetFlag<AscendC::HardEvent::S_V>(0); AscendC::WaitFlag<AscendC::HardEvent::S_V>(0); "
+    "AscendC::Adds(zl, zl, v, N);"
+)
+
+
 def test_value_read_back_into_cxx(work, capsys):
-    extra = "KERNEL_EXTRA=float v = xl.GetValue(3); AscendC::Adds(zl, zl, v, N);"
+    extra = SYNCED_READ
     assert run(work, "-D", extra) == 0, capsys.readouterr().err
     x = np.fromfile(work / "input" / "x.bin", np.float32)
     z = np.fromfile(work / "output" / "z.bin", np.float32)
@@ -86,6 +94,16 @@ def test_value_read_back_into_cxx(work, capsys):
     capsys.readouterr()
     assert run(work, "-D", extra, "--cases", "4") == 2
     assert "scale.asc:26: the kernel reads a value back into C++ (GetValue)" in capsys.readouterr().err
+
+
+def test_race_in_cxx_is_reported_with_its_lines(work, capsys):
+    """The same read without its MTE2_S flag pair: the model's racecheck names both C++ lines."""
+    extra = "KERNEL_EXTRA=float v = xl.GetValue(3); AscendC::Adds(zl, zl, v, N);"
+    assert run(work, "-D", extra) == 1
+    err = capsys.readouterr().err
+    assert "racecheck: error: RAW on UB bytes [12, 16)" in err
+    assert "DataCopy (PIPE_MTE2) at scale.asc:20" in err and "GetValue (PIPE_S) at scale.asc:26" in err
+    assert run(work, "-D", extra, "--findings", "report") == 0
 
 
 def test_cases_n_one_program(work, capsys):
@@ -147,5 +165,6 @@ def test_missing_input(work, capsys):
     os.remove(work / "input" / "x.bin")
     assert run(work, "-D", "KERNEL_EXTRA=") == 2
     assert (
-        "could not read ./input/x.bin: run the sample's scripts/gen_data.py first" in capsys.readouterr().err
+        "could not read ./input/x.bin before launching scale_custom (line 48): run the sample's scripts/gen_data.py"
+        in capsys.readouterr().err
     )

@@ -43,7 +43,8 @@ PYTHON_ONLY = {
 _T = ("type", "T", "void")
 _U = ("type", "U", "void")
 _SET = ("bool", "isSetMask", "true")
-_CFG = ("auto", "config", "AscendC::DEFAULT_BINARY_CONFIG")
+# (a config the kernel does not give is recorded as scalarTensorIndex -1: the replay leaves it out)
+_CFG = ("auto", "config", "ascendjax::UNSET_BINARY_CONFIG")
 DEFAULT_HEAD = (_T, _SET)
 _TU_SET = (_T, _U, _SET)
 _REDUCE = (("AscendC::ReduceType", "reduceType", "AscendC::ReduceType::SUM"), _T, _U, _SET)
@@ -223,6 +224,7 @@ def types_header():
         out.append(f"struct {name} {{\n{body}}};\n")
     out.append("inline constexpr BinaryConfig DEFAULT_BINARY_CONFIG{1};\n")
     out.append("}  // namespace AscendC\n")
+    out.append("namespace ascendjax {\ninline constexpr AscendC::BinaryConfig UNSET_BINARY_CONFIG{-1};\n}\n")
     return "".join(out)
 
 

@@ -26,7 +26,6 @@ missing input file, a host program that crashes or never launches a kernel), 3 i
 """
 
 import contextlib
-import inspect
 import json
 import os
 import pathlib
@@ -51,22 +50,6 @@ class RunError(Exception):
     """Bad input or a failed host program (exit 2)."""
 
 
-def _jit_kw(blocks, schedule):
-    params = inspect.signature(aj.jit_kernel).parameters
-    kw = {}
-    if "block_dim" in params:
-        kw["block_dim"] = blocks
-    if schedule is not None:
-        if "schedule" not in params:
-            raise RunError("--schedule needs the model's multi-core scheduler (not in this version)")
-        kw["schedule"] = schedule
-    return kw
-
-
-def _run_kw(blocks):
-    return {"block_dim": blocks} if "block_dim" in inspect.signature(aj.run_kernel).parameters else {}
-
-
 def _random_bytes(rng, dt_name, nbytes, batch):
     dt = aj.as_dtype(dt_name)
     n = nbytes // dt.itemsize
@@ -83,7 +66,7 @@ def _random_bytes(rng, dt_name, nbytes, batch):
 class Server:
     """Answers the host program's requests: LAUNCH (run a launch), VALUE (a value read back)."""
 
-    def __init__(self, exchange, profile, cases=0, seed=0, output=None, schedule=None, verbose=True):
+    def __init__(self, exchange, profile, cases=0, seed=0, output=None, schedule="program", verbose=True):
         self.exchange = pathlib.Path(exchange)
         self.profile = profile
         self.cases, self.seed, self.output, self.schedule = cases, seed, output, schedule
@@ -91,6 +74,7 @@ class Server:
         self.readfail = []
         self.warnings = []
         self.faults = []
+        self.findings = []  # (Launch, hazards finding): races, sync errors, multi-core overlaps
         self.stats = []
         self.verbose = verbose
         self._compiled = {}
@@ -102,7 +86,12 @@ class Server:
         capture = {"event": event}
         fn = T.kernel_fn(launch, capture=capture, upto=event)
         aj.run_kernel(
-            fn, *launch.gm_inputs(), profile=self.profile, fault_policy="record", **_run_kw(launch.blocks)
+            fn,
+            *launch.gm_inputs(),
+            profile=self.profile,
+            fault_policy="record",
+            block_dim=launch.blocks,
+            schedule=self.schedule,
         )
         if "value" not in capture:
             raise RuntimeError(f"{T.where(e)}: internal: the replay did not reach the value read")
@@ -149,7 +138,7 @@ class Server:
         run = self._compiled.get(key)
         if run is None:
             run = aj.jit_kernel(
-                fn, profile=self.profile, return_state=True, **_jit_kw(launch.blocks, self.schedule)
+                fn, profile=self.profile, return_state=True, block_dim=launch.blocks, schedule=self.schedule
             )
             self._compiled[key] = run
         t0 = time.perf_counter()
@@ -164,11 +153,14 @@ class Server:
                 cases=batch, run_s=again, compile_s=max(first - again, 0.0), cases_per_s=batch / again
             )
         self.stats.append(stat)
-        faults = np.asarray(res.state.fault).reshape(batch, -1)
+        states = res.state if isinstance(res.state, tuple) else (res.state,)  # one per core
+        faults = np.concatenate([np.asarray(st.fault).reshape(batch, -1) for st in states], axis=1)
         for b in range(batch):
             f = int(np.bitwise_or.reduce(faults[b]))
             if f:
                 self.faults.append((launch, b, f))
+        for f in res.findings:
+            self.findings.append((launch, f))
         for w in getattr(res, "warnings", None) or []:
             if w and w not in self.warnings:
                 self.warnings.append(w)
@@ -205,8 +197,18 @@ def _serve(build, cwd, server, block_dim=None):
     env.update(ASCENDJAX_DIR=str(server.exchange), ASCENDJAX_FD_REQ=str(req_w), ASCENDJAX_FD_REP=str(rep_r))
     if block_dim is not None:
         env["ASCENDJAX_BLOCK_DIM"] = str(block_dim)
-    out_f = tempfile.TemporaryFile()
-    err_f = tempfile.TemporaryFile()
+    with tempfile.TemporaryFile() as out_f, tempfile.TemporaryFile() as err_f:
+        rc, error = _talk(build, cwd, env, server, req_r, req_w, rep_r, rep_w, out_f, err_f)
+        out_f.seek(0)
+        err_f.seek(0)
+        stdout = out_f.read().decode(errors="replace")
+        stderr = err_f.read().decode(errors="replace")
+    if error is not None:
+        raise error
+    return rc, stdout, stderr
+
+
+def _talk(build, cwd, env, server, req_r, req_w, rep_r, rep_w, out_f, err_f):
     proc = subprocess.Popen(
         [str(build.exe)],
         cwd=cwd,
@@ -243,14 +245,7 @@ def _serve(build, cwd, server, block_dim=None):
                     writer.write("ERR\n")
             with contextlib.suppress(BrokenPipeError):
                 writer.flush()
-    rc = proc.wait()
-    out_f.seek(0)
-    err_f.seek(0)
-    stdout = out_f.read().decode(errors="replace")
-    stderr = err_f.read().decode(errors="replace")
-    if error is not None:
-        raise error
-    return rc, stdout, stderr
+    return proc.wait(), error
 
 
 def scenario_defines(source, scenario, defines):
@@ -276,7 +271,7 @@ def run_cxx(
     cases=0,
     seed=0,
     block_dim=None,
-    schedule=None,
+    schedule="program",
     echo=True,
 ):
     """Build and run ``source``; returns a dict (returncode, stdout, stderr, build, stats, faults,
@@ -325,6 +320,7 @@ def run_cxx(
         "build": bld,
         "stats": server.stats,
         "faults": server.faults,
+        "findings": server.findings,
         "warnings": server.warnings,
     }
 
@@ -360,7 +356,7 @@ def cmd_run_cxx(args):
             cases=cases,
             seed=getattr(args, "seed", 0) or 0,
             block_dim=getattr(args, "block_dim", None),
-            schedule=getattr(args, "schedule", None),
+            schedule=getattr(args, "schedule", None) or "program",
         )
     except (B.ToolError, B.CxxError, RunError) as e:
         print(f"{PROG}: {e}", file=sys.stderr)
@@ -390,6 +386,10 @@ def cmd_run_cxx(args):
     for w in r["warnings"]:
         print(f"{PROG}: checker warning: {w}", file=sys.stderr)
     rc = 0
+    for launch, f in r["findings"]:
+        print(f"{PROG}: launch {launch.name} (line {launch.line}): {f}", file=sys.stderr)
+        if getattr(args, "findings", "fail") == "fail":
+            rc = 1
     for launch, case, f in r["faults"]:
         print(f"{PROG}: launch {launch.name} case {case}: FAULT {aj.describe_faults(f)}", file=sys.stderr)
         rc = 1
@@ -416,7 +416,8 @@ def is_cxx_target(target):
 
 
 def add_options(parser):
-    """The C++ options of ``ascend-jax run`` (added to byok's parser by the CLI)."""
+    """The C++ options of ``ascend-jax run`` (added to byok's parser by the CLI; ``--block-dim``
+    overrides every launch's block count, ``--schedule`` / ``--findings`` as for a Python kernel)."""
     parser.add_argument(
         "-D",
         dest="define",

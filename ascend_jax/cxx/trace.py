@@ -101,28 +101,6 @@ def where(e):
     return f"{pathlib.Path(e.get('file') or '?').name}:{e.get('line', '?')}"
 
 
-# -- the temporary table of C++ names the Python API spells differently (issue 33 item 7 gives
-# each C++ overload one Python name; delete the rows as the Python API takes over) ---------------
-_FLEXIBLE_SCALAR = {"Adds", "Muls", "Maxs", "Mins"}
-
-
-def _python_name(api, args):
-    is_t = lambda a: isinstance(a, aj.LocalTensor)  # noqa: E731
-    if api == "Compares" and len(args) > 2 and is_t(args[2]):
-        return "ComparesFlexible"
-    if api in _FLEXIBLE_SCALAR and len(args) > 2 and (is_t(args[2]) and is_t(args[1])):
-        return api + "Flexible"
-    if (
-        api == "Select"
-        and len(args) > 4
-        and is_t(args[2])
-        and is_t(args[3])
-        and args[4] == aj.SELMODE.VSEL_TENSOR_SCALAR_MODE
-    ):
-        return "SelectFlexible"
-    return api
-
-
 @functools.cache
 def _kwonly(name):
     spec = aj.REGISTRY.get(name)
@@ -288,7 +266,7 @@ class Replayer:
         out = [i for i, a in enumerate(args) if a is _OUT]
         for i in reversed(out):
             del args[i]
-        name = _python_name(api, args)
+        name = api
         method = getattr(k, name, None)
         if method is None or name not in aj.REGISTRY:
             raise aj.NotModelledError(f"{where(e)}: AscendC::{api} is not modelled ({_describe(e)})")
@@ -301,6 +279,10 @@ class Replayer:
             args.insert(0, self.dtype(types[0]["type"], e))
         for t in tmpl:
             tname = t["name"]
+            val = t.get("value")
+            if isinstance(val, dict) and val.get("ty") == "BinaryConfig":
+                if val["f"]["scalarTensorIndex"]["v"] < 0:  # not given by the kernel
+                    continue
             if "type" in t:
                 if tname in kwonly and t["type"] not in (None, "BinaryDefaultType"):
                     kw[tname] = self.dtype(t["type"], e)
@@ -373,40 +355,32 @@ def _describe(e):
         if "type" in t:
             if t["type"] is not None:
                 tm.append(t["type"])
-        elif not (t["name"] == "isSetMask" and t["value"].get("v") is True):  # the default
+        elif t["name"] == "isSetMask" and t["value"].get("v") is True:  # the default
+            continue
+        elif t["value"].get("ty") == "BinaryConfig" and t["value"]["f"]["scalarTensorIndex"]["v"] < 0:
+            continue  # no config given
+        else:
             tm.append(short(t["value"]))
     targs = f"<{', '.join(tm)}>" if tm else ""
     return f"AscendC::{e['api']}{targs}({', '.join(short(a) for a in e['args'])})"
 
 
-# -- synchronisation (the multi-core / sync interface; skipped where the model lacks it) ---------
+# -- synchronisation: the C++ template argument names the event / pipe -----------------------------
 def _sync_flag(self, e, tmpl, args):
-    fn = getattr(self.k, e["api"], None)
-    ev = getattr(aj, "HardEvent", None)
-    if fn is None or ev is None:
-        return None  # TEMPORARY SHIM (until main's sync model): program order needs no flags
-    return fn(getattr(ev, tmpl[0]["value"]["v"]), *args)
+    return getattr(self.k, e["api"])(getattr(aj.HardEvent, tmpl[0]["value"]["v"]), *args)
 
 
 def _sync_barrier(self, e, tmpl, args):
-    fn = getattr(self.k, "PipeBarrier", None)
-    pt = getattr(aj, "pipe_t", None)
-    if fn is None or pt is None:
-        return None  # TEMPORARY SHIM
-    return fn(getattr(pt, tmpl[0]["value"]["v"]))
+    return self.k.PipeBarrier(getattr(aj.pipe_t, tmpl[0]["value"]["v"]))
 
 
 def _sync_all(self, e, tmpl, args):
-    fn = getattr(self.k, "SyncAll", None)
-    return None if fn is None else fn()
+    return self.k.SyncAll()
 
 
 def _que_sync(self, e, tmpl, args):
-    cls, pt = getattr(aj, "TQueSync", None), getattr(aj, "pipe_t", None)
-    if cls is None or pt is None:
-        return None  # TEMPORARY SHIM
-    q = cls(self.k, getattr(pt, tmpl[0]["value"]["v"]), getattr(pt, tmpl[1]["value"]["v"]))
-    return getattr(q, args[0])(args[1])
+    src, dst = (getattr(aj.pipe_t, t["value"]["v"]) for t in tmpl[:2])
+    return getattr(aj.TQueSync(self.k, src, dst), args[0])(args[1])
 
 
 def _pad_value(self, e, tmpl, args):
@@ -425,17 +399,9 @@ _SYNC = {
 }
 
 
-def _multicore():
-    return "block_dim" in inspect.signature(aj.jit_kernel).parameters
-
-
 def kernel_fn(launch, capture=None, upto=None):
-    """``fn(k, *gm)`` replaying ``launch`` (records up to index ``upto``, inclusive, when given).
-
-    With the model's multi-core launch (``aj.jit_kernel(fn, block_dim=N)``) fn replays block
-    ``k.GetBlockIdx()``. TEMPORARY SHIM until that lands on main: fn replays the blocks one after
-    another on one core, the UB allocator rewound between blocks (each block's TPipe starts at UB
-    address 0, as on its own core)."""
+    """``fn(k, *gm)`` replaying ``launch`` (records up to index ``upto``, inclusive, when given) for
+    ``aj.jit_kernel(fn, block_dim=launch.blocks)``: each core replays block ``k.GetBlockIdx()``."""
     events = launch.events if upto is None else launch.events[: upto + 1]
     per_block = {}
     for i, e in enumerate(events):
@@ -443,15 +409,7 @@ def kernel_fn(launch, capture=None, upto=None):
             per_block.setdefault(e["b"], []).append((i, e))
 
     def fn(k, *gm):
-        if _multicore():
-            Replayer(k, launch, gm, capture).run(per_block.get(int(k.GetBlockIdx()), []))
-            return
-        for b in range(launch.blocks):
-            k._next_addr, k._n_buffers = 0, 0  # TEMPORARY SHIM: a fresh core's UB allocator
-            r = Replayer(k, launch, gm, capture)
-            r.run(per_block.get(b, []))
-            if capture is not None and "value" in capture:
-                return
+        Replayer(k, launch, gm, capture).run(per_block.get(int(k.GetBlockIdx()), []))
 
     fn.__name__ = launch.name.split("<")[0].strip() or "kernel"
     return fn

@@ -753,7 +753,7 @@ inline void AddReluCast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, 
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG>
 inline void Adds(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("Adds");
     j.key("tmpl");
@@ -767,7 +767,7 @@ inline void Adds(const char* file = __builtin_FILE(), int line = __builtin_LINE(
     j.close(']');
     rt().record(j, file, line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename... Args>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename... Args>
 inline void Adds(ascendjax::Arg0 a0, Args&&... args) {
     auto j = ascendjax::begin_call("Adds");
     j.key("tmpl");
@@ -783,7 +783,7 @@ inline void Adds(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2>
 inline void Adds(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const UnaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Adds");
     j.key("tmpl");
@@ -801,7 +801,7 @@ inline void Adds(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const UnaryRepeatParams& 
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2, typename A3>
 inline void Adds(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const UnaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Adds");
     j.key("tmpl");
@@ -820,7 +820,7 @@ inline void Adds(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const UnaryRepea
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4>
 inline void Adds(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const UnaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Adds");
     j.key("tmpl");
@@ -840,7 +840,7 @@ inline void Adds(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const U
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5>
 inline void Adds(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const UnaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Adds");
     j.key("tmpl");
@@ -861,7 +861,7 @@ inline void Adds(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
 inline void Adds(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const UnaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Adds");
     j.key("tmpl");
@@ -1006,7 +1006,7 @@ inline void And(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5,
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG>
 inline void Ands(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("Ands");
     j.key("tmpl");
@@ -1020,7 +1020,7 @@ inline void Ands(const char* file = __builtin_FILE(), int line = __builtin_LINE(
     j.close(']');
     rt().record(j, file, line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename... Args>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename... Args>
 inline void Ands(ascendjax::Arg0 a0, Args&&... args) {
     auto j = ascendjax::begin_call("Ands");
     j.key("tmpl");
@@ -1036,7 +1036,7 @@ inline void Ands(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2>
 inline void Ands(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Ands");
     j.key("tmpl");
@@ -1054,7 +1054,7 @@ inline void Ands(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams&
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2, typename A3>
 inline void Ands(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Ands");
     j.key("tmpl");
@@ -1073,7 +1073,7 @@ inline void Ands(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepe
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4>
 inline void Ands(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const BinaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Ands");
     j.key("tmpl");
@@ -1093,7 +1093,7 @@ inline void Ands(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const B
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5>
 inline void Ands(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const BinaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Ands");
     j.key("tmpl");
@@ -1114,7 +1114,7 @@ inline void Ands(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
 inline void Ands(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const BinaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Ands");
     j.key("tmpl");
@@ -2302,7 +2302,7 @@ inline void Div(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5,
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG>
 inline void Divs(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("Divs");
     j.key("tmpl");
@@ -2316,7 +2316,7 @@ inline void Divs(const char* file = __builtin_FILE(), int line = __builtin_LINE(
     j.close(']');
     rt().record(j, file, line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename... Args>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename... Args>
 inline void Divs(ascendjax::Arg0 a0, Args&&... args) {
     auto j = ascendjax::begin_call("Divs");
     j.key("tmpl");
@@ -2332,7 +2332,7 @@ inline void Divs(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2>
 inline void Divs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Divs");
     j.key("tmpl");
@@ -2350,7 +2350,7 @@ inline void Divs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams&
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2, typename A3>
 inline void Divs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Divs");
     j.key("tmpl");
@@ -2369,7 +2369,7 @@ inline void Divs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepe
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4>
 inline void Divs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const BinaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Divs");
     j.key("tmpl");
@@ -2389,7 +2389,7 @@ inline void Divs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const B
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5>
 inline void Divs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const BinaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Divs");
     j.key("tmpl");
@@ -2410,7 +2410,7 @@ inline void Divs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
 inline void Divs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const BinaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Divs");
     j.key("tmpl");
@@ -3626,7 +3626,7 @@ inline void Max(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5,
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG>
 inline void Maxs(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("Maxs");
     j.key("tmpl");
@@ -3640,7 +3640,7 @@ inline void Maxs(const char* file = __builtin_FILE(), int line = __builtin_LINE(
     j.close(']');
     rt().record(j, file, line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename... Args>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename... Args>
 inline void Maxs(ascendjax::Arg0 a0, Args&&... args) {
     auto j = ascendjax::begin_call("Maxs");
     j.key("tmpl");
@@ -3656,7 +3656,7 @@ inline void Maxs(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2>
 inline void Maxs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const UnaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Maxs");
     j.key("tmpl");
@@ -3674,7 +3674,7 @@ inline void Maxs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const UnaryRepeatParams& 
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2, typename A3>
 inline void Maxs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const UnaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Maxs");
     j.key("tmpl");
@@ -3693,7 +3693,7 @@ inline void Maxs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const UnaryRepea
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4>
 inline void Maxs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const UnaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Maxs");
     j.key("tmpl");
@@ -3713,7 +3713,7 @@ inline void Maxs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const U
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5>
 inline void Maxs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const UnaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Maxs");
     j.key("tmpl");
@@ -3734,7 +3734,7 @@ inline void Maxs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
 inline void Maxs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const UnaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Maxs");
     j.key("tmpl");
@@ -3879,7 +3879,7 @@ inline void Min(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5,
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG>
 inline void Mins(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("Mins");
     j.key("tmpl");
@@ -3893,7 +3893,7 @@ inline void Mins(const char* file = __builtin_FILE(), int line = __builtin_LINE(
     j.close(']');
     rt().record(j, file, line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename... Args>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename... Args>
 inline void Mins(ascendjax::Arg0 a0, Args&&... args) {
     auto j = ascendjax::begin_call("Mins");
     j.key("tmpl");
@@ -3909,7 +3909,7 @@ inline void Mins(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2>
 inline void Mins(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const UnaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Mins");
     j.key("tmpl");
@@ -3927,7 +3927,7 @@ inline void Mins(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const UnaryRepeatParams& 
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2, typename A3>
 inline void Mins(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const UnaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Mins");
     j.key("tmpl");
@@ -3946,7 +3946,7 @@ inline void Mins(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const UnaryRepea
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4>
 inline void Mins(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const UnaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Mins");
     j.key("tmpl");
@@ -3966,7 +3966,7 @@ inline void Mins(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const U
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5>
 inline void Mins(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const UnaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Mins");
     j.key("tmpl");
@@ -3987,7 +3987,7 @@ inline void Mins(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
 inline void Mins(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const UnaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Mins");
     j.key("tmpl");
@@ -4687,7 +4687,7 @@ inline void Mull(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG>
 inline void Muls(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("Muls");
     j.key("tmpl");
@@ -4701,7 +4701,7 @@ inline void Muls(const char* file = __builtin_FILE(), int line = __builtin_LINE(
     j.close(']');
     rt().record(j, file, line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename... Args>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename... Args>
 inline void Muls(ascendjax::Arg0 a0, Args&&... args) {
     auto j = ascendjax::begin_call("Muls");
     j.key("tmpl");
@@ -4717,7 +4717,7 @@ inline void Muls(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2>
 inline void Muls(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const UnaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Muls");
     j.key("tmpl");
@@ -4735,7 +4735,7 @@ inline void Muls(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const UnaryRepeatParams& 
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2, typename A3>
 inline void Muls(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const UnaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Muls");
     j.key("tmpl");
@@ -4754,7 +4754,7 @@ inline void Muls(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const UnaryRepea
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4>
 inline void Muls(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const UnaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Muls");
     j.key("tmpl");
@@ -4774,7 +4774,7 @@ inline void Muls(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const U
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5>
 inline void Muls(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const UnaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Muls");
     j.key("tmpl");
@@ -4795,7 +4795,7 @@ inline void Muls(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
 inline void Muls(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const UnaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Muls");
     j.key("tmpl");
@@ -4817,7 +4817,7 @@ inline void Muls(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, typename U = void, auto config = AscendC::DEFAULT_BINARY_CONFIG>
+template <typename T = void, typename U = void, auto config = ascendjax::UNSET_BINARY_CONFIG>
 inline void MulsCast(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("MulsCast");
     j.key("tmpl");
@@ -4831,7 +4831,7 @@ inline void MulsCast(const char* file = __builtin_FILE(), int line = __builtin_L
     j.close(']');
     rt().record(j, file, line);
 }
-template <typename T = void, typename U = void, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename... Args>
+template <typename T = void, typename U = void, auto config = ascendjax::UNSET_BINARY_CONFIG, typename... Args>
 inline void MulsCast(ascendjax::Arg0 a0, Args&&... args) {
     auto j = ascendjax::begin_call("MulsCast");
     j.key("tmpl");
@@ -4847,7 +4847,7 @@ inline void MulsCast(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, typename U = void, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2>
+template <typename T = void, typename U = void, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2>
 inline void MulsCast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams& params) {
     auto j = ascendjax::begin_call("MulsCast");
     j.key("tmpl");
@@ -4865,7 +4865,7 @@ inline void MulsCast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatPar
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, typename U = void, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3>
+template <typename T = void, typename U = void, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2, typename A3>
 inline void MulsCast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepeatParams& params) {
     auto j = ascendjax::begin_call("MulsCast");
     j.key("tmpl");
@@ -4884,7 +4884,7 @@ inline void MulsCast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const Binary
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, typename U = void, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4>
+template <typename T = void, typename U = void, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4>
 inline void MulsCast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const BinaryRepeatParams& params) {
     auto j = ascendjax::begin_call("MulsCast");
     j.key("tmpl");
@@ -4904,7 +4904,7 @@ inline void MulsCast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, con
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, typename U = void, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5>
+template <typename T = void, typename U = void, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5>
 inline void MulsCast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const BinaryRepeatParams& params) {
     auto j = ascendjax::begin_call("MulsCast");
     j.key("tmpl");
@@ -4925,7 +4925,7 @@ inline void MulsCast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, typename U = void, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+template <typename T = void, typename U = void, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
 inline void MulsCast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const BinaryRepeatParams& params) {
     auto j = ascendjax::begin_call("MulsCast");
     j.key("tmpl");
@@ -5316,7 +5316,7 @@ inline void Or(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, 
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG>
 inline void Ors(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("Ors");
     j.key("tmpl");
@@ -5330,7 +5330,7 @@ inline void Ors(const char* file = __builtin_FILE(), int line = __builtin_LINE()
     j.close(']');
     rt().record(j, file, line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename... Args>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename... Args>
 inline void Ors(ascendjax::Arg0 a0, Args&&... args) {
     auto j = ascendjax::begin_call("Ors");
     j.key("tmpl");
@@ -5346,7 +5346,7 @@ inline void Ors(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2>
 inline void Ors(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Ors");
     j.key("tmpl");
@@ -5364,7 +5364,7 @@ inline void Ors(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams& 
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2, typename A3>
 inline void Ors(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Ors");
     j.key("tmpl");
@@ -5383,7 +5383,7 @@ inline void Ors(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepea
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4>
 inline void Ors(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const BinaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Ors");
     j.key("tmpl");
@@ -5403,7 +5403,7 @@ inline void Ors(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const Bi
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5>
 inline void Ors(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const BinaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Ors");
     j.key("tmpl");
@@ -5424,7 +5424,7 @@ inline void Ors(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5,
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
 inline void Ors(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const BinaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Ors");
     j.key("tmpl");
@@ -7399,7 +7399,7 @@ inline void SubReluCast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, 
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG>
 inline void Subs(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("Subs");
     j.key("tmpl");
@@ -7413,7 +7413,7 @@ inline void Subs(const char* file = __builtin_FILE(), int line = __builtin_LINE(
     j.close(']');
     rt().record(j, file, line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename... Args>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename... Args>
 inline void Subs(ascendjax::Arg0 a0, Args&&... args) {
     auto j = ascendjax::begin_call("Subs");
     j.key("tmpl");
@@ -7429,7 +7429,7 @@ inline void Subs(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2>
 inline void Subs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Subs");
     j.key("tmpl");
@@ -7447,7 +7447,7 @@ inline void Subs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, const BinaryRepeatParams&
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2, typename A3>
 inline void Subs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Subs");
     j.key("tmpl");
@@ -7466,7 +7466,7 @@ inline void Subs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, const BinaryRepe
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4>
 inline void Subs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const BinaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Subs");
     j.key("tmpl");
@@ -7486,7 +7486,7 @@ inline void Subs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, const B
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5>
 inline void Subs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, const BinaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Subs");
     j.key("tmpl");
@@ -7507,7 +7507,7 @@ inline void Subs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, auto config = AscendC::DEFAULT_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
+template <typename T = void, bool isSetMask = true, auto config = ascendjax::UNSET_BINARY_CONFIG, typename A1, typename A2, typename A3, typename A4, typename A5, typename A6>
 inline void Subs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, A6&& a6, const BinaryRepeatParams& params) {
     auto j = ascendjax::begin_call("Subs");
     j.key("tmpl");

@@ -78,3 +78,6 @@ struct BinaryConfig {
 };
 inline constexpr BinaryConfig DEFAULT_BINARY_CONFIG{1};
 }  // namespace AscendC
+namespace ascendjax {
+inline constexpr AscendC::BinaryConfig UNSET_BINARY_CONFIG{-1};
+}
