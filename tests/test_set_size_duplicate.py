@@ -69,3 +69,19 @@ def test_duplicate_from_tensor_value_and_kernel():
         aj.Duplicate(aj.reset_state("ascend910b", ub_bytes=UB), dst, src, 64)
     with pytest.raises(UsageError, match="src"):
         aj.Duplicate(st, dst, src, 64, 1, 1, 8, profile=P950)
+
+
+@pytest.mark.parametrize("pair", [("complex64", "float32"), ("complex32", "half")])
+def test_complex_abs_is_not_modelled_not_misuse(pair):
+    """Abs<T, U> with a complex U (Abs.md "tensor前n个复数计算", 950 only; the page's own call
+    Abs(dstLocal<float>, srcLocal<complex64>, 512)): NotModelledError in both implementations, never a
+    UsageError; elsewhere (no ``apis.Abs.complex_pairs``) a U != T is the usual UsageError."""
+    from ascend_jax.errors import NotModelledError
+
+    u, t = (aj.dtypes.as_dtype(x) for x in pair)
+    dst, src = aj.LocalTensor(t, 0, 512), aj.LocalTensor(u, 2048, 512)
+    for mod, st in ((aj, aj.reset_state(P950, ub_bytes=8192)), (REF, RS.reset_state(P950, ub_bytes=8192))):
+        with pytest.raises(NotModelledError, match="complex"):
+            mod.Abs(st, dst, src, 512, profile=P950)
+    with pytest.raises(UsageError):
+        aj.Abs(aj.reset_state("ascend910b", ub_bytes=8192), dst, src, 512, profile="ascend910b")
