@@ -192,7 +192,11 @@ def test_units_cover_every_pair_and_mode():
         (s, t, m)
         for (s, t), (modes, _) in CF.pairs(p).items()
         for m in modes
-        if "DEQSCALE" not in modes and "complex" not in s + t
+        if "DEQSCALE" not in modes
+        and "complex" not in s + t
+        # int4b_t pairs: not in the fuzz family yet (their call-level campaigns are in
+        # tests/test_cast_differential.py); fp8 / fp4 / hifloat8: NotModelledError
+        and all(as_dtype(d).modelled and as_dtype(d).bits >= 8 for d in (s, t))
     }
     assert want <= got, sorted(want - got)
     assert {u[4] for u in units} == {"count", "continuous", "bitwise", "register"}  # 950: no count_register

@@ -164,7 +164,9 @@ def plan(c, state, p, R):
 
 @functools.cache
 def is_modelled(api, src, dst, mode, p):
-    """Whether the fast path models the conversion on ``p`` (a trial call of a plain case)."""
+    """Whether the fast path models the conversion on ``p`` (a trial call of a plain case). The
+    int4b_t pairs fail the trial (an odd count is a UsageError for them): the family does not draw
+    their byte-pair masks and counts yet; tests/test_cast_differential.py runs their campaigns."""
     c = CastCase(api, src, dst, mode, "count", 0, (0,), count=1)
     try:
         if api == "Cast":
