@@ -42,13 +42,12 @@ class DType:
     @property
     def itemsize(self) -> int:
         """sizeof(T) in bytes. A sub-byte type has none: code that counts in bytes must use
-        ``bits`` / ``nbytes_of`` for it, and a path that does not is not modelled for it."""
-        if self.sub_byte:
-            from .errors import NotModelledError  # (errors imports nothing of ours)
-
-            raise NotModelledError(
-                f"{self.cpp} is {self.nbits} bits (half a byte): this path counts in whole bytes and "
-                "does not handle it (modelled: Cast, LocalTensor ReinterpretCast / GetSize / operator[])"
+        ``bits`` / ``nbytes_of`` for it; a path that does not raises TypeError for it."""
+        if self.sub_byte:  # (a TypeError: this core module sits below ascend_jax.errors)
+            raise TypeError(
+                f"{self.cpp} is {self.nbits} bits (half a byte) and has no sizeof in bytes: this path "
+                "counts in whole bytes and does not handle it (modelled: Cast, LocalTensor "
+                "ReinterpretCast / GetSize / operator[])"
             )
         return self.np_dtype.itemsize
 
