@@ -72,6 +72,7 @@ from .api import (
     SetCtrlSpr,
     SetMaskCount,
     SetMaskNorm,
+    SetPadValue,
     SetSaturationFlag,
     SetVectorMask,
     ShiftLeft,

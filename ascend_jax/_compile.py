@@ -27,6 +27,15 @@ QUICK_MAX_CASES = 4096
 
 QUICK_OPTIONS = {"xla_backend_optimization_level": 0, "xla_cpu_use_fusion_emitters": False}
 
+
+def quick_options(platform=None):
+    """The quick build's XLA options for ``platform`` (default: JAX's default backend): the CPU
+    codegen options on CPU, none elsewhere (they name XLA:CPU's LLVM backend and loop emitters; a
+    GPU or TPU build keeps its defaults, so the quick build there is the plain build)."""
+    platform = jax.default_backend() if platform is None else platform
+    return dict(QUICK_OPTIONS) if platform == "cpu" else {}
+
+
 _QUICK = contextvars.ContextVar("ascend_jax_quick_compile", default=False)
 
 
@@ -59,7 +68,8 @@ def jit(fn, **jit_kw):
             _QUICK.reset(tok)
 
     full = jax.jit(body, **jit_kw)
-    quick = jax.jit(body, compiler_options=QUICK_OPTIONS, **jit_kw)
+    opts = quick_options()
+    quick = jax.jit(body, compiler_options=opts, **jit_kw) if opts else full
 
     @functools.wraps(fn)
     def call(*args, **kw):
@@ -67,5 +77,5 @@ def jit(fn, **jit_kw):
 
     call.full, call.quick = full, quick
     call.lower = full.lower
-    call._cache_size = lambda: full._cache_size() + quick._cache_size()
+    call._cache_size = lambda: full._cache_size() + (quick._cache_size() if quick is not full else 0)
     return call

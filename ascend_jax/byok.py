@@ -316,6 +316,7 @@ class CaseResult(NamedTuple):
     fault: int
     out: object
     findings: tuple = ()
+    race: bool = False  # a race of a traced address happened in this case (KernelResult.race_cases)
 
 
 def run_folders(fn, input_dirs, output_dirs, profile=None, names=None, block_dim=None, schedule="program"):
@@ -346,7 +347,8 @@ def run_folders(fn, input_dirs, output_dirs, profile=None, names=None, block_dim
 
             out = jax.tree_util.tree_map(lambda v, b=b: np.asarray(v)[b], res.out)
         fw = int(np.bitwise_or.reduce(faults[b]))
-        results.append(CaseResult(names[b], output_dirs[b], tuple(files), fw, out, tuple(res.findings)))
+        race = bool(np.ravel(res.race_cases)[b]) if np.size(res.race_cases) == batch else False
+        results.append(CaseResult(names[b], output_dirs[b], tuple(files), fw, out, tuple(res.findings), race))
     return results
 
 
@@ -400,6 +402,9 @@ def cmd_run(args):
             msg = f"{r.name}: wrote {files}"
             if r.out is not None:
                 msg += f"; kernel returned {r.out!r}"
+            if r.race:
+                rc = 1
+                msg += "; RACE (a traced address made an unordered pair overlap)"
             if r.fault:
                 rc = 1
                 msg += f"; FAULT {describe_faults(r.fault)}"
@@ -427,6 +432,17 @@ def cmd_run(args):
         return 3
 
 
+def _schedule(v):
+    if v in ("program", "adversarial"):
+        return v
+    try:
+        return int(v)
+    except ValueError:
+        import argparse
+
+        raise argparse.ArgumentTypeError(f"{v!r}: program, adversarial or an int seed") from None
+
+
 def add_parser(sub):
     """Register the ``run`` subcommand on an argparse sub-parser set."""
     r = sub.add_parser(
@@ -451,9 +467,10 @@ def add_parser(sub):
     )
     r.add_argument(
         "--schedule",
-        choices=("program", "adversarial"),
+        type=_schedule,
         default="program",
-        help="program order, or every call as late as its syncs allow (a missing sync shows in the bits)",
+        help="program (default), adversarial (every call as late as its syncs allow: a missing sync "
+        "shows in the bits), or an int seed (a random legal order)",
     )
     r.add_argument(
         "--findings",

@@ -90,7 +90,7 @@ class Finding(NamedTuple):
 
     def __str__(self):
         where = ""
-        if self.space is not None:
+        if self.space is not None and self.span is not None:
             sp = "UB" if self.space == "UB" else f"GM buffer {self.space[1]}"
             where = f" on {sp} bytes [{self.span[0]}, {self.span[1]})"
         calls = "; ".join(c.label() for c in self.calls)
@@ -122,6 +122,7 @@ class Order(NamedTuple):
     before: list
     epoch: list
     findings: list
+    pairs: list = []  # (set index, wait index) of every released WaitFlag (queue flags included)
 
 
 def order(log, profile=None):
@@ -136,6 +137,7 @@ def order(log, profile=None):
     pending = {}  # event key -> [set call index, consumed?]
     waiting = {}  # event key -> wait call indices not released by an earlier set
     findings = []
+    pairs = []
     ep = 0
     everything = 0
     for c in calls:
@@ -202,6 +204,7 @@ def order(log, profile=None):
                 prev[1] = True
                 s = prev[0]
                 b |= before[s] | (1 << s)
+                pairs.append((s, i))
             else:
                 waiting.setdefault(key, []).append(i)
             gate[p] = gate.get(p, 0) | b | bit
@@ -237,7 +240,7 @@ def order(log, profile=None):
                     detail="kernel locked up: no SetFlag releases this WaitFlag",
                 )
             )
-    return Order(before, epoch, findings)
+    return Order(before, epoch, findings, pairs)
 
 
 def _event_name(key):
@@ -264,15 +267,66 @@ def _fix(a, b):
     return "PipeBarrier<PIPE_ALL>"
 
 
-def _access_table(logs):
+def _static(a):
+    return isinstance(a.start, int) and isinstance(a.end, int)
+
+
+def _access_table(logs, traced=False):
+    """(call, access) rows with static byte ranges (``traced``: those with a traced start)."""
     rows = []
     for log in logs:
         for c in log.calls:
             for a in c.accesses:
-                if a.start is None or a.end <= a.start:
+                if a.start is None:
                     continue
-                rows.append((c, a))
+                if _static(a) != traced and (traced or a.end > a.start):
+                    rows.append((c, a))
     return rows
+
+
+def _unordered(ci, cj, orders):
+    if ci.core == cj.core:
+        first, second = (ci, cj) if ci.index < cj.index else (cj, ci)
+        return not (orders[first.core].before[second.index] >> first.index) & 1, first, second
+    if orders[ci.core].epoch[ci.index] != orders[cj.core].epoch[cj.index]:
+        return False, ci, cj
+    return True, *((ci, cj) if ci.core < cj.core else (cj, ci))
+
+
+def dynamic_races(logs, orders):
+    """The unordered pairs of conflicting calls where an address is traced (a sweep over
+    addresses): each ``(Finding, overlap)`` with ``overlap`` a traced bool -- the pair's bytes
+    overlap in this case. The caller ORs them into a per-case flag."""
+    dyn = _access_table(logs, traced=True)
+    if not dyn:
+        return []
+    static = _access_table(logs)
+    out = []
+    for n, (ci, ai) in enumerate(dyn):
+        for cj, aj_ in static + dyn[n + 1 :]:
+            if (ci.core, ci.index) == (cj.core, cj.index) or not (ai.write or aj_.write):
+                continue
+            if ai.space != aj_.space or (ai.space == "UB" and ci.core != cj.core):
+                continue
+            if ai.atomic and ai.atomic == aj_.atomic:
+                continue
+            un, first, second = _unordered(ci, cj, orders)
+            if not un:
+                continue
+            wf, ws = (ai.write, aj_.write) if first is ci else (aj_.write, ai.write)
+            kind = _hazard(wf, ws) + ("" if first.core == second.core else " across cores")
+            f = Finding(
+                "racecheck",
+                kind,
+                "error",
+                (first, second),
+                ai.space if ai.space != "UB" else "UB",
+                None,
+                _fix(first, second) if first.core == second.core else "SyncAll or disjoint GM ranges",
+                "traced address: reported per case (KernelResult.race_cases)",
+            )
+            out.append((f, (ai.start < aj_.end) & (aj_.start < ai.end)))
+    return out
 
 
 def races(logs, orders):
@@ -420,11 +474,14 @@ def check(logs, profile=None):
     return orders, findings
 
 
-def adversarial(log, before):
+def adversarial(log, before, seed=None):
     """A legal execution order of ``log`` (a topological order of happens-before) that runs every
     call as late as the relation allows relative to later-issued calls: among the calls whose
     predecessors have all run, the one issued last runs first. An unordered pair therefore runs
-    in the order opposite to program order -- the order that exposes a missing sync."""
+    in the order opposite to program order -- the order that exposes a missing sync.
+
+    ``seed`` (an int): instead, among the ready calls one drawn at random (a seeded legal order)."""
+    rng = None if seed is None else np.random.default_rng(seed)
     n = len(log.calls)
     indeg = [bin(before[i]).count("1") for i in range(n)]
     succ = [[] for _ in range(n)]
@@ -438,7 +495,13 @@ def adversarial(log, before):
     heapq.heapify(heap)
     out = []
     while heap:
-        i = -heapq.heappop(heap)
+        if rng is None:
+            i = -heapq.heappop(heap)
+        else:
+            k = int(rng.integers(len(heap)))
+            heap[k], heap[-1] = heap[-1], heap[k]
+            i = -heap.pop()
+            heapq.heapify(heap)
         out.append(i)
         for j in succ[i]:
             indeg[j] -= 1

@@ -366,8 +366,11 @@ class Kernel:
     def _tensor_access(self, t, write, start=None, end=None, **kw):
         space = "UB" if not isinstance(t, GlobalTensor) else ("GM", t.buf)
         if start is None:
+            if _is_jax(t.addr):  # traced: checked per case (hazards.dynamic_races)
+                a = jnp.asarray(t.addr).astype(jnp.int32)
+                return _hz.Access(space, a, a + t.nbytes, write, **kw)
             if isinstance(t.addr, bool) or not isinstance(t.addr, (int, np.integer)):
-                return None  # traced address: no static footprint
+                return None
             start, end = int(t.addr), int(t.addr) + t.nbytes
         return _hz.Access(space, start, end, write, **kw)
 
@@ -640,9 +643,11 @@ class Kernel:
         atomic = self._atomic if isinstance(dst, GlobalTensor) else None
         acc = []
         for t, sp, w in ((dst, dspan, True), (src, sspan, False)):
+            extra = {"atomic": atomic[0], "dtype": atomic[1]} if (w and atomic) else {}
             if sp is not None:
-                extra = {"atomic": atomic[0], "dtype": atomic[1]} if (w and atomic) else {}
                 acc.append(self._tensor_access(t, w, sp[0], sp[1], **extra))
+            elif _is_jax(t.addr):  # a traced address: the tensor's extent, checked per case
+                acc.append(self._tensor_access(t, w, **extra))
         c = self._record(api, (dst, src), accesses=tuple(acc))
 
         def thunk():
@@ -989,6 +994,10 @@ class KernelResult(_KernelResult):
     warnings = ()
     findings = ()  # hazards.Finding: races, sync errors, multi-core overlaps (never change the bits)
     schedule = "program"
+    logs = ()  # hazards.CallLog per core, program order (what the findings were computed from)
+    # traced addresses: the unordered pairs that may conflict, and per case whether one did
+    case_findings = ()
+    race_cases = None
 
 
 def _describe_cases(warn, warn_at):
@@ -1297,6 +1306,8 @@ def jit_kernel(
     cases_per_step(step, None, 1, "jit_kernel", p)  # a bad ``step`` raises here
     block_dim = _check_launch("jit_kernel", p, block_dim, schedule)
     findings = {}  # GM signature -> [hazards.Finding] (trace time)
+    logs = {}  # GM signature -> the launch's call logs (trace time)
+    case_findings = {}  # GM signature -> races possible where addresses are traced (per case)
     if sharding is not None and not batched:
         raise UsageError("jit_kernel", "sharding", sharding, "None when batched=False (no case axis)", p)
     shard = case_sharding(sharding, "jit_kernel", p)
@@ -1348,12 +1359,16 @@ def jit_kernel(
             # static: found while tracing, the same for every case
             warned[specs] = list(dict.fromkeys(w for kk in ks for w in kk.warnings))
             findings[specs] = found
+            logs[specs] = k.launch["logs"]
+            case_findings[specs] = k.launch["case_findings"]
+            race = k.launch["race"]
             # _trim: a GM array the kernel never wrote is not an output (the caller returns its input)
             gm = tuple(
                 None if _trim and raw is was else raw if host else from_gm_bytes(raw, npd, shape)
                 for raw, was, (host, npd, shape) in zip(k._gm, first, specs, strict=True)
             )
             fault, warn = _merge_checks(ks)
+            warn = warn + (jnp.zeros((), bool) if race is None else jnp.asarray(race, bool),)
             out = outs[0] if block_dim == 1 else tuple(outs)
             state = None
             if return_state:
@@ -1444,6 +1459,9 @@ def jit_kernel(
         result.warn, result.warn_at = np.asarray(warn[0]), np.asarray(warn[1])
         result.warnings = _describe_cases(result.warn, result.warn_at)
         result.findings = tuple(findings.get(specs, ()))
+        result.logs = logs.get(specs, ())
+        result.case_findings = case_findings.get(specs, ())
+        result.race_cases = np.asarray(warn[2]) if len(warn) > 2 else None
         result.schedule = schedule
         return result
 
@@ -1457,6 +1475,7 @@ def jit_kernel(
     run.compiled = compiled  # one entry per GM signature (plus ("full", sig) once a batch fell back)
     run.warnings = warned  # checker warnings per GM signature (trace time; never change the bits)
     run.findings = findings  # races, sync errors, multi-core overlaps per GM signature (trace time)
+    run.logs = logs  # the call logs per GM signature
     run.block_dim, run.schedule = block_dim, schedule
     return run
 
@@ -1514,6 +1533,10 @@ def run_kernel(
     res.warn, res.warn_at = np.asarray(w), np.asarray(at)
     res.warnings = list(dict.fromkeys(w for k in ks for w in k.warnings))
     res.findings = tuple(found)
+    res.logs = last.launch["logs"]
+    res.case_findings = last.launch["case_findings"]
+    race = last.launch["race"]
+    res.race_cases = np.asarray(False) if race is None else np.asarray(race)
     res.schedule = schedule
     return res
 
@@ -1533,8 +1556,11 @@ def _check_launch(api, p, block_dim, schedule):
             p,
             "核函数.md: numBlocks is in [1, 65535]",
         )
-    if schedule not in SCHEDULES:
-        raise UsageError(api, "schedule", schedule, " or ".join(repr(s) for s in SCHEDULES), p)
+    seed = isinstance(schedule, (int, np.integer)) and not isinstance(schedule, (bool, np.bool_))
+    if not seed and schedule not in SCHEDULES:
+        raise UsageError(
+            api, "schedule", schedule, " or ".join(repr(s) for s in SCHEDULES) + " or an int seed", p
+        )
     return int(block_dim)
 
 
@@ -1545,7 +1571,8 @@ def _launch(fn, new_kernel, gts, params, block_dim, schedule):
 
     ``schedule="adversarial"``: the launch runs twice; the first run (program order) gives the
     call logs, the second replays each core's calls in ``hazards.adversarial`` order and the cores
-    last to first. The findings are those of the call logs, whichever schedule ran."""
+    last to first. An int ``schedule`` is a seed: a random legal order of each core's calls and a
+    random order of the cores. The findings are those of the call logs, whichever schedule ran."""
 
     def one_pass(core_order, defer=None):
         ks, outs, prev = [None] * block_dim, [None] * block_dim, None
@@ -1559,15 +1586,27 @@ def _launch(fn, new_kernel, gts, params, block_dim, schedule):
         return ks, outs, prev
 
     ks, outs, last = one_pass(range(block_dim))
-    orders, findings = _hz.check([k.log for k in ks], last.profile)
+    logs = tuple(k.log for k in ks)
+    orders, findings = _hz.check(logs, last.profile)
     findings = list(findings) + _end_findings(ks)
-    if schedule == "adversarial":
+    dyn = _hz.dynamic_races(logs, orders)
+    race = None
+    for _, overlap in dyn:
+        race = overlap if race is None else race | overlap
+    launch = {"logs": logs, "case_findings": tuple(f for f, _ in dyn), "race": race}
+    if schedule != "program":
+        seed = None if schedule == "adversarial" else int(schedule)
         defer = [
-            ({i: n for n, i in enumerate(_hz.adversarial(k.log, o.before))}, k.log)
+            ({i: n for n, i in enumerate(_hz.adversarial(k.log, o.before, seed))}, k.log)
             for k, o in zip(ks, orders, strict=True)
         ]
-        ks2, outs2, last2 = one_pass(range(block_dim - 1, -1, -1), defer)
+        cores = list(range(block_dim - 1, -1, -1))
+        if seed is not None:  # a seeded order of the cores too
+            cores = [int(c) for c in np.random.default_rng(seed).permutation(block_dim)]
+        ks2, outs2, last2 = one_pass(cores, defer)
+        last2.launch = launch
         return ks2, outs2, last2, findings
+    last.launch = launch
     return ks, outs, last, findings
 
 

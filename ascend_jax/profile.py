@@ -53,6 +53,7 @@ KNOWN_APIS = (
     # data movement (issue 5)
     "DataCopy",
     "DataCopyPad",
+    "SetPadValue",
     # element-wise family (issue 15): tensor-tensor binary, logic and unary APIs
     "Add",
     "Sub",
@@ -292,6 +293,9 @@ for _n in ("Div", "Exp", "Ln", "Sqrt", "Rsqrt", "Reciprocal"):
 # integer Div (950): truncation toward zero; x / 0 (undocumented, CHOICE) = all ones (-1 / MAX), 0, or
 # saturated (MAX for x >= 0, MIN for x < 0); absent = "all_ones"
 _API_EXTRA["Div"]["int_div_by_zero"] = (("all_ones", "zero", "saturate"), False, "all_ones")
+# Abs<T, U>(dst, src, count) with a complex U (950: "complex32->half", "complex64->float32"); () = none.
+# Documented, not modelled yet (NotModelledError): the page gives no rounding of |re + im j|
+_API_EXTRA["Abs"] = {"complex_pairs": (_LIST, False, ())}
 # Duplicate(dst, src: LocalTensor, count) exists (950); absent = false
 _API_EXTRA["Duplicate"] = {"tensor_source": (_BOOL, False, False)}
 # Cast: the product's (src, dst, roundMode) table, one "src->dst: MODE MODE ... [count]" string a pair

@@ -15,7 +15,8 @@ Two more special registers (docs/MODEL.md "SetDeqScale and the DEQSCALE conversi
 result registers"): ``deqscale`` (DEQSCALE, 64 bits as 2 x uint32, low word first; SetDeqScale) and
 ``reduce_spr`` (uint32[3]: the ReduceSum result bits, the max/min value bits, the max/min index;
 written by the reductions, read by GetReduceRepeatSumSpr / GetReduceRepeatMaxMinSpr). ``None`` (a
-state built by hand without them) reads as zero: ``register_words``.
+state built by hand without them) reads as zero: ``register_words``. ``pad_value`` (uint8[8]) is the
+padding register of SetPadValue (``None``: never set; docs/MODEL.md "DataCopyPad").
 """
 
 from typing import Any
@@ -51,6 +52,9 @@ class CoreState:
     # the records the last MrgSort / MrgSort4 took from each queue (int32[4], GetMrgSortResult);
     # None until a merge runs (reads as zeros)
     mrgsort_cnt: Any = None
+    # the DataCopyPad padding register SetPadValue writes (uint8[8]: the value's bytes repeated);
+    # None until SetPadValue runs (DataCopyPad with isPad = false then keeps the old UB bytes)
+    pad_value: Any = None
 
     @property
     def ub_bytes(self) -> int:

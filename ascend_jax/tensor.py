@@ -4,6 +4,7 @@ The address may be a Python int or a traced JAX integer; dtype and length are st
 """
 
 import dataclasses
+import numbers
 
 import jax
 
@@ -58,6 +59,15 @@ class LocalTensor:
 
     def GetSize(self):
         return self.length
+
+    def SetSize(self, size):
+        """Ascend C ``SetSize(uint32_t size)`` (LocalTensor/SetSize.md, every product): this tensor's
+        size becomes ``size`` elements, in place, as the C++ member function does ("当用户重用local
+        tensor变量且使用长度发生变化的时候，需要使用此接口重新设置Size"); the address is unchanged.
+        ``size``: a Python int in [0, 2^32-1] (a UsageError otherwise). Views made before keep theirs."""
+        if isinstance(size, bool) or not isinstance(size, numbers.Integral) or not 0 <= size <= 2**32 - 1:
+            raise UsageError("SetSize", "size", size, "a Python int in [0, 2^32-1] (uint32_t)", "any")
+        object.__setattr__(self, "length", int(size))
 
     def GetLength(self):
         return self.length * self.dtype.itemsize

@@ -40,6 +40,7 @@ __all__ = [
     "diff_ranges",
     "mask_grid",
     "mask_lanes",
+    "timeline",
     "trace",
 ]
 
@@ -537,4 +538,79 @@ def diff(a, b, row_bytes=256, max_rows=64, max_table=10, labels=("a", "b"), titl
         tab.auto_set_column_width(list(range(5)))
     else:
         tax.text(0.5, 0.5, "identical", ha="center", va="center")
+    return fig
+
+
+# ---------------------------------------------------------------------------------------------
+# timeline of a launch: one lane per pipe (per core), calls as boxes, flags as arrows, races red
+
+
+def _levels(log, before):
+    """Earliest step of each call under happens-before (a call one step after its latest
+    predecessor): calls on one lane at the same step may run at the same time."""
+    lv = [0] * len(log.calls)
+    for i in range(len(log.calls)):
+        b, m = before[i], -1
+        while b:
+            low = b & -b
+            m = max(m, lv[low.bit_length() - 1])
+            b ^= low
+        lv[i] = m + 1
+    return lv
+
+
+def timeline(result, cores=None, title=None, max_calls=400):
+    """A launch's call logs as a timeline (``result``: a ``KernelResult`` of ``run_kernel`` /
+    ``jit_kernel``). One lane per pipe of each core (S, V, MTE2, MTE3); each call a box at the
+    earliest step the happens-before relation allows (so unordered calls overlap); an arrow from
+    each SetFlag (or queue EnQue/FreeTensor) to the WaitFlag it releases; the calls named by a
+    race or sync finding drawn in red. Returns the Figure."""
+    from . import hazards as _hz
+    from .sync import pipe_t
+
+    logs = list(result.logs)
+    if cores is not None:
+        logs = [lg for lg in logs if lg.core in set(cores)]
+    bad = {(c.core, c.index) for f in result.findings for c in f.calls}
+    pipes = (pipe_t.PIPE_S, pipe_t.PIPE_V, pipe_t.PIPE_MTE2, pipe_t.PIPE_MTE3)
+    lanes = [(lg.core, p) for lg in logs for p in pipes]
+    fig = _figure(figsize=(12, 0.5 * len(lanes) + 1.5))
+    ax = fig.add_subplot(1, 1, 1)
+    y_of = {lane: len(lanes) - 1 - n for n, lane in enumerate(lanes)}
+    width = 0
+    for lg in logs:
+        o = _hz.order(lg)
+        lv = _levels(lg, o.before)
+        pos = {}
+        for c in lg.calls[:max_calls]:
+            x = lv[c.index]
+            width = max(width, x + 1)
+            if c.pipe == pipe_t.PIPE_ALL:  # a barrier over every pipe: a vertical line
+                ax.axvline(x + 0.5, color="0.6", lw=0.8, ls=":")
+                continue
+            if c.pipe not in pipes:
+                continue
+            y = y_of[(lg.core, c.pipe)]
+            red = (lg.core, c.index) in bad
+            face = "#d62728" if red else "#9ecae1" if c.kind == "op" else "#fdd0a2"
+            ax.add_patch(
+                __import__("matplotlib.patches", fromlist=["Rectangle"]).Rectangle(
+                    (x + 0.05, y - 0.35), 0.9, 0.7, facecolor=face, edgecolor="k", lw=0.5
+                )
+            )
+            label = c.api if c.kind == "op" else c.api.replace("TQueSync::", "")
+            ax.text(x + 0.5, y, label[:10], ha="center", va="center", fontsize=6)
+            pos[c.index] = (x + 0.5, y)
+        for s_, w in o.pairs:
+            if s_ in pos and w in pos:
+                ax.annotate(
+                    "", xy=pos[w], xytext=pos[s_], arrowprops=dict(arrowstyle="->", color="#ff7f0e", lw=0.8)
+                )
+    ax.set_yticks(range(len(lanes)))
+    ax.set_yticklabels([f"core {c} {p.name}" for c, p in reversed(lanes)], fontsize=7)
+    ax.set_xlim(0, max(width, 1))
+    ax.set_ylim(-0.7, len(lanes) - 0.3)
+    ax.set_xlabel("step (earliest under happens-before)")
+    n = len(result.findings)
+    ax.set_title(title or f"{sum(len(lg.calls) for lg in logs)} calls, {n} finding(s) in red")
     return fig

@@ -88,6 +88,7 @@ def gather_custom_offsets(k, x, y, z, n_offsets, blocks):
     k.DataCopy(src1Local, src1Global, n_offsets)
     if not blocks:
         # element byte offsets relative to src0Local (srcBaseAddr 0), count = 128
+        src0Local.SetSize(n_offsets)  # src0Local.SetSize(INPUT_Y_SIZE)
         k.Gather(dstLocal, src0Local, src1Local, 0, n_offsets)
     else:
         params = aj.GatherRepeatParams(1, 8)

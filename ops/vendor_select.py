@@ -14,10 +14,9 @@ Scenarios (``SCENARIO_NUM``, the sample's README table; T = float, selMask uint8
 | 3 | Select, VSEL_TENSOR_TENSOR_MODE (bits consumed continuously) | [256] | [32] | 910B |
 | 4 | Select (flexible scalar position), ``BinaryConfig{1}``: scalar = src1Local[0] | [8] | [32] | 950 only |
 
-Stated deviation: scenario 1 calls ``SetPadValue((uint8_t)0)`` before a DataCopyPad with
-``isPad = false``; the pad-value register is not modelled, so the 24 padding bytes keep the
-allocator's (zero) UB contents. Mode 0 reads only selMask bits [0, 64) (the 8 copied bytes), so
-the result does not depend on the padding.
+Scenario 1 calls ``SetPadValue((uint8_t)0)`` before a DataCopyPad with ``isPad = false``: the 24
+padding bytes are the register's 0 (docs/MODEL.md "DataCopyPad"), whatever the UB held. Mode 0 reads
+only selMask bits [0, 64) (the 8 copied bytes), so the result does not depend on the padding.
 """
 
 import ascend_jax as aj
@@ -61,7 +60,7 @@ def select_custom(k, x, y, sel, z, *, scenario, input_y_size, input_sel_size):
     if scenario == 1:
         copyParams = aj.DataCopyExtParams(1, input_sel_size * U.itemsize, 0, 0, 0)
         padParams = aj.DataCopyPadExtParams(isPad=False, leftPadding=0, rightPadding=24)
-        # SetPadValue((uint8_t)0): not modelled (see the module docstring)
+        k.SetPadValue(U, 0)  # SetPadValue((uint8_t)0)
         k.DataCopyPad(selMaskLocal, selMaskGlobal, copyParams, padParams)
     else:
         k.DataCopy(selMaskLocal, selMaskGlobal, input_sel_size)

@@ -111,3 +111,13 @@ def test_quick_compile_is_only_for_top_level_programs():
 @pytest.mark.parametrize("n,quick", [(1, True), (_compile.QUICK_MAX_CASES, True), (10**5, False)])
 def test_quick_for(n, quick):
     assert _compile.quick_for(n) is quick
+
+
+def test_quick_options_are_cpu_only():
+    """The quick build's codegen options name XLA:CPU: another platform builds with its defaults
+    (issue 36: GPU-clean)."""
+    from ascend_jax import _compile
+
+    assert _compile.quick_options("cpu") == _compile.QUICK_OPTIONS
+    for platform in ("gpu", "cuda", "rocm", "tpu"):
+        assert _compile.quick_options(platform) == {}

@@ -113,6 +113,27 @@ def test_compound_small_campaign():
     assert {c.api for c in cases} == set(CM.API_TABLE) - {"AbsSub", "Prelu", "ExpSub"}
 
 
+def test_compound_mixed_precision_campaign():
+    """MulAddDst and Axpy with half sources and a float32 dst (the ``pairs`` row "half->float32"):
+    units on every product listing it, every call form, fast == reference bit for bit (two programs:
+    the two shapes), invalid static calls rejected by both with the same argument."""
+    fam = CM.CompoundFamily(buckets=(BUCKET,))
+    units = [u for a in ("MulAddDst", "Axpy") for u in fam.units(P, a) if u[1] == "half->float32"]
+    assert {(u[0], u[2]) for u in units} == {(a, f) for a in ("MulAddDst", "Axpy") for f in CM.FORMS}
+    cases = _draw(fam, P, units, 100, 21, lambda c: CM.reps_needed(c, P.lanes(as_dtype("float32"))))
+    assert all(c.src_dtype == "half" and c.dtype == "float32" for c in cases)
+    _run(fam, P, cases, 2)
+    rng = np.random.default_rng(9)
+    for i, c in enumerate(cases[:20]):
+        bad, what = fam.invalid_static(rng, P, c)
+        rec = check_static(FuzzCase(i, c.api, fam, bad, "invalid-static", what, True), P)
+        assert rec["status"] == "rejected", rec
+    for name, apis in (("ascend310b", {"Axpy"}), ("ascend950", {"MulAddDst", "Axpy"})):
+        q = load_profile(name)
+        got = {a for a in CM.API_TABLE for u in fam.units(q, a) if u[1] == "half->float32"}
+        assert got == apis, name
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("api", ["AbsSub", "Prelu", "ExpSub"])
 def test_count_only_isasi_composites_on_950(api):

@@ -58,6 +58,8 @@ class StridedStatic:
       read before the call writes (see ``element_scalar``).
     scalar_dtype: the element scalar's type when it is not ``dtype`` (MulsCast: a float32 element,
       a half dst).
+    element_overlap: an element scalar meeting an active dst block is PARTIAL_OVERLAP (the flexible
+      pages' rule); False: read before the call writes, no overlap rule (Duplicate from a tensor).
     """
 
     api: str
@@ -74,6 +76,7 @@ class StridedStatic:
     read_dst: bool = False
     element_scalar: bool = False
     scalar_dtype: object = None
+    element_overlap: bool = True
 
 
 # -- the shared pieces (also used by binary.py and compact.py) -----------------------------------
@@ -220,7 +223,7 @@ def read_element(ub, addr, dtype):
     return words[0] if n <= 4 else jnp.stack(words)
 
 
-def element_scalar(state, dyn, dt, limit, d_addr, blk_act, any_act, block_bytes):
+def element_scalar(state, dyn, dt, limit, d_addr, blk_act, any_act, block_bytes, overlap=True):
     """(scalar bits, fault) of a call whose scalar may be a LocalTensor element (``dyn["elem_on"]``):
     its bytes must lie inside UB (OUT_OF_UB; no alignment rule) and, as the flexible-scalar pages
     say, may not meet an active dst block (PARTIAL_OVERLAP)."""
@@ -229,8 +232,9 @@ def element_scalar(state, dyn, dt, limit, d_addr, blk_act, any_act, block_bytes)
     n = dt.itemsize
     fault = any_fault(on & any_act & ((e < 0) | (e + n > limit)), Fault.OUT_OF_UB)
     # SPEC: "调用灵活标量位置接口且源操作数为LocalTensor单点元素的场景，不支持源操作数和目的操作数地址重叠"
-    meet = (e < d_addr + block_bytes) & (d_addr < e + n)
-    fault |= any_fault(on & blk_act & meet, Fault.PARTIAL_OVERLAP)
+    if overlap:
+        meet = (e < d_addr + block_bytes) & (d_addr < e + n)
+        fault |= any_fault(on & blk_act & meet, Fault.PARTIAL_OVERLAP)
     bits = read_element(state.ub, e, dt)
     return jnp.where(on, bits, dyn["scalar"]), fault
 
@@ -349,7 +353,9 @@ def run_strided(st: StridedStatic, state, dyn):
     scalar = dyn.get("scalar")
     if st.element_scalar:
         et = dt if st.scalar_dtype is None else st.scalar_dtype
-        scalar, f = element_scalar(state, dyn, et, limit, d_addr, blk_act, any_act, p.block_bytes)
+        scalar, f = element_scalar(
+            state, dyn, et, limit, d_addr, blk_act, any_act, p.block_bytes, st.element_overlap
+        )
         fault |= f
     out = st.elem(*xs, scalar, dt, p, state.ctrl, dyn)
     bad_param = dyn["bad_param"]

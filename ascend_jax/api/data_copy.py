@@ -352,6 +352,13 @@ def DataCopyPad(
         if size == 8 and A.is_static(pv) and pv != 0:
             raise UsageError(api, "padParams.paddingValue", pv, "0 (64-bit T)", p)
         pad_bytes = _scalar_bytes(pv, dt)
+        is_pad = bool(pad.isPad)
+        if not is_pad and state.pad_value is not None:
+            # SPEC: "isPad ... false：不使用paddingValue字段，根据是否调用寄存器配置接口SetPadValue分为两种
+            #       情况。调用SetPadValue时，在接口外部配置需要填充的数据" (DataCopyPad.md): the register's
+            #       value fills the padding (and the dummy bytes, as paddingValue does with isPad)
+            pad_bytes = jnp.asarray(state.pad_value, jnp.uint8)[..., :size]
+            is_pad = True
         row = None
         if _static(bc, bl, lp, rp):
             row = -(-(int(lp) * size + int(bl) + int(rp) * size) // BLK)
@@ -397,7 +404,7 @@ def DataCopyPad(
                     **sv,
                     lb=int(lp) * size,
                     rb=int(rp) * size,
-                    is_pad=bool(pad.isPad),
+                    is_pad=is_pad,
                     size=size,
                 )
             if fault:
@@ -422,7 +429,7 @@ def DataCopyPad(
             nb=max(nb, 1),
             ub_limit=min(state.ub.shape[-1], p.ub_usable_bytes),
             ub_align=p.operand_alignment_bytes,
-            is_pad=bool(pad.isPad),
+            is_pad=is_pad,
             size=size,
             zero_policy=a.zero_block,
         )
@@ -542,3 +549,30 @@ def copy_footprint(api, dst, src, params):
         return a, a + (bc - 1) * step + length
 
     return span(dst, d_step, d_len), span(src, s_step, s_len)
+
+
+@register(
+    ApiSpec(
+        "SetPadValue",
+        "data_copy",
+        ("SetPadValue<T, pos=TPosition::MAX>(T paddingValue)",),
+        "memory-vector/数据搬运/GM与UB数据搬运/寄存器配置说明/SetPadValue(ISASI).md",
+    )
+)
+def SetPadValue(state, T, paddingValue, *, profile=None):
+    """Set the padding register a later ``DataCopyPad`` GM -> UB with ``isPad = false`` fills its
+    padding (and dummy) bytes with (Ascend C ``AscendC::SetPadValue<T>(paddingValue)``; ``T``, the C++
+    template argument, is a dtype here). ``paddingValue`` is converted to T as DataCopyPad's
+    ``paddingValue`` is; the register holds T's bytes repeated over 8 bytes (CHOICE: a DataCopyPad of
+    another element size reads its ``sizeof`` low bytes). Returns the new state.
+
+    **Spec:** memory-vector/数据搬运/GM与UB数据搬运/寄存器配置说明/SetPadValue(ISASI).md. Profile keys:
+    ``apis.SetPadValue`` (A2, A3, 950).
+    """
+    p = as_profile(profile)
+    api = "SetPadValue"
+    dt = _dt.as_dtype(T)
+    p.require_api(api, dt)
+    raw = _scalar_bytes(paddingValue, dt)
+    pattern = jnp.tile(raw, 8 // dt.itemsize).astype(jnp.uint8)
+    return state.replace(pad_value=jnp.broadcast_to(pattern, tuple(state.fault.shape) + (8,)))

@@ -97,10 +97,17 @@ def plan(api, state, dst, value, args, profile, isSetMask, max_repeats):
     args = _split(api, args)
     A.check_tensor(api, "dst", dst, p)
     dt = dst.dtype
+    element = None
     if isinstance(value, LocalTensor):
-        if api == "Duplicate" and p.api(api).tensor_source and len(args) == 1:
-            raise NotModelledError("Duplicate(dst, src: LocalTensor, count) is not in the fast path yet")
-        raise UsageError(api, "src", value, "a scalar value on this product", p)
+        # SPEC: "该函数原型，仅支持Ascend 950PR/Ascend 950DT" (Duplicate(dst, src, count)) ->
+        #       apis.Duplicate.tensor_source; src's element 0 is the value, read when the call runs
+        if not (api == "Duplicate" and p.api(api).tensor_source):
+            raise UsageError(api, "src", value, "a scalar value on this product", p)
+        if len(args) != 1:
+            raise UsageError(api, "src", value, "a scalar value in the high-dim prototypes", p)
+        if value.dtype != dt:
+            raise UsageError(api, "src.dtype", value.dtype.name, f"{dt.name} (= dst.dtype)", p)
+        element, value = value, 0
     p.require_api(api, dt, count_form=len(args) == 1)
     A.check_modelled(api, dt, p, wide_lanes=(api == "Duplicate"))
     if api == "CreateVecIndex" and dt.itemsize == 8:
@@ -129,6 +136,9 @@ def plan(api, state, dst, value, args, profile, isSetMask, max_repeats):
     dyn["strides"] = jnp.stack([jnp.asarray(blk, I32), jnp.asarray(rep, I32)])
     dyn["kind"] = jnp.asarray(LN.KINDS[kind], I32)
     dyn["scalar"] = bits
+    if element is not None:
+        dyn["elem"] = A.addr_of(element)
+        dyn["elem_on"] = jnp.asarray(True)
     dyn["op"] = jnp.asarray(API_CODES.index(api), I32)
     R = min(R, default_big_bucket(p))
     ordered = len(args) != 1 and MEM.collisions_possible(rep, blk, R)
@@ -141,6 +151,8 @@ def plan(api, state, dst, value, args, profile, isSetMask, max_repeats):
         elem=_elem_for(R, p.lanes(dt)),
         srcs=(),
         api_codes=API_CODES,
+        element_scalar=element is not None,
+        element_overlap=False,
     )
     return st, dyn
 

@@ -26,6 +26,7 @@ from .._engine.pipeline import StridedStatic, run_strided
 from ..errors import NotModelledError, UsageError
 from ..profile import as_profile
 from ..registry import ApiSpec, register
+from ..tensor import LocalTensor
 from . import _args as A
 from ._forms import plan_unary_call
 
@@ -112,6 +113,14 @@ def any_elem(x, s, dtype, profile, ctrl, dyn):
 def plan(api, state, dst, src, scalar, args, profile, isSetMask, max_repeats):
     """(StridedStatic, dyn) of one call: the compile key and its traced data."""
     p = as_profile(profile)
+    if api == "Abs" and isinstance(dst, LocalTensor) and isinstance(src, LocalTensor) and len(args) == 1:
+        pair = f"{src.dtype.name}->{dst.dtype.name}"
+        if pair in p.api("Abs").complex_pairs:
+            # SPEC: "tensor前n个复数计算 ... template <typename T, typename U> Abs(dst, src, count)"; "当U为
+            #       complex32类型时，T必须是half类型；当U为complex64类型时，T必须是float类型" (Abs.md, 950)
+            raise NotModelledError(
+                f"Abs<T, U>: the complex modulus {pair} is documented but not modelled yet"
+            )
     if len(args) not in (1, 3):
         head = "dst, src, scalarValue" if api == "LeakyRelu" else "dst, src"
         raise TypeError(

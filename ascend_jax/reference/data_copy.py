@@ -14,6 +14,7 @@ UB与UB数据搬运/UBToUB连续数据搬运(DataCopy).md, UBToUB高维切分数
 
 import numpy as np
 
+from .. import dtypes as _dt
 from ..errors import Fault
 from ..gm import OUT_OF_GM, GlobalTensor
 from ..params import as_data_copy_ext_params, as_data_copy_params, as_pad_params
@@ -153,6 +154,12 @@ def DataCopyPad(state, gm, dst, src, dataCopyParams, padParams=None, *, profile=
     if gm2ub:
         left, right = pad.leftPadding * size, pad.rightPadding * size
         pad_bytes = np.frombuffer(np.asarray(pad.paddingValue).astype(dst.dtype.np_dtype).tobytes(), np.uint8)
+        filled = pad.isPad
+        if not pad.isPad and state.pad_value is not None:
+            # SPEC: isPad false "调用SetPadValue时，在接口外部配置需要填充的数据" (DataCopyPad.md): the
+            #       register's bytes (its value repeated; the low sizeof(T) of them) fill like paddingValue
+            pad_bytes = np.frombuffer(bytes(state.pad_value)[:size], np.uint8)
+            filled = True
         # SPEC: each row is padded to a 32-byte boundary: [left pad][blockLen data][right pad][dummy]
         row = -(-(left + bl + right) // BLOCK) * BLOCK
         for i in range(bc):
@@ -162,13 +169,13 @@ def DataCopyPad(state, gm, dst, src, dataCopyParams, padParams=None, *, profile=
                 if left <= q < left + bl:
                     moves.append((g + q - left, u + q, None))
                 elif q < left + bl + right:  # left or right padding
-                    moves.append((None, u + q, int(pad_bytes[q % size]) if pad.isPad else None))
+                    moves.append((None, u + q, int(pad_bytes[q % size]) if filled else None))
                 elif left == 0 and right == 0:
                     # SPEC: without padding the dummy repeats the row's first element
                     moves.append((g + (q - bl) % size, u + q, None))
                 else:
                     # SPEC: with padding the dummy is paddingValue when isPad, else undefined (kept)
-                    moves.append((None, u + q, int(pad_bytes[q % size]) if pad.isPad else None))
+                    moves.append((None, u + q, int(pad_bytes[q % size]) if filled else None))
     else:
         row = -(-bl // BLOCK) * BLOCK  # the UB row occupies whole DataBlocks
         for i in range(bc):
@@ -177,3 +184,15 @@ def DataCopyPad(state, gm, dst, src, dataCopyParams, padParams=None, *, profile=
             for q in range(bl):
                 moves.append((u + q, g + q, None))
     return _finish(state, gm, moves, (s_side, d_side), align)
+
+
+def SetPadValue(state, T, paddingValue, *, profile=None):
+    """SetPadValue(ISASI).md: the padding register of DataCopyPad (isPad = false) := ``paddingValue``
+    converted to T, its bytes repeated over 8 bytes (CHOICE; docs/MODEL.md "DataCopyPad")."""
+    p = as_profile(profile)
+    d = _dt.as_dtype(T)
+    p.require_api("SetPadValue", d)  # SPEC: "支持的数据类型为：..." (A2/A3/950 only)
+    raw = np.asarray(paddingValue).astype(d.np_dtype).tobytes()
+    out = copy_state(state)
+    out.pad_value = raw * (8 // d.itemsize)
+    return out

@@ -61,8 +61,11 @@ def _dst_faults(api, plan, dst, blk, rep, itemsize, ub_size, profile):
     return int(fault)
 
 
-def _fill(api, state, dst, args, profile, is_set_mask, lane_bits, stride_names, count_only=False):
-    """``lane_bits(d, r, l, L) -> bits`` for every active lane."""
+def _fill(
+    api, state, dst, args, profile, is_set_mask, lane_bits, stride_names, count_only=False, extra_fault=0
+):
+    """``lane_bits(d, r, l, L) -> bits`` for every active lane; ``extra_fault``: the fault bits of an
+    operand outside the lane loop (Duplicate's src element), recorded when the call runs."""
     _ew.check_static(api, dst, (), (), args, profile, is_set_mask, count_only)
     d = dst.dtype
     dst = LocalTensor(d, int(dst.addr), dst.length)
@@ -80,7 +83,7 @@ def _fill(api, state, dst, args, profile, is_set_mask, lane_bits, stride_names, 
         return _st.copy_state(state)
     if plan.outcome == "fault":
         return _st.with_fault(state, plan.fault)
-    fault = _dst_faults(api, plan, dst, blk, rep, d.itemsize, state.ub.size, profile)
+    fault = _dst_faults(api, plan, dst, blk, rep, d.itemsize, state.ub.size, profile) | int(extra_fault)
     if fault:
         return _st.with_fault(state, fault)
     size, bb = d.itemsize, profile.block_bytes
@@ -131,9 +134,16 @@ def Duplicate(state, dst, scalarValue, *args, profile, isSetMask=True):
             raise UsageError(api, "src.dtype", scalarValue.dtype.name, f"{d.name} (= dst.dtype)", profile)
         src_addr = _masks.as_int(api, "src.addr", scalarValue.addr, profile)
         profile.require_api(api, d, count_form=True)
+        # the element is read before the call writes (an element inside dst gives its old value);
+        # outside UB it is OUT_OF_UB, recorded as the dst faults are (a NOP / zero-count call has none)
         if src_addr < 0 or src_addr + d.itemsize > min(state.ub.size, profile.ub_usable_bytes):
-            return _st.with_fault(state, Fault.OUT_OF_UB)
-        bits = _st.read_bits(state.ub, src_addr, d.itemsize)
+            elem_fault, bits = int(Fault.OUT_OF_UB), 0
+        else:
+            elem_fault, bits = 0, _st.read_bits(state.ub, src_addr, d.itemsize)
+        names = ("dstBlockStride", "dstRepeatStride")
+        return _fill(
+            api, state, dst, args, profile, isSetMask, lambda dd, r, l, L: bits, names, extra_fault=elem_fault
+        )
     else:
         profile.require_api(api, d, count_form=len(args) == 1)
         bits = _num.scalar_to_bits(api, scalarValue, d, profile)

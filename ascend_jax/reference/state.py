@@ -41,6 +41,8 @@ class RefState:
     reduce_maxmin: tuple = (0, 0)  # the max/min register: (T's value bits, index bits)
     # records the last MrgSort / MrgSort4 took from each queue (GetMrgSortResult)
     mrgsort_cnt: tuple = (0, 0, 0, 0)
+    # the DataCopyPad padding register (SetPadValue): 8 bytes, the value's bytes repeated; None: not set
+    pad_value: object = None
 
 
 def copy_state(state: RefState) -> RefState:
@@ -61,6 +63,7 @@ def copy_state(state: RefState) -> RefState:
         reduce_sum=int(state.reduce_sum),
         reduce_maxmin=tuple(int(x) for x in state.reduce_maxmin),
         mrgsort_cnt=tuple(int(x) for x in state.mrgsort_cnt),
+        pad_value=None if state.pad_value is None else bytes(state.pad_value),
     )
 
 

@@ -108,14 +108,20 @@ class CompoundCase:
     ub_seed: int = 0
     ub_bytes: int = 8192
     data: str = "raw"  # raw | specials | small
+    src_dtype: str = ""  # the sources' type where it is not ``dtype`` (a ``pairs`` row: half -> float32)
 
     @property
     def shape(self):
         return API_TABLE[self.api].shape
 
+    @property
+    def source_dtype(self):
+        return self.src_dtype or self.dtype
+
     def call_repr(self):
         d = _dt.as_dtype(self.dtype)
-        t = f"<{d.cpp}{', false' if self.form in ('count_register', 'register') else ''}>"
+        u = f", {_dt.as_dtype(self.src_dtype).cpp}" if self.src_dtype else ""
+        t = f"<{d.cpp}{u}{', false' if self.form in ('count_register', 'register') else ''}>"
         names = ("src0", "src1") if len(self.srcs) == 2 else ("src",)
         ops = [f"dst@{self.dst}"] + [f"{n}@{a}" for n, a in zip(names, self.srcs, strict=True)]
         if self.scalar is not None:
@@ -223,15 +229,26 @@ def draw_layout(rng, p, L, blocks, default_strides, form, fault_rate, ub_bytes):
     )
 
 
-def random_case(rng, p, api, dtype, form, ub_bytes=8192, fault_rate=0.1):
+def mixed_strides(shape, src_blocks):
+    """The default repeat parameters of a mixed row: dst 8 blocks a repeat, each source ``src_blocks``."""
+    n = SHAPES[shape].nsrc
+    return (1,) * (1 + n) + (8,) + (src_blocks,) * n
+
+
+def random_case(rng, p, api, dtype, form, ub_bytes=8192, fault_rate=0.1, src_dtype=""):
+    """``src_dtype``: a ``pairs`` row's source type (lanes by the wider type, the operands' blocks by
+    their own)."""
     sh = SHAPES[API_TABLE[api].shape]
     d = _dt.as_dtype(dtype)
-    L = p.lanes(d)
+    sd = _dt.as_dtype(src_dtype or dtype)
+    L = p.lanes(d if d.itemsize >= sd.itemsize else sd)
     nblk = max(1, L * d.itemsize // p.block_bytes)
-    lay = draw_layout(rng, p, L, (nblk,) * (1 + sh.nsrc), sh.default_strides, form, fault_rate, ub_bytes)
+    sblk = max(1, L * sd.itemsize // p.block_bytes)
+    defaults = sh.default_strides if not src_dtype else mixed_strides(API_TABLE[api].shape, sblk)
+    lay = draw_layout(rng, p, L, (nblk,) + (sblk,) * sh.nsrc, defaults, form, fault_rate, ub_bytes)
     scalar = None
     if sh.scalar:
-        scalar = _random_scalar(rng, d)
+        scalar = _random_scalar(rng, sd)
         if isinstance(scalar, float) and math.isnan(scalar):
             scalar = float("nan")  # a canonical NaN scalar only (as the element-wise family)
     return CompoundCase(
@@ -241,6 +258,7 @@ def random_case(rng, p, api, dtype, form, ub_bytes=8192, fault_rate=0.1):
         ub_seed=int(rng.integers(0, 2**31)),
         ub_bytes=ub_bytes,
         data=["raw", "specials", "small"][int(rng.integers(3))],
+        src_dtype=src_dtype,
         **lay,
     )
 
@@ -259,7 +277,7 @@ def _tail(c):
 
 def _operands(c):
     d = _dt.as_dtype(c.dtype)
-    ops = [LocalTensor(d, a, 4096) for a in c.srcs]
+    ops = [LocalTensor(_dt.as_dtype(c.source_dtype), a, 4096) for a in c.srcs]
     if c.scalar is not None:
         ops.append(c.scalar)
     return LocalTensor(d, c.dst, 4096), ops
@@ -383,12 +401,19 @@ class CompoundFamily(Family):
         a = p.api(api)
         if not a.supported:
             return []
-        return [
+        out = [
             (api, dt, f) for dt in a.all_dtypes() if is_modelled(api, dt, p) for f in self.forms(p, api, dt)
         ]
+        # the mixed-precision rows (MulAddDst / Axpy: "half->float32"), one unit per form
+        for pair in getattr(a, "pairs", ()) if api in ("MulAddDst", "Axpy") else ():
+            out += [(api, pair, f) for f in self.forms(p, api, pair.split("->")[1])]
+        return out
 
     def generate(self, rng, p, unit, fault_rate):
         api, dt, form = unit
+        if "->" in dt:
+            src, dst = dt.split("->")
+            return random_case(rng, p, api, dst, form, fault_rate=fault_rate, src_dtype=src)
         return random_case(rng, p, api, dt, form, fault_rate=fault_rate)
 
     def invalid_static(self, rng, p, case):
@@ -410,7 +435,9 @@ class CompoundFamily(Family):
         if bad:
             bd = _dt.as_dtype(bad[int(rng.integers(len(bad)))])
             scalar = None if case.scalar is None else (1.0 if bd.is_float else 1)
-            opts.append((rep(case, dtype=bd.name, form="count", count=16, scalar=scalar), "dtype"))
+            opts.append(
+                (rep(case, dtype=bd.name, src_dtype="", form="count", count=16, scalar=scalar), "dtype")
+            )
         return opts[int(rng.integers(len(opts)))]
 
     def invalid_data(self, rng, p, case):
@@ -418,7 +445,8 @@ class CompoundFamily(Family):
 
     def signature(self, case, p):
         L = p.lanes(_dt.as_dtype(case.dtype))
-        return ("compound", case.shape, case.dtype, bucket_of(reps_needed(case, L), self.buckets))
+        dt = case.dtype if not case.src_dtype else f"{case.src_dtype}->{case.dtype}"
+        return ("compound", case.shape, dt, bucket_of(reps_needed(case, L), self.buckets))
 
     def initial_ub(self, case):
         return make_ub(case)
@@ -444,7 +472,11 @@ class CompoundFamily(Family):
         return strided_labels(case, p, p.lanes(_dt.as_dtype(case.dtype)))
 
     def shrink(self, case, p):
-        out = generic_shrinks(case, p, SHAPES[case.shape].default_strides)
+        defaults = SHAPES[case.shape].default_strides
+        if case.src_dtype:
+            L = p.lanes(_dt.as_dtype(case.dtype))
+            defaults = mixed_strides(case.shape, max(1, L * _dt.as_dtype(case.src_dtype).itemsize // 32))
+        out = generic_shrinks(case, p, defaults)
         out += mode_shrinks(case)
         if case.scalar is not None and case.scalar not in (0, 1):
             out.append(dataclasses.replace(case, scalar=type(case.scalar)(1)))
@@ -452,14 +484,18 @@ class CompoundFamily(Family):
 
     def operands(self, case, p):
         d = _dt.as_dtype(case.dtype)
-        L = p.lanes(d)
+        sd = _dt.as_dtype(case.source_dtype)
+        L = p.lanes(d if d.itemsize >= sd.itemsize else sd)
         reps = reps_needed(case, L)
         nblk = max(1, L * d.itemsize // 32)
+        sblk = max(1, L * sd.itemsize // 32)
         s = SHAPES[case.shape].default_strides if case.form in COUNT_FORMS else case.strides
+        if case.src_dtype and case.form in COUNT_FORMS:
+            s = mixed_strides(case.shape, sblk)
         h = len(s) // 2
         names = ("src0", "src1") if len(case.srcs) == 2 else ("src",)
         ops = [
-            strided_operand(n, a, d.name, s[1 + i], s[h + 1 + i], nblk, reps, "in")
+            strided_operand(n, a, sd.name, s[1 + i], s[h + 1 + i], sblk, reps, "in")
             for i, (n, a) in enumerate(zip(names, case.srcs, strict=True))
         ]
         ops.append(strided_operand("dst", case.dst, d.name, s[0], s[h], nblk, reps, "inout"))

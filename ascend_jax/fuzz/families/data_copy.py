@@ -73,6 +73,7 @@ class CopyCase:
     is_pad: bool = False  # DataCopyPad GM -> UB
     pad: tuple = (0, 0)  # leftPadding, rightPadding (elements)
     pad_bits: int = 0  # paddingValue as T's bit pattern
+    reg_bits: int = -1  # SetPadValue<T>(value) before the DataCopyPad GM -> UB: T's bit pattern; -1: none
     src_dtype: str = ""  # "" = dtype (another type: a deliberately invalid call)
     vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
     mask_mode: int = 0
@@ -92,6 +93,7 @@ class CopyCase:
             self.form,
             self.dtype,
             self.is_pad,
+            self.reg_bits >= 0,
             self.ub_bytes,
             self.gm_bytes,
             self.nb,
@@ -118,8 +120,9 @@ class CopyCase:
         if self.api == "DataCopyPad" and self.kind == "gm2ub":
             st = "DataCopyPadExtParams" if self.form == "ext" else "DataCopyPadParams"
             x += f", {st}{{{str(bool(self.is_pad)).lower()}, {self.pad[0]}, {self.pad[1]}, {pad_value(self)!r}}}"
+        pre = f"SetPadValue<{d.cpp}>({reg_value(self)!r}); " if self.reg_bits >= 0 else ""
         return (
-            f"{self.api}<{d.cpp}>({args}, {x}) [image: UB {self.ub_bytes} B, GM0 {self.gm_bytes} B at "
+            f"{pre}{self.api}<{d.cpp}>({args}, {x}) [image: UB {self.ub_bytes} B, GM0 {self.gm_bytes} B at "
             f"image byte {self.ub_bytes}; ub_seed={self.ub_seed} gm_seed={self.gm_seed} nb={self.nb}]"
         )
 
@@ -171,6 +174,12 @@ def units(p, api):
     if api == "DataCopy" and a.ub_to_ub:
         kinds.append("ub2ub")
     return [(api, k, f, dt) for k in kinds for f in FORMS[api] for dt in a.dtypes]
+
+
+def reg_value(c):
+    """SetPadValue's value: a NumPy scalar of T from ``reg_bits`` (T under 8 bytes)."""
+    d = _dt.as_dtype(c.dtype)
+    return np.array([c.reg_bits & ((1 << d.bits) - 1)], d.bits_dtype).view(d.np_dtype)[0]
 
 
 def pad_value(c):
@@ -296,7 +305,7 @@ def random_copy_case(
     p = as_profile(p)
     d = _dt.as_dtype(dtype)
     size = d.itemsize
-    count, prm, pad, is_pad, bits = 0, (1, 0, 0, 0), (0, 0), False, 0
+    count, prm, pad, is_pad, bits, reg = 0, (1, 0, 0, 0), (0, 0), False, 0, -1
     if api == "DataCopy":
         count, prm = _datacopy_params(rng, form, BLK // size, nb, fault_rate)
     else:
@@ -305,6 +314,16 @@ def random_copy_case(
             is_pad = bool(rng.random() < 0.5)
             if size < 8 and rng.random() < 0.7:
                 bits = int(rng.integers(0, 2 ** (8 * size), dtype=np.uint64))
+            # SetPadValue first (where the product has it; T under 8 bytes, not complex: traced values)
+            sp = p.api("SetPadValue")
+            if (
+                sp.supported
+                and d.name in sp.dtypes
+                and size < 8
+                and d.kind != "complex"
+                and rng.random() < 0.4
+            ):
+                reg = int(rng.integers(0, 2 ** (8 * size), dtype=np.uint64))
     regs = draw_registers(rng, p, p.lanes(d))
     c = CopyCase(
         api=api,
@@ -316,6 +335,7 @@ def random_copy_case(
         is_pad=is_pad,
         pad=pad,
         pad_bits=bits,
+        reg_bits=reg,
         **regs.case_fields(),
         ub_seed=int(rng.integers(0, 2**31)),
         gm_seed=int(rng.integers(0, 2**31)),
@@ -398,6 +418,8 @@ def call(mod, c, st, p, dyn=None):
         return _join(mod, st, gm)
     x = DataCopyExtParams(*prm, 0) if c.form == "ext" else DataCopyParams(*prm)
     if c.kind == "gm2ub":
+        if c.reg_bits >= 0:
+            st = mod.SetPadValue(st, d, g("rv", reg_value(c)), profile=p)
         cls = DataCopyPadExtParams if c.form == "ext" else DataCopyPadParams
         pad = cls(bool(c.is_pad), g("lp", c.pad[0]), g("rp", c.pad[1]), g("pv", pad_value(c)))
         st, gm = mod.DataCopyPad(st, gm, dst, src, x, pad, **kw)
@@ -433,6 +455,8 @@ def stack_dyn(cases, p):
         dyn["rp"] = col(lambda c: c.pad[1])
         if c0.size < 8:
             dyn["pv"] = np.array([pad_value(c) for c in cases])
+        if c0.reg_bits >= 0:
+            dyn["rv"] = np.array([reg_value(c) for c in cases])
     return dyn
 
 
@@ -739,6 +763,8 @@ class DataCopyFamily(Family):
             out.append(rep(case, is_pad=False))
         if case.pad_bits:
             out.append(rep(case, pad_bits=0))
+        if case.reg_bits >= 0:
+            out.append(rep(case, reg_bits=-1))
         default = CopyCase("DataCopy", "gm2ub", "count", "int8")
         if (case.vmask, case.mask_mode, case.cmpmask, case.ctrl, case.rsvd_init) != (
             default.vmask,
