@@ -33,14 +33,19 @@ def kernel(scenario_num):
         dst1Local = ubAllocator.Alloc(aj.half, COUNT)
         k.DataCopy(src0Local, src0Global, COUNT)
         k.DataCopy(src1Local, src1Global, COUNT)
+        k.SetFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
+        k.WaitFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
         k.Duplicate(dst0Local, 0.0, COUNT)
         k.Duplicate(dst1Local, 0.0, COUNT)
         if scenario_num == 1:
             k.Interleave(dst0Local, dst1Local, src0Local, src1Local, COUNT)
         else:
             k.DeInterleave(dst0Local, dst1Local, src0Local, src1Local, COUNT)
+        k.SetFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
+        k.WaitFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
         k.DataCopy(dst0Global, dst0Local, COUNT)
         k.DataCopy(dst1Global, dst1Local, COUNT)
+        k.PipeBarrier(aj.pipe_t.PIPE_ALL)
 
     return interleave_pair_custom
 

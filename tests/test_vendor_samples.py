@@ -92,7 +92,6 @@ SYNC_PENDING = {
     "vendor_element_wise_compound_compute",
     "vendor_element_wise_logic",
     "vendor_gather",
-    "vendor_interleave_pair",
     "vendor_mrg_sort",
     "vendor_reduce_computation",
     "vendor_reduce_data_block",
