@@ -426,7 +426,7 @@ def add_options(parser):
         metavar="NAME[=VALUE]",
         help="C++: a macro for the build",
     )
-    # --block-dim and --schedule are the run command's own options (byok.add_parser): a C++
+    # --block-dim and --schedule are the run command's own options (cli._add_run_parser): a C++
     # launch's block count is overridden by --block-dim, its schedule is --schedule.
     parser.add_argument("--seed", type=int, default=0, help="C++ --cases N: the seed of the random inputs")
     python_fn = parser.get_default("fn")
