@@ -73,7 +73,7 @@ def test_user_kernel_outside_the_repo(work, capsys):
     z = np.fromfile(work / "output" / "z.bin", np.float32)
     assert np.array_equal(z.view(np.uint32), (x * np.float32(2) + np.float32(1)).view(np.uint32))
     err = capsys.readouterr().err
-    assert "built scale.asc" in err and "launch scale_custom (line 48), 1 blocks" in err
+    assert "built scale.asc" in err and "launch scale_custom (line 48), 1 blocks, 17 calls" in err
 
 
 SYNCED_READ = (
@@ -168,3 +168,27 @@ def test_missing_input(work, capsys):
         "could not read ./input/x.bin before launching scale_custom (line 48): run the sample's scripts/gen_data.py"
         in capsys.readouterr().err
     )
+
+
+LONG_LOOP = KERNEL.parent / "long_loop.asc"
+
+
+def test_trace_too_long_stops_at_the_call_budget(work, capsys):
+    """A loop of 10^6 Adds: the recorder stops at the call budget (default 2,000 calls per launch)
+    and the run names the loop's line and its count, in seconds and without a huge trace."""
+    import time
+
+    t0 = time.perf_counter()
+    assert cli.main(["run", str(LONG_LOOP)]) == 2
+    err = capsys.readouterr().err
+    assert (
+        "launch long_loop (line 37): the kernel made more than 2,000 calls (the call budget of one launch, "
+        "--max-calls); long_loop.asc:23 (AscendC::Adds) alone made 1,994 of them (block 0)" in err
+    ), err
+    assert time.perf_counter() - t0 < 60
+    assert cli.main(["run", str(LONG_LOOP), "--max-calls", "100"]) == 2
+    assert "more than 100 calls" in capsys.readouterr().err
+    # under the budget the same loop runs: x = 0 + 20 * 1
+    assert cli.main(["run", str(LONG_LOOP), "-D", "LOOP_N=20"]) == 0, capsys.readouterr().err
+    out = capsys.readouterr()
+    assert "x[0] = 20" in out.out and "28 calls" in out.err

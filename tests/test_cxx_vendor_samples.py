@@ -103,4 +103,4 @@ def test_add_sample_checks_itself(tmp_path, capsys):
     assert cli.main(["run", str(src), "--input", str(tmp_path), "--output", str(tmp_path / "out")]) == 0
     captured = capsys.readouterr()
     assert "test pass!" in captured.out, captured.out + captured.err
-    assert "launch add_custom<blockLength> (line 94), 8 blocks" in captured.err
+    assert "launch add_custom<blockLength> (line 94), 8 blocks, " in captured.err

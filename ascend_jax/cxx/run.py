@@ -75,6 +75,7 @@ class Server:
         self.warnings = []
         self.faults = []
         self.findings = []  # (Launch, hazards finding): races, sync errors, multi-core overlaps
+        self.host_findings = []  # the host code's aclrtMalloc / aclrtFree: illegal free, leak, unused
         self.stats = []
         self.verbose = verbose
         self._compiled = {}
@@ -144,7 +145,14 @@ class Server:
         t0 = time.perf_counter()
         res = run(*arrays)
         first = time.perf_counter() - t0
-        stat = {"launch": launch.name, "line": launch.line, "blocks": launch.blocks, "first_s": first}
+        calls = sum(1 for e in launch.events if e["op"] != "block")
+        stat = {
+            "launch": launch.name,
+            "line": launch.line,
+            "blocks": launch.blocks,
+            "calls": calls,
+            "first_s": first,
+        }
         if self.cases:
             t1 = time.perf_counter()
             res = run(*arrays)
@@ -189,7 +197,7 @@ class Server:
                     np.asarray(res.gm[pos])[c].astype(np.uint8, copy=False).tofile(d / "output" / name)
 
 
-def _serve(build, cwd, server, block_dim=None):
+def _serve(build, cwd, server, block_dim=None, max_calls=None, argv=()):
     """Run the host program, answering its requests; returns (returncode, stdout, stderr)."""
     req_r, req_w = os.pipe()
     rep_r, rep_w = os.pipe()
@@ -197,8 +205,10 @@ def _serve(build, cwd, server, block_dim=None):
     env.update(ASCENDJAX_DIR=str(server.exchange), ASCENDJAX_FD_REQ=str(req_w), ASCENDJAX_FD_REP=str(rep_r))
     if block_dim is not None:
         env["ASCENDJAX_BLOCK_DIM"] = str(block_dim)
+    if max_calls is not None:
+        env["ASCENDJAX_MAX_CALLS"] = str(int(max_calls))
     with tempfile.TemporaryFile() as out_f, tempfile.TemporaryFile() as err_f:
-        rc, error = _talk(build, cwd, env, server, req_r, req_w, rep_r, rep_w, out_f, err_f)
+        rc, error = _talk(build, cwd, env, server, req_r, req_w, rep_r, rep_w, out_f, err_f, argv)
         out_f.seek(0)
         err_f.seek(0)
         stdout = out_f.read().decode(errors="replace")
@@ -208,9 +218,9 @@ def _serve(build, cwd, server, block_dim=None):
     return rc, stdout, stderr
 
 
-def _talk(build, cwd, env, server, req_r, req_w, rep_r, rep_w, out_f, err_f):
+def _talk(build, cwd, env, server, req_r, req_w, rep_r, rep_w, out_f, err_f, argv=()):
     proc = subprocess.Popen(
-        [str(build.exe)],
+        [str(build.exe), *argv],
         cwd=cwd,
         env=env,
         pass_fds=(req_w, rep_r),
@@ -230,6 +240,15 @@ def _talk(build, cwd, env, server, req_r, req_w, rep_r, rep_w, out_f, err_f):
                 if parts[0] == "READFAIL":
                     server.readfail.append(line.split(" ", 1)[1].strip())
                     continue
+                if parts[0] == "HOST":
+                    server.host_findings.append(line.split(" ", 1)[1].strip())
+                    continue
+                if parts[0] == "NOTMODELLED":
+                    error = error or aj.NotModelledError(line.split(" ", 1)[1].strip())
+                    continue
+                if parts[0] == "TOOLONG":
+                    error = error or _too_long(line)
+                    continue
                 if error is not None:
                     raise error
                 if parts[0] == "LAUNCH":
@@ -246,6 +265,22 @@ def _talk(build, cwd, env, server, req_r, req_w, rep_r, rep_w, out_f, err_f):
             with contextlib.suppress(BrokenPipeError):
                 writer.flush()
     return proc.wait(), error
+
+
+def _too_long(line):
+    """The recorder's report of a launch past its call budget (``rt.h`` ``too_long``)."""
+    head, name, launch_line, site, api = line.rstrip("\n").split("\t")
+    _, _index, budget, block, count = head.split()
+    budget, count = int(budget), int(count)
+    file, _, site_line = site.rpartition(":")
+    where = f"{pathlib.Path(file).name}:{site_line}"
+    what = f"AscendC::{api}" if api and api[0].isupper() else (api or "a call")
+    return RunError(
+        f"launch {name} (line {launch_line}): the kernel made more than {budget:,} calls (the call "
+        f"budget of one launch, --max-calls); {where} ({what}) alone made {count:,} of them (block "
+        f"{block}), a loop too long to compile into one program. Make fewer, longer calls (a larger "
+        "count or repeatTimes per call), fewer blocks (--block-dim), or raise --max-calls"
+    )
 
 
 def scenario_defines(source, scenario, defines):
@@ -273,6 +308,8 @@ def run_cxx(
     block_dim=None,
     schedule="program",
     echo=True,
+    max_calls=None,
+    argv=(),
 ):
     """Build and run ``source``; returns a dict (returncode, stdout, stderr, build, stats, faults,
     warnings). Raises B.CxxError / B.ToolError / RunError / the model's errors."""
@@ -296,14 +333,14 @@ def run_cxx(
             (cwd / "input").symlink_to(inp, target_is_directory=True)
             (cwd / "output").symlink_to(outp, target_is_directory=True)
         server = Server(exchange, prof, cases=cases, seed=seed, output=outp, schedule=schedule)
-        rc, stdout, stderr = _serve(bld, cwd, server, block_dim)
+        rc, stdout, stderr = _serve(bld, cwd, server, block_dim, max_calls, argv)
     if rc < 0:
         try:
             sig = signal.Signals(-rc).name
         except ValueError:
             sig = str(-rc)
         raise RunError(f"the host program of {source.name} crashed ({sig}){_tail(stderr)}")
-    if not server.launches:
+    if not server.launches and not server.host_findings:
         if server.readfail:
             raise RunError(
                 f"the host program could not read {', '.join(server.readfail)}: run the sample's "
@@ -321,6 +358,7 @@ def run_cxx(
         "stats": server.stats,
         "faults": server.faults,
         "findings": server.findings,
+        "host_findings": server.host_findings,
         "warnings": server.warnings,
     }
 
@@ -357,12 +395,17 @@ def cmd_run_cxx(args):
             seed=getattr(args, "seed", 0) or 0,
             block_dim=getattr(args, "block_dim", None),
             schedule=getattr(args, "schedule", None) or "program",
+            max_calls=getattr(args, "max_calls", None),
+            argv=getattr(args, "host_arg", None) or (),
         )
     except (B.ToolError, B.CxxError, RunError) as e:
         print(f"{PROG}: {e}", file=sys.stderr)
         return 2
     except (aj.AscendCError, TypeError, ValueError, IndexError) as e:
         where = getattr(e, "cxx_where", None)
+        if where is None and isinstance(e, aj.NotModelledError):
+            print(f"{PROG}: NotModelledError: {e}", file=sys.stderr)
+            return 2
         if where is None:
             return _internal(e, debug)
         print(f"{PROG}: {where}: {e.cxx_call}:\n  {type(e).__name__}: {e}", file=sys.stderr)
@@ -376,7 +419,10 @@ def cmd_run_cxx(args):
     info = f"built {b.source.name} in {b.seconds:.2f} s" if not b.cached else f"{b.source.name}: cached build"
     print(f"{PROG}: {info}", file=sys.stderr)
     for s in r["stats"]:
-        msg = f"{PROG}: launch {s['launch']} (line {s['line']}), {s['blocks']} blocks: model {s['first_s']:.2f} s"
+        msg = (
+            f"{PROG}: launch {s['launch']} (line {s['line']}), {s['blocks']} blocks, {s['calls']} calls: "
+            f"model {s['first_s']:.2f} s"
+        )
         if "cases" in s:
             msg += (
                 f"; {s['cases']} cases: compile {s['compile_s']:.2f} s, run {s['run_s']:.3f} s "
@@ -389,6 +435,11 @@ def cmd_run_cxx(args):
     for launch, f in r["findings"]:
         print(f"{PROG}: launch {launch.name} (line {launch.line}): {f}", file=sys.stderr)
         if getattr(args, "findings", "fail") == "fail":
+            rc = 1
+    for f in r["host_findings"]:
+        f = f.replace(f"{b.source.parent}/", "")  # the user's file by name, as the kernel findings
+        print(f"{PROG}: host: {f}", file=sys.stderr)
+        if ": error: " in f and getattr(args, "findings", "fail") == "fail":
             rc = 1
     for launch, case, f in r["faults"]:
         print(f"{PROG}: launch {launch.name} case {case}: FAULT {aj.describe_faults(f)}", file=sys.stderr)
@@ -429,6 +480,21 @@ def add_options(parser):
     # --block-dim and --schedule are the run command's own options (byok.add_parser): a C++
     # launch's block count is overridden by --block-dim, its schedule is --schedule.
     parser.add_argument("--seed", type=int, default=0, help="C++ --cases N: the seed of the random inputs")
+    parser.add_argument(
+        "--max-calls",
+        type=int,
+        default=None,
+        help="C++: the call budget of one kernel launch's trace (default 2,000; the largest vendor sample makes 184); past it the run "
+        "stops naming the most repeated call site",
+    )
+    parser.add_argument(
+        "--arg",
+        dest="host_arg",
+        action="append",
+        default=[],
+        metavar="ARG",
+        help="C++: a command-line argument for the host program's main (repeat for several)",
+    )
     python_fn = parser.get_default("fn")
 
     def dispatch(args):
