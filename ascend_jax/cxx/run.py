@@ -66,10 +66,30 @@ def _random_bytes(rng, dt_name, nbytes, batch):
 class Server:
     """Answers the host program's requests: LAUNCH (run a launch), VALUE (a value read back)."""
 
-    def __init__(self, exchange, profile, cases=0, seed=0, output=None, schedule="program", verbose=True):
+    def __init__(
+        self,
+        exchange,
+        profile,
+        cases=0,
+        seed=0,
+        output=None,
+        schedule="program",
+        verbose=True,
+        case_dirs=None,
+        write_cases=True,
+    ):
         self.exchange = pathlib.Path(exchange)
         self.profile = profile
         self.cases, self.seed, self.output, self.schedule = cases, seed, output, schedule
+        # --cases DIR: [(name, input folder, output folder)]; case 0 is the host's own (the first)
+        self.case_dirs = case_dirs or []
+        if self.case_dirs:
+            self.cases = len(self.case_dirs) - 1
+        self.write_cases = write_cases
+        self.infile = {}  # C++ buffer id -> (ReadFile path, offset in the file, bytes)
+        self.outfile = {}  # C++ buffer id -> (WriteFile path, bytes)
+        self.pending = []  # (launch, index, {cid: case inputs}, {cid: case outputs}) for finish()
+        self.cwd = pathlib.Path.cwd()  # the host program's folder (its relative paths)
         self.launches = []  # (Launch, seconds, faults)
         self.readfail = []
         self.warnings = []
@@ -124,7 +144,15 @@ class Server:
             )
         arrays = [g[None] for g in gms]
         rand = {}
-        if self.cases:
+        if self.case_dirs and self.cases:
+            for pos, cid in enumerate(launch.buffers):
+                if cid in self.infile:
+                    r = self._case_files(cid, gms[pos])
+                    rand[cid] = r
+                    arrays[pos] = np.concatenate([gms[pos][None], r])
+                else:
+                    arrays[pos] = np.repeat(gms[pos][None], batch, axis=0)
+        elif self.cases:
             rng = np.random.default_rng(self.seed)
             read = launch.read_buffers()
             for pos, cid in enumerate(launch.buffers):
@@ -178,23 +206,78 @@ class Server:
         for cid, (_n, live) in enumerate(zip(launch.gm_bytes, launch.live, strict=True)):
             if live and cid not in launch.buffers:  # a zero-byte buffer
                 (self.exchange / f"launch_{index}_gm{cid}.out").write_bytes(b"")
-        if self.cases:
-            self._write_cases(launch, index, res, rand)
+        if self.cases and self.write_cases:
+            written = launch.written_buffers()
+            outs = {
+                cid: np.asarray(res.gm[pos])[1:] for pos, cid in enumerate(launch.buffers) if cid in written
+            }
+            self.pending.append((launch, index, rand, outs))
         self.launches.append(launch)
 
-    def _write_cases(self, launch, index, res, rand):
-        root = pathlib.Path(self.output or "output") / "cases"
-        written = launch.written_buffers()
-        for c in range(1, 1 + self.cases):
-            d = root / f"launch{index}_case_{c:05d}"
-            (d / "input").mkdir(parents=True, exist_ok=True)
-            (d / "output").mkdir(parents=True, exist_ok=True)
-            for pos, cid in enumerate(launch.buffers):
-                name = f"gm{cid}.bin"
-                if cid in rand:
-                    rand[cid][c - 1].tofile(d / "input" / name)
-                if cid in written:
-                    np.asarray(res.gm[pos])[c].astype(np.uint8, copy=False).tofile(d / "output" / name)
+    def _case_files(self, cid, host_bytes):
+        """``--cases DIR``: the bytes of GM buffer ``cid`` for cases 1.. (each case folder's copy of
+        the file the host's ReadFile read into it)."""
+        path, off, n = self.infile[cid]
+        rel = self._relative(path, "input")
+        out = np.repeat(host_bytes[None], self.cases, axis=0)
+        for c, (name, ind, _outd) in enumerate(self.case_dirs[1:]):
+            f = pathlib.Path(ind) / rel
+            if not f.is_file():
+                raise RunError(
+                    f"--cases: case {name}: no {f} (the host program reads {path} into GM buffer {cid})"
+                )
+            data = np.fromfile(f, np.uint8)
+            if data.size < off + n:
+                raise RunError(
+                    f"--cases: case {name}: {f} has {data.size} bytes; the host program reads {off + n} from {path}"
+                )
+            out[c, :n] = data[off : off + n]
+        return out
+
+    def _relative(self, path, folder):
+        """A host path (``./input/input_x.bin``) relative to the host's ``folder`` (``input_x.bin``);
+        outside it, the file's name."""
+        p = pathlib.Path(path)
+        p = (self.cwd / p) if not p.is_absolute() else p
+        base = self.cwd / folder
+        try:
+            return pathlib.Path(os.path.normpath(p)).relative_to(base)
+        except ValueError:
+            return pathlib.Path(p.name)
+
+    def finish(self):
+        """Write the cases (after the host exits: WriteFile names the outputs). ``--cases N``:
+        ``OUTPUT/cases/case_XXXXX/{input,output}/`` (``launch<i>_case_XXXXX`` with several launches),
+        files under the names the host's ReadFile / WriteFile used (``gm<id>.bin`` for a buffer no
+        file fed or took); ``--cases DIR``: each case folder's output folder."""
+        several = len({idx for _, idx, _, _ in self.pending}) > 1
+        for _launch, index, rand, outs in self.pending:
+            for c in range(1, 1 + self.cases):
+                if self.case_dirs:
+                    _name, ind, outd = self.case_dirs[c]
+                    ind, outd = None, pathlib.Path(outd)
+                else:
+                    d = pathlib.Path(self.output or "output") / "cases"
+                    d = d / (f"launch{index}_case_{c:05d}" if several else f"case_{c:05d}")
+                    ind, outd = d / "input", d / "output"
+                outd.mkdir(parents=True, exist_ok=True)
+                for cid, r in rand.items():
+                    if ind is None:
+                        break
+                    ind.mkdir(parents=True, exist_ok=True)
+                    name = (
+                        self._relative(self.infile[cid][0], "input") if cid in self.infile else f"gm{cid}.bin"
+                    )
+                    (ind / name).parent.mkdir(parents=True, exist_ok=True)
+                    r[c - 1].tofile(ind / name)
+                for cid, o in outs.items():
+                    if cid in self.outfile:
+                        path, n = self.outfile[cid]
+                        name, data = self._relative(path, "output"), o[c - 1][:n]
+                    else:
+                        name, data = pathlib.Path(f"gm{cid}.bin"), o[c - 1]
+                    (outd / name).parent.mkdir(parents=True, exist_ok=True)
+                    data.astype(np.uint8, copy=False).tofile(outd / name)
 
 
 def _serve(build, cwd, server, block_dim=None, max_calls=None, argv=()):
@@ -239,6 +322,14 @@ def _talk(build, cwd, env, server, req_r, req_w, rep_r, rep_w, out_f, err_f, arg
             try:
                 if parts[0] == "READFAIL":
                     server.readfail.append(line.split(" ", 1)[1].strip())
+                    continue
+                if parts[0] == "INFILE":
+                    _, cid, off, n, path = line.rstrip("\n").split(" ", 4)
+                    server.infile[int(cid)] = (path, int(off), int(n))
+                    continue
+                if parts[0] == "OUTFILE":
+                    _, cid, n, path = line.rstrip("\n").split(" ", 3)
+                    server.outfile[int(cid)] = (path, int(n))
                     continue
                 if parts[0] == "HOST":
                     server.host_findings.append(line.split(" ", 1)[1].strip())
@@ -310,6 +401,7 @@ def run_cxx(
     echo=True,
     max_calls=None,
     argv=(),
+    write_cases=True,
 ):
     """Build and run ``source``; returns a dict (returncode, stdout, stderr, build, stats, faults,
     warnings). Raises B.CxxError / B.ToolError / RunError / the model's errors."""
@@ -319,6 +411,16 @@ def run_cxx(
     prof = aj.load_profile(profile or "ascend910b")
     defs = scenario_defines(source, scenario, defines)
     bld = B.build(source, prof, defs)
+    case_dirs = None
+    if cases is not None and not isinstance(cases, int):  # --cases DIR: case 0 is the first folder
+        from ..byok import RunInputError, _case_folders
+
+        try:
+            names, ins, outs = _case_folders(cases, output_dir)
+        except RunInputError as e:
+            raise RunError(str(e)) from None
+        case_dirs = list(zip(names, ins, outs, strict=True))
+        input_dir, output_dir, cases = ins[0], outs[0], 0
     inp = pathlib.Path(input_dir).expanduser().resolve()
     outp = pathlib.Path(output_dir).expanduser().resolve()
     outp.mkdir(parents=True, exist_ok=True)
@@ -332,8 +434,19 @@ def run_cxx(
             cwd.mkdir()
             (cwd / "input").symlink_to(inp, target_is_directory=True)
             (cwd / "output").symlink_to(outp, target_is_directory=True)
-        server = Server(exchange, prof, cases=cases, seed=seed, output=outp, schedule=schedule)
+        server = Server(
+            exchange,
+            prof,
+            cases=cases or 0,
+            seed=seed,
+            output=outp,
+            schedule=schedule,
+            case_dirs=case_dirs,
+            write_cases=write_cases,
+        )
+        server.cwd = cwd
         rc, stdout, stderr = _serve(bld, cwd, server, block_dim, max_calls, argv)
+        server.finish()
     if rc < 0:
         try:
             sig = signal.Signals(-rc).name
@@ -369,11 +482,16 @@ def _tail(text, n=15):
 
 
 def _parse_cases(v):
+    """``--cases N`` (random input sets) or ``--cases DIR`` (a folder of input sets)."""
     if v is None:
         return 0
     if str(v).isdigit():
         return int(v)
-    raise RunError(f"--cases {v}: for a C++ kernel give a number of random input sets (e.g. --cases 1000)")
+    if pathlib.Path(v).is_dir():
+        return pathlib.Path(v)
+    raise RunError(
+        f"--cases {v}: give a number of random input sets (e.g. --cases 1000) or a folder of input sets"
+    )
 
 
 def cmd_run_cxx(args):
@@ -390,7 +508,7 @@ def cmd_run_cxx(args):
             scenario=args.scenario,
             defines=getattr(args, "define", None) or (),
             input_dir=args.input,
-            output_dir=args.output or "output",
+            output_dir=args.output or ("output" if isinstance(cases, int) else None),
             cases=cases,
             seed=getattr(args, "seed", 0) or 0,
             block_dim=getattr(args, "block_dim", None),

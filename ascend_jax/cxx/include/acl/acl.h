@@ -105,6 +105,7 @@ inline aclError aclrtMemcpy(void* dst, size_t dstMax, const void* src, size_t n,
     if (n > dstMax) return ACL_ERROR_INVALID_PARAM;
     ascendjax_touch(dst);
     ascendjax_touch(src);
+    ascendjax::rt().memcpy_note(dst, src, n);
     memmove(dst, src, n);
     return ACL_SUCCESS;
 }

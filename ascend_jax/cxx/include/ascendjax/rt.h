@@ -100,8 +100,18 @@ struct GmBuf {
 struct Runtime;
 inline Runtime& rt();
 
+// host memory a ReadFile filled (its path) or an aclrtMemcpy device-to-host filled (its GM buffer):
+// `--cases DIR` reads each case's file for the GM buffer it feeds; outputs keep WriteFile's name
+struct HostRegion {
+    const uint8_t* p;
+    size_t n;
+    std::string path;  // ReadFile's path (empty for a device-to-host copy)
+    int gm;            // the GM buffer (device-to-host copies)
+};
+
 struct Runtime {
     std::vector<GmBuf> gm;
+    std::vector<HostRegion> files, copies;
     std::vector<std::vector<uint8_t>> snapshot;  // GM bytes at the launch
     std::string trace;                           // JSON lines of the current launch
     std::string dir;                             // exchange folder (env ASCENDJAX_DIR)
@@ -134,6 +144,34 @@ struct Runtime {
     }
 
     // -- host-side memory findings (the msSanitizer memcheck classes of aclrtMalloc / aclrtFree) --
+    // aclrtMemcpy: host -> device from a ReadFile buffer, device -> host (for WriteFile)
+    void memcpy_note(void* dst, const void* src, size_t n) {
+        if (!init) return;
+        size_t doff = 0, soff = 0;
+        int d = find_gm(dst, &doff), s = find_gm(src, &soff);
+        const uint8_t* q = (const uint8_t*)src;
+        if (d >= 0 && s < 0 && doff == 0) {
+            for (auto it = files.rbegin(); it != files.rend(); ++it) {
+                if (q >= it->p && q + n <= it->p + it->n) {
+                    send("INFILE " + std::to_string(d) + " " + std::to_string(q - it->p) + " " + std::to_string(n) +
+                         " " + it->path);
+                    break;
+                }
+            }
+        } else if (s >= 0 && d < 0 && soff == 0) {
+            copies.push_back({(const uint8_t*)dst, n, "", s});
+        }
+    }
+    void write_note(const std::string& path, const void* buf, size_t n) {
+        if (!init) return;
+        const uint8_t* q = (const uint8_t*)buf;
+        for (auto it = copies.rbegin(); it != copies.rend(); ++it) {
+            if (q == it->p && n <= it->n) {
+                send("OUTFILE " + std::to_string(it->gm) + " " + std::to_string(n) + " " + path);
+                return;
+            }
+        }
+    }
     void host_finding(const std::string& text) {
         std::string m = "HOST " + text;
         for (auto& c : m)
