@@ -103,4 +103,26 @@ def test_add_sample_checks_itself(tmp_path, capsys):
     assert cli.main(["run", str(src), "--input", str(tmp_path), "--output", str(tmp_path / "out")]) == 0
     captured = capsys.readouterr()
     assert "test pass!" in captured.out, captured.out + captured.err
-    assert "launch add_custom<blockLength> (line 94), 8 blocks" in captured.err
+    assert "launch add_custom<blockLength> (line 94), 8 blocks, " in captured.err
+
+
+@pytest.mark.slow
+def test_add_tpipe_tque_cases_dir_one_program(tmp_path, capsys):
+    """``--cases DIR`` on the sample's own C++: each seed folder's input/input_x.bin and input_y.bin
+    feed the GM buffers the host's ReadFile + aclrtMemcpy fed, the whole set runs in one compiled
+    program, and each folder's output/output.bin (WriteFile's name) equals the Python port's."""
+    op, n = "vendor_add_tpipe_tque", 1
+    dirs = V.gen_cases("add_tpipe_tque", "-scenarioNum", n, tmp_path / "cases", seeds=(0, 1, 2))
+    port = tmp_path / "port"
+    assert (
+        cli.main(["run", op, "--scenario", "1", "--cases", str(tmp_path / "cases"), "--output", str(port)])
+        == 0
+    )
+    src = SAMPLES / "add_tpipe_tque" / "add_tpipe_tque.asc"
+    assert cli.main(["run", str(src), "--cases", str(tmp_path / "cases")]) == 0, capsys.readouterr().err
+    assert "3 cases: compile" in capsys.readouterr().err
+    for d in dirs:
+        out = np.fromfile(d / "output" / "output.bin", np.uint8)
+        assert np.array_equal(out, np.fromfile(port / d.name / "output.bin", np.uint8)), d.name
+        golden = np.fromfile(d / "output" / "golden.bin", np.float32)
+        assert V.verify(out.view(np.float32), golden)
