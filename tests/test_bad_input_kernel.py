@@ -56,7 +56,11 @@ KERNELS = textwrap.dedent(
     def triple(k, x, z):
         t = k.alloc(aj.int16, N)
         k.DataCopy(t, x, N)
+        k.SetFlag(aj.HardEvent.MTE2_V, 0)
+        k.WaitFlag(aj.HardEvent.MTE2_V, 0)
         k.Muls(t, t, 3, N)
+        k.SetFlag(aj.HardEvent.V_MTE3, 0)
+        k.WaitFlag(aj.HardEvent.V_MTE3, 0)
         k.DataCopy(z, t, N)
 
 
