@@ -413,10 +413,10 @@ def run_cxx(
     bld = B.build(source, prof, defs)
     case_dirs = None
     if cases is not None and not isinstance(cases, int):  # --cases DIR: case 0 is the first folder
-        from ..byok import RunInputError, _case_folders
+        from ..byok import RunInputError, case_folders
 
         try:
-            names, ins, outs = _case_folders(cases, output_dir)
+            names, ins, outs = case_folders(cases, output_dir)
         except RunInputError as e:
             raise RunError(str(e)) from None
         case_dirs = list(zip(names, ins, outs, strict=True))
