@@ -24,8 +24,13 @@ def brcb_custom(k, x, y):
     xLocal = ubAllocator.Alloc(aj.uint16, IN_LENGTH)
     yLocal = ubAllocator.Alloc(aj.uint16, OUT_LENGTH)
     k.DataCopy(xLocal, xGm, IN_LENGTH)
+    k.SetFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
+    k.WaitFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
     k.Brcb(yLocal, xLocal, 2, aj.BrcbRepeatParams(1, 8))
+    k.SetFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID1)
+    k.WaitFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID1)
     k.DataCopy(yGm, yLocal, OUT_LENGTH)
+    k.PipeBarrier(aj.pipe_t.PIPE_ALL)
 
 
 def scenario(n=DEFAULT_SCENARIO):

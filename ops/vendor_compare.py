@@ -75,9 +75,18 @@ def compare_custom(k, x, y, z, *, scenario, input_size, input_y_size):
         repeatParams = aj.BinaryRepeatParams()
         mask = 256 // T.itemsize  # the bytes of one repeat / sizeof(T)
         k.Compare(src0Local, src1Local, cmpMode, mask, repeatParams)
+        k.PipeBarrier(aj.pipe_t.PIPE_V)
         k.GetCmpMask(dstLocal)  # a 32-byte dst: a checker warning (Warn.SIZE), the hardware runs it
     elif scenario == 3:
+        eventID = pipe.FetchEventID(aj.HardEvent.MTE2_S)  # GetTPipePtr()->FetchEventID(...)
+        k.SetFlag(aj.HardEvent.MTE2_S, eventID)
+        k.WaitFlag(aj.HardEvent.MTE2_S, eventID)
         src1Scalar = k.GetValue(src1Local, 0)
+
+        eventID = pipe.FetchEventID(aj.HardEvent.S_V)
+        k.SetFlag(aj.HardEvent.S_V, eventID)
+        k.WaitFlag(aj.HardEvent.S_V, eventID)
+
         k.Compares(dstLocal, src0Local, src1Scalar, cmpMode, input_size)
     elif scenario == 4:
         # Ascend 950 only; src0Local and src1Local[0] may swap places (config = BinaryConfig(0))
@@ -90,6 +99,7 @@ def compare_custom(k, x, y, z, *, scenario, input_size, input_y_size):
     dstLocalOut = outQueueDst.DeQue(aj.uint8)
     k.DataCopy(dstGlobal, dstLocalOut, OUTPUT_SIZE)
     outQueueDst.FreeTensor(dstLocalOut)
+    k.PipeBarrier(aj.pipe_t.PIPE_ALL)
 
 
 def scenario(n=DEFAULT_SCENARIO):

@@ -26,11 +26,13 @@ def testCreateVecIndex(k, dstGm):
     pipe.InitBuffer(queOut, 1, COUNT * T.itemsize)
     dstLocal = queOut.AllocTensor(T)
     k.Duplicate(dstLocal, 0, COUNT)
+    k.PipeBarrier(aj.pipe_t.PIPE_V)
     k.CreateVecIndex(dstLocal, 0, COUNT)
     queOut.EnQue(dstLocal)
     dstLocalOut = queOut.DeQue(T)
     k.DataCopy(dstGlobal, dstLocalOut, COUNT)
     queOut.FreeTensor(dstLocalOut)
+    k.PipeBarrier(aj.pipe_t.PIPE_ALL)
 
 
 def scenario(n=DEFAULT_SCENARIO):

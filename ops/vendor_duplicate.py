@@ -24,9 +24,14 @@ def duplicate_custom(k, x, y):
     srcLocal = ubAllocator.Alloc(aj.half, TOTAL_LENGTH)
     dstLocal = ubAllocator.Alloc(aj.half, TOTAL_LENGTH)
     k.DataCopy(srcLocal, srcGlobal, TOTAL_LENGTH)
+    k.SetFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
+    k.WaitFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
     inputVal = INPUT_VAL
     k.Duplicate(dstLocal, inputVal, TOTAL_LENGTH)
+    k.SetFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
+    k.WaitFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
     k.DataCopy(dstGlobal, dstLocal, TOTAL_LENGTH)
+    k.PipeBarrier(aj.pipe_t.PIPE_ALL)
 
 
 def scenario(n=DEFAULT_SCENARIO):

@@ -25,9 +25,14 @@ def element_wise_arithmetic_kernel(k, src, dstGm):
     srcLocal = ubAllocator.Alloc(aj.half, COUNT)
     dstLocal = ubAllocator.Alloc(aj.half, COUNT)
     k.DataCopy(srcLocal, srcGlobal, COUNT)
+    k.SetFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
+    k.WaitFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
     scalar = 0.01  # half scalar = 0.01: converted to half by the API (scalarValue is T)
     k.LeakyRelu(dstLocal, srcLocal, scalar, MASK, 4, aj.UnaryRepeatParams(1, 1, 8, 8))
+    k.SetFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
+    k.WaitFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
     k.DataCopy(dstGlobal, dstLocal, COUNT)
+    k.PipeBarrier(aj.pipe_t.PIPE_ALL)
 
 
 def scenario(n=DEFAULT_SCENARIO):

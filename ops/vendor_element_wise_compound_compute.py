@@ -29,13 +29,19 @@ def element_wise_compound_compute_custom(k, src0Gm, src1Gm, dstGm, *, scenarioNu
     dstLocal = ubAllocator.Alloc(aj.half, TOTAL_LENGTH)
     k.DataCopy(src0Local, src0Global, TOTAL_LENGTH)
     k.DataCopy(src1Local, src1Global, TOTAL_LENGTH)
+    k.SetFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
+    k.WaitFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
     if scenarioNum == 1:
         k.AddRelu(dstLocal, src0Local, src1Local, TOTAL_LENGTH)
     else:
         k.DataCopy(dstLocal, src1Local, TOTAL_LENGTH)
+        k.PipeBarrier(aj.pipe_t.PIPE_V)
         scalar = 2.0  # static_cast<half>(2.0): converted to half by the API (scalarValue is U)
         k.Axpy(dstLocal, src0Local, scalar, TOTAL_LENGTH)
+    k.SetFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
+    k.WaitFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
     k.DataCopy(dstGlobal, dstLocal, TOTAL_LENGTH)
+    k.PipeBarrier(aj.pipe_t.PIPE_ALL)
 
 
 def scenario(n=DEFAULT_SCENARIO):

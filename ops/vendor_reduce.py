@@ -88,11 +88,13 @@ class KernelReduce:
             tempTensor1, xLocal, aj.MASK_PLACEHOLDER, 1, DEFAULT_BLK_STRIDE, DEFAULT_BLK_STRIDE,
             DEFAULT_REP_STRIDE, reduceType=aj.ReduceType.SUM, isSetMask=False,
         )  # fmt: skip
+        k.PipeBarrier(aj.pipe_t.PIPE_V)
         k.SetVectorMask(T, 0, blockNum0)
         k.ReduceRepeat(
             zLocal, tempTensor1, aj.MASK_PLACEHOLDER, 1, DEFAULT_BLK_STRIDE, DEFAULT_BLK_STRIDE,
             DEFAULT_REP_STRIDE, reduceType=aj.ReduceType.SUM, isSetMask=False,
         )  # fmt: skip
+        k.PipeBarrier(aj.pipe_t.PIPE_V)
         k.SetMaskNorm()
         self.outQueueZ.EnQue(zLocal)
         self.inQueueX.FreeTensor(xLocal)
@@ -111,11 +113,13 @@ class KernelReduce:
             tempTensor1, xLocal, aj.MASK_PLACEHOLDER, 1, DEFAULT_BLK_STRIDE, DEFAULT_BLK_STRIDE,
             DEFAULT_REP_STRIDE, reduceType=aj.ReduceType.SUM, isSetMask=False,
         )  # fmt: skip
+        k.PipeBarrier(aj.pipe_t.PIPE_V)
         k.SetVectorMask(T, 0, repeatNum)
         k.ReduceRepeat(
             zLocal, tempTensor1, aj.MASK_PLACEHOLDER, 1, DEFAULT_BLK_STRIDE, DEFAULT_BLK_STRIDE,
             DEFAULT_REP_STRIDE, reduceType=aj.ReduceType.SUM, isSetMask=False,
         )  # fmt: skip
+        k.PipeBarrier(aj.pipe_t.PIPE_V)
         k.SetMaskNorm()
         self.outQueueZ.EnQue(zLocal)
         self.inQueueX.FreeTensor(xLocal)

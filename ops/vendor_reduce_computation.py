@@ -72,6 +72,9 @@ def kernel_of(scenarioNum):
             k.ReduceMin(dstLocal, srcLocal, sharedTmpBuffer, mask, repeat, repStride, True)
         elif scenarioNum == 5:
             k.ReduceSum(dstLocal, srcLocal, sharedTmpBuffer, srcDataSize)
+            eventID = pipe.FetchEventID(aj.HardEvent.V_S)  # GetTPipePtr()->FetchEventID(...)
+            k.SetFlag(aj.HardEvent.V_S, eventID)
+            k.WaitFlag(aj.HardEvent.V_S, eventID)
             val = k.GetReduceRepeatSumSpr(aj.half)
             k.SetValue(dstLocal, 1, val)
         else:
@@ -83,6 +86,8 @@ def kernel_of(scenarioNum):
         dstLocalOut = outQueueDst.DeQue(aj.half)
         k.DataCopy(dstGlobal, dstLocalOut, DST_DATA_SIZE)
         outQueueDst.FreeTensor(dstLocalOut)
+
+        k.PipeBarrier(aj.pipe_t.PIPE_ALL)
 
     return reduce_computation_custom
 

@@ -35,6 +35,8 @@ def kernel_of(scenarioNum):
         srcLocal = ubAllocator.Alloc(T, srcTotalLength)
         dstLocal = ubAllocator.Alloc(T, dstTotalLength)
         k.DataCopy(srcLocal, srcGlobal, srcTotalLength)
+        k.SetFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
+        k.WaitFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
         k.Duplicate(dstLocal, 0.0, dstTotalLength)
         mask = 256 // T.itemsize
         if scenarioNum == 1:
@@ -43,7 +45,10 @@ def kernel_of(scenarioNum):
             k.ReduceDataBlock(dstLocal, srcLocal, mask, 4, 1, 1, 8, reduceType=aj.ReduceType.MIN)
         else:
             k.ReduceDataBlock(dstLocal, srcLocal, mask, 2, 1, 1, 8, reduceType=aj.ReduceType.SUM)
+        k.SetFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
+        k.WaitFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
         k.DataCopy(dstGlobal, dstLocal, dstTotalLength)
+        k.PipeBarrier(aj.pipe_t.PIPE_ALL)
 
     return reduce_data_block_custom, T
 

@@ -26,11 +26,16 @@ def reduce_pair_elem_custom(k, x, z):
     srcLocal = ubAllocator.Alloc(aj.half, SRC_DATA_SIZE)
     dstLocal = ubAllocator.Alloc(aj.half, DST_DATA_SIZE)
     k.DataCopy(srcLocal, srcGlobal, SRC_DATA_SIZE)
+    k.SetFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
+    k.WaitFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
     k.Duplicate(dstLocal, 0.0, DST_DATA_SIZE)
     mask = [UINT64_MAX, UINT64_MAX]
     repeat = 1
     k.ReducePairElem(dstLocal, srcLocal, mask, repeat, 1, 1, 8, reduceType=aj.ReduceType.SUM)
+    k.SetFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
+    k.WaitFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
     k.DataCopy(dstGlobal, dstLocal, DST_DATA_SIZE)
+    k.PipeBarrier(aj.pipe_t.PIPE_ALL)
 
 
 def scenario(n=DEFAULT_SCENARIO):

@@ -81,6 +81,7 @@ def kernel_of(scenarioNum):
         copyParamsOut = aj.DataCopyExtParams(1, outBytes, 0, 0, 0)
         k.DataCopyPad(dstGlobal, dstLocalOut, copyParamsOut)
         outQueueDst.FreeTensor(dstLocalOut)
+        k.PipeBarrier(aj.pipe_t.PIPE_ALL)
 
     return reduce_repeat_custom, T
 

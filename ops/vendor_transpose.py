@@ -73,6 +73,7 @@ def kernel(scenario_num):
         dstLocalOut = outQueueDst.DeQue(aj.half)
         k.DataCopy(dstGlobal, dstLocalOut, INPUT_SIZE)
         outQueueDst.FreeTensor(dstLocalOut)
+        k.PipeBarrier(aj.pipe_t.PIPE_ALL)
 
     return transpose_custom
 
