@@ -2,8 +2,8 @@
 
 C++ shape (vendor-samples/brcb/brcb.asc): GlobalTensors x (uint16, 16 elements), y (uint16, 256);
 a LocalMemAllocator for xLocal (16) and yLocal (256); DataCopy GM -> UB;
-``Brcb(yLocal, xLocal, repeatTime 2, {dstBlkStride 1, dstRepStride 8})``; DataCopy UB -> GM. Sync
-calls are no-ops here (program order). One scenario (gen_data.py takes no scenario flag).
+``Brcb(yLocal, xLocal, repeatTime 2, {dstBlkStride 1, dstRepStride 8})``; DataCopy UB -> GM. The
+sample's MTE2_V (EVENT_ID0) / V_MTE3 (EVENT_ID1) flags and final PipeBarrier<PIPE_ALL> are kept. One scenario (gen_data.py takes no scenario flag).
 """
 
 import ascend_jax as aj

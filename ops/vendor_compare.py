@@ -2,8 +2,9 @@
 
 C++ shape (vendor-samples/compare/compare.asc): GlobalTensors x, y (float) and z (uint8); a TPipe
 with TQue inQueueSrc0 / inQueueSrc1 (VECIN) and outQueueDst (VECOUT); DataCopy GM -> UB, EnQue /
-DeQue; one compare call with ``CMPMODE::LT``; DataCopy of the 32 result bytes UB -> GM. Sync calls
-(SetFlag/WaitFlag/PipeBarrier, FetchEventID) are no-ops here: the model executes in program order.
+DeQue; one compare call with ``CMPMODE::LT``; DataCopy of the 32 result bytes UB -> GM. The sample's
+syncs are kept (scenario 2's PipeBarrier<PIPE_V>, scenario 3's FetchEventID MTE2_S / S_V flags, the
+final PipeBarrier<PIPE_ALL>; the queues imply MTE2_V / V_MTE3); one block.
 
 Scenarios (``SCENARIO_NUM``, the sample's README):
 

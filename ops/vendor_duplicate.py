@@ -2,8 +2,8 @@
 
 C++ shape (vendor-samples/duplicate/duplicate.asc): GlobalTensors src, dst (half, 256 elements); a
 LocalMemAllocator for srcLocal, dstLocal; DataCopy GM -> UB (src is copied but not used by the
-computation); ``Duplicate<half>(dstLocal, half(18.0), 256)``; DataCopy UB -> GM. Sync calls are
-no-ops here (program order). One scenario.
+computation); ``Duplicate<half>(dstLocal, half(18.0), 256)``; DataCopy UB -> GM. The
+sample's MTE2_V / V_MTE3 flags and final PipeBarrier<PIPE_ALL> are kept. One scenario.
 """
 
 import ascend_jax as aj

@@ -4,7 +4,8 @@
 C++ shape (vendor-samples/element_wise_arithmetic/element_wise_arithmetic.asc): GlobalTensors src,
 dst (half, 512 elements); a LocalMemAllocator for srcLocal, dstLocal; DataCopy GM -> UB;
 ``LeakyRelu(dstLocal, srcLocal, half(0.01), mask = 128, repeatTime 4, {1, 1, 8, 8})``; DataCopy
-UB -> GM. Sync calls are no-ops here (program order). One scenario.
+UB -> GM. The sample's MTE2_V / V_MTE3 flags
+and final PipeBarrier<PIPE_ALL> are kept. One scenario.
 """
 
 import ascend_jax as aj

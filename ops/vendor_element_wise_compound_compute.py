@@ -7,7 +7,8 @@ dstLocal; DataCopy GM -> UB of both sources, then
 * scenario 1: ``AddRelu<half>(dstLocal, src0Local, src1Local, 512)``;
 * scenario 2: ``DataCopy(dstLocal, src1Local, 512)`` (UB -> UB), then
   ``Axpy<half, half>(dstLocal, src0Local, half(2.0), 512)``;
-DataCopy UB -> GM. Sync calls and barriers are no-ops here (program order).
+DataCopy UB -> GM. The sample's MTE2_V / V_MTE3
+flags, scenario 2's PipeBarrier<PIPE_V> and the final PipeBarrier<PIPE_ALL> are kept.
 """
 
 import ascend_jax as aj

@@ -3,7 +3,8 @@ line by line.
 
 C++ shape (vendor-samples/element_wise_logic/element_wise_logic.asc): GlobalTensors src0, src1,
 dst (uint16, 512 elements); a LocalMemAllocator for src0Local, src1Local, dstLocal; DataCopy
-GM -> UB; one logic call; DataCopy UB -> GM. Sync calls are no-ops here (program order).
+GM -> UB; one logic call; DataCopy UB -> GM. The sample's
+MTE2_V / V_MTE3 flags and final PipeBarrier<PIPE_ALL> are kept.
 
 Scenarios (``SCENARIO_NUM``; the vendor gen_data.py takes ``-scenarioNum``):
 

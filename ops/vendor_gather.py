@@ -1,8 +1,8 @@
 """vendor_gather: the vendor sample ``gather`` (``gather_custom``), ported line by line.
 
 C++ shape (vendor-samples/gather/gather.asc): GlobalTensors x (src0) and z (dst), a
-LocalMemAllocator for the UB tensors, DataCopy GM -> UB, one gather call, DataCopy UB -> GM. Sync
-calls (SetFlag/WaitFlag/PipeBarrier) are no-ops here: the model executes in program order.
+LocalMemAllocator for the UB tensors, DataCopy GM -> UB, one gather call, DataCopy UB -> GM. The
+sample's MTE2_V / V_MTE3 flags and final PipeBarrier<PIPE_ALL> are kept.
 
 Scenarios (``SCENARIO_NUM``, the sample's README):
 

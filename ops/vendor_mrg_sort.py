@@ -5,7 +5,8 @@ indices), dst (float, (score, index) records); a LocalMemAllocator for srcLocal0
 and dstLocal; DataCopy GM -> UB; ``Sort32`` (32 scores a repeat) into workLocal; then
 scenario 1: one MrgSort of 4 queues of 32; scenario 2: 3 queues (validBit 0b0111, the 4th length 0);
 scenario 3: 32 queues merged in three rounds (repeatTimes 8, then 2, then a 2-queue MrgSort);
-DataCopy UB -> GM. Sync calls are no-ops here (program order).
+DataCopy UB -> GM. The sample's MTE2_V / V_MTE3 flags,
+its PipeBarrier<PIPE_V> between the sort rounds and the final PipeBarrier<PIPE_ALL> are kept.
 """
 
 import ascend_jax as aj

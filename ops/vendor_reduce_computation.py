@@ -5,8 +5,9 @@ C++ shape (vendor-samples/reduce_computation/reduce_computation.asc): half; TPip
 (src), two VECOUT queues (sharedTmpBuffer of the kernel's workSize, dst of 16); DataCopy GM -> UB;
 scenario 1 ``ReduceMax(dst, src, tmp, 288, true)``, 2 ``ReduceMax(dst, src, tmp, 128, 4, 8, true)``,
 3 / 4 the same with ReduceMin, 5 ``ReduceSum(dst, src, tmp, 288)`` then
-``dst.SetValue(1, GetReduceRepeatSumSpr<half>())`` (the V_S flag pair before it is a no-op), 6
-``ReduceSum(dst, src, tmp, 128, 65, 8)``; DataCopy UB -> GM of 16 elements. Sync calls are no-ops.
+``dst.SetValue(1, GetReduceRepeatSumSpr<half>())`` (after the sample's FetchEventID V_S flag pair), 6
+``ReduceSum(dst, src, tmp, 128, 65, 8)``; DataCopy UB -> GM of 16 elements;
+``PipeBarrier<PIPE_ALL>``. Scenario 5 keeps the sample's missing S_MTE3 flag (KNOWN_FINDINGS).
 """
 
 import ascend_jax as aj

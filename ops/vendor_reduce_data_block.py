@@ -5,8 +5,8 @@ C++ shape (vendor-samples/reduce_data_block/reduce_data_block.asc): GlobalTensor
 LocalMemAllocator for srcLocal, dstLocal; DataCopy GM -> UB; Duplicate(dst, 0); with the continuous
 mask 256 / sizeof(T): scenario 1 ``ReduceDataBlock<MAX, half>(dst, src, 128, 2, 1, 1, 8)`` (256 in,
 16 out), 2 ``ReduceDataBlock<MIN, half>(..., 128, 4, 1, 1, 8)`` (512 in, 32 out), 3
-``ReduceDataBlock<SUM, float>(..., 64, 2, 1, 1, 8)`` (128 in, 16 out); DataCopy UB -> GM. Sync calls
-are no-ops here (program order).
+``ReduceDataBlock<SUM, float>(..., 64, 2, 1, 1, 8)`` (128 in, 16 out); DataCopy UB -> GM. The sample's
+MTE2_V / V_MTE3 flags and final PipeBarrier<PIPE_ALL> are kept.
 """
 
 import ascend_jax as aj

@@ -4,7 +4,8 @@ line by line.
 C++ shape (vendor-samples/reduce_pair_elem/reduce_pair_elem.asc): GlobalTensors src, dst (half, 128
 in, 64 out); a LocalMemAllocator for srcLocal (128), dstLocal (64); DataCopy GM -> UB; Duplicate(dst,
 0, 64); ``ReducePairElem<SUM, half>(dst, src, mask = {UINT64_MAX, UINT64_MAX}, 1, 1, 1, 8)``;
-DataCopy UB -> GM. Sync calls are no-ops here (program order). One scenario.
+DataCopy UB -> GM. The sample's MTE2_V / V_MTE3 flags
+and final PipeBarrier<PIPE_ALL> are kept. One scenario.
 """
 
 import ascend_jax as aj

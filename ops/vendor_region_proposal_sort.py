@@ -10,7 +10,8 @@ mrgOutLocal, 512 / 16 = 32 repeats, 4); DataCopy UB -> GM (64 elements).
 The ProposalExtract reads 512 proposals from a 64-proposal tensor and writes 512 elements into a
 64-element tensor: past both tensors, as the hardware runs it (the first 4 repeats give the 64
 scores the sample checks). The model runs it the same way and records EXTENT checker warnings
-(docs/MODEL.md "Checker warnings"); the result bits are unchanged. Sync calls are no-ops here.
+(docs/MODEL.md "Checker warnings"); the result bits are unchanged. The sample's MTE2_V /
+V_MTE3 flags, PipeBarrier<PIPE_V> calls and final PipeBarrier<PIPE_ALL> are kept.
 """
 
 import ascend_jax as aj

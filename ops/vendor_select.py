@@ -2,8 +2,8 @@
 
 C++ shape (vendor-samples/select/select.asc): GlobalTensors x, y, sel, z; a LocalMemAllocator
 hands out src0, src1, selMask and dst; DataCopy GM -> UB (scenario 1: DataCopyPad of the 8-byte
-selMask with 24 bytes of right padding); one Select; DataCopy UB -> GM. Sync calls
-(SetFlag/WaitFlag/PipeBarrier) are no-ops here: the model executes in program order.
+selMask with 24 bytes of right padding); one Select; DataCopy UB -> GM. The sample's
+MTE2_V / V_MTE3 flags, scenario 2's MTE2_S / S_V flags and the final PipeBarrier<PIPE_ALL> are kept.
 
 Scenarios (``SCENARIO_NUM``, the sample's README table; T = float, selMask uint8):
 
