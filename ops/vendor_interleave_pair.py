@@ -5,8 +5,8 @@ C++ shape (vendor-samples/interleave_pair/interleave_pair.asc): GlobalTensors sr
 (half, COUNT = 512 each); a LocalMemAllocator for src0Local, src1Local, dst0Local, dst1Local;
 DataCopy src0, src1 GM -> UB; ``Duplicate(dst0Local, 0, COUNT)``, ``Duplicate(dst1Local, 0, COUNT)``;
 scenario 1 ``Interleave(dst0, dst1, src0, src1, COUNT)``, scenario 2 ``DeInterleave(dst0, dst1,
-src0, src1, COUNT)``; DataCopy dst0, dst1 UB -> GM (output_dst0.bin, output_dst1.bin). Sync calls
-are no-ops here (program order). Ascend 950 only (dav-3510).
+src0, src1, COUNT)``; DataCopy dst0, dst1 UB -> GM (output_dst0.bin, output_dst1.bin). The sample's
+MTE2_V / V_MTE3 flags and final PipeBarrier<PIPE_ALL> are kept. Ascend 950 only (dav-3510).
 """
 
 import ascend_jax as aj

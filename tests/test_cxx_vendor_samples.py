@@ -49,7 +49,7 @@ def _check(tmp_path, capsys, op, n, flag, dtype, part, seeds):
     # the Python port, every seed in one batched program
     py_out = tmp_path / "port"
     port_args = ["run", op, "--scenario", str(n), "--cases", str(tmp_path / "cases"), "--output", str(py_out)]
-    port_args += V._findings_flag(op)  # the ports not yet carrying their sample's flags
+    port_args += V._findings_flag(op, n)  # the scenarios with KNOWN_FINDINGS
     assert cli.main(port_args) == 0, capsys.readouterr().err
     src = SAMPLES / sample / f"{sample}.asc"
     for d in dirs:

@@ -99,11 +99,11 @@ CASES = [
         "vendor_add_tpipe_tque",
         vendor_add_tpipe_tque.add_custom,
         _f32(*(vendor_add_tpipe_tque.TOTAL_LENGTH,) * 3),
-        1,
+        vendor_add_tpipe_tque.NUM_BLOCKS,
         {
             ("queue", 3 * b + q): "the other VECIN queue's EnQue is issued after both copies in: its "
             "MTE2_V flag orders both before the Add"
-            for b in range(8)
+            for b in range(8)  # one TPipe per core: 3 DeQue per core, core 0 first
             for q in (0, 1)
         },
     ),
