@@ -17,8 +17,13 @@ class DType:
 
     name: canonical name used in profiles ("half", "bfloat16", "float32", "int16", ...).
     cpp: the Ascend C spelling ("half", "bfloat16_t", "float", "int16_t", ...).
-    np_dtype: the NumPy dtype holding the same bits.
-    bits_dtype: the unsigned integer NumPy dtype of the same width (bit-pattern view).
+    np_dtype: the NumPy dtype holding the same bits (a sub-byte type: the NumPy type holding one
+      element's value, int8 for int4b_t).
+    bits_dtype: the unsigned integer NumPy dtype of the same width (bit-pattern view; uint8 for a
+      sub-byte type).
+    nbits: the element width in bits when it is not ``8 * np_dtype.itemsize`` (int4b_t: 4).
+    modelled: False for a type the docs list that the model does not compute with (950's fp8 /
+      fp4 / hifloat8 types): it exists so that a call naming it raises a precise NotModelledError.
     """
 
     name: str
@@ -26,14 +31,34 @@ class DType:
     np_dtype: np.dtype
     bits_dtype: np.dtype
     kind: str  # "float" | "int" | "uint" | "complex"
+    nbits: int = 0
+    modelled: bool = True
+
+    @property
+    def sub_byte(self) -> bool:
+        """One element is less than a byte (int4b_t: two elements a byte)."""
+        return 0 < self.nbits < 8
 
     @property
     def itemsize(self) -> int:
+        """sizeof(T) in bytes. A sub-byte type has none: code that counts in bytes must use
+        ``bits`` / ``nbytes_of`` for it, and a path that does not is not modelled for it."""
+        if self.sub_byte:
+            from .errors import NotModelledError  # (errors imports nothing of ours)
+
+            raise NotModelledError(
+                f"{self.cpp} is {self.nbits} bits (half a byte): this path counts in whole bytes and "
+                "does not handle it (modelled: Cast, LocalTensor ReinterpretCast / GetSize / operator[])"
+            )
         return self.np_dtype.itemsize
 
     @property
     def bits(self) -> int:
-        return 8 * self.itemsize
+        return self.nbits or 8 * self.np_dtype.itemsize
+
+    def nbytes_of(self, n) -> int:
+        """Bytes of ``n`` elements (a sub-byte type: rounded up to whole bytes)."""
+        return (int(n) * self.bits + 7) // 8
 
     @property
     def is_float(self) -> bool:
@@ -76,6 +101,37 @@ complex32 = DType("complex32", "complex32", np.dtype(np.uint32), np.dtype(np.uin
 complex64 = DType("complex64", "complex64", np.dtype(np.complex64), np.dtype(np.uint64), "complex")
 float16 = half
 
+# SPEC: "int4b_t | [-8, 7]" (内置数据类型.md); "一个int4b_t只占半个字节" (Cast.md 约束说明). Two elements
+# share a byte; element 2k is the LOW nibble of byte k, element 2k+1 the high nibble (CHOICE, from the
+# vendor cast sample's golden: scripts/gen_data.py packs "output[::2] | (output[1::2] << 4)").
+int4b = DType("int4b", "int4b_t", np.dtype(np.int8), np.dtype(np.uint8), "int", nbits=4)
+int4b_t = int4b
+
+# 950's 8-bit and packed 4-bit float types of the Cast table (内置数据类型.md, Cast.md): names only,
+# so a call with them raises NotModelledError naming the pair (docs/MODEL.md "Cast").
+fp8_e4m3fn = DType(
+    "fp8_e4m3fn",
+    "fp8_e4m3fn_t",
+    np.dtype(ml_dtypes.float8_e4m3fn),
+    np.dtype(np.uint8),
+    "float",
+    modelled=False,
+)
+fp8_e5m2 = DType(
+    "fp8_e5m2", "fp8_e5m2_t", np.dtype(ml_dtypes.float8_e5m2), np.dtype(np.uint8), "float", modelled=False
+)
+hifloat8 = DType("hifloat8", "hifloat8_t", np.dtype(np.uint8), np.dtype(np.uint8), "float", modelled=False)
+fp4x2_e2m1 = DType(
+    "fp4x2_e2m1", "fp4x2_e2m1_t", np.dtype(np.uint8), np.dtype(np.uint8), "float", modelled=False
+)
+fp4x2_e1m2 = DType(
+    "fp4x2_e1m2", "fp4x2_e1m2_t", np.dtype(np.uint8), np.dtype(np.uint8), "float", modelled=False
+)
+
+# Types outside ALL: not picked by NumPy-dtype lookup (as_dtype(np.int8) is int8) nor by code that
+# walks every ordinary type; known by name (profiles, as_dtype("int4b_t")).
+SPECIAL = (int4b, fp8_e4m3fn, fp8_e5m2, hifloat8, fp4x2_e2m1, fp4x2_e1m2)
+
 ALL = (
     half,
     bfloat16,
@@ -92,7 +148,7 @@ ALL = (
     complex32,
     complex64,
 )
-BY_NAME = {d.name: d for d in ALL}
+BY_NAME = {d.name: d for d in ALL + SPECIAL}
 
 _ALIASES = {
     "float16": "half",
@@ -110,6 +166,12 @@ _ALIASES = {
     "uint32_t": "uint32",
     "int64_t": "int64",
     "uint64_t": "uint64",
+    "int4b_t": "int4b",
+    "fp8_e4m3fn_t": "fp8_e4m3fn",
+    "fp8_e5m2_t": "fp8_e5m2",
+    "hifloat8_t": "hifloat8",
+    "fp4x2_e2m1_t": "fp4x2_e2m1",
+    "fp4x2_e1m2_t": "fp4x2_e1m2",
 }
 
 

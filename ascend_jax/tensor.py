@@ -34,28 +34,38 @@ class LocalTensor:
         # a host integer (Python, NumPy, concrete jax) is checked against the length here; only a
         # tracer stays traced; a float or a bool is a UsageError (_scalar.element_offset)
         offset, length = _scalar.element_offset("LocalTensor::operator[]", offset, self.length)
-        return LocalTensor(
-            self.dtype, self.addr + offset * self.dtype.itemsize, length, self.name, self.handle
-        )
+        bits = self.dtype.bits
+        if bits < 8 and not (isinstance(offset, int) and offset * bits % 8 == 0):
+            # a sub-byte element at an odd index has no byte address of its own
+            raise UsageError(
+                "LocalTensor::operator[]",
+                "offset",
+                offset,
+                f"a Python int multiple of {8 // bits} for {self.dtype.cpp} (a whole byte)",
+                "any",
+            )
+        return LocalTensor(self.dtype, self.addr + offset * bits // 8, length, self.name, self.handle)
 
     def ReinterpretCast(self, dtype):
         """The same bytes viewed as ``dtype``; the byte length must be a whole number of the new
         elements (UsageError otherwise -- a silent floor would lose the tail)."""
         d = _dt.as_dtype(dtype)
-        if self.nbytes % d.itemsize:
+        # sizes in bits: int4b_t is half a byte (Cast.md: "一个int4b_t只占半个字节", so an int8_t
+        # tensor of n elements is an int4b_t tensor of 2n)
+        total = self.length * self.dtype.bits
+        if total % d.bits:
             raise UsageError(
                 "ReinterpretCast",
                 "dtype",
                 d.name,
-                f"an element type whose size divides the tensor's {self.nbytes} bytes",
+                f"an element type whose size divides the tensor's {total} bits",
                 "any",
-                f"{self!r} is {self.nbytes} bytes, not a multiple of sizeof({d.cpp}) = {d.itemsize}",
+                f"{self!r} is {total} bits, not a multiple of sizeof({d.cpp}) = {d.bits} bits",
             )
-        return LocalTensor(
-            d, self.addr, self.length * self.dtype.itemsize // d.itemsize, self.name, self.handle
-        )
+        return LocalTensor(d, self.addr, total // d.bits, self.name, self.handle)
 
     def GetSize(self):
+        """Ascend C ``GetSize()``: the number of elements (an int4b_t view of n int8_t: 2n)."""
         return self.length
 
     def SetSize(self, size):
@@ -68,14 +78,14 @@ class LocalTensor:
         object.__setattr__(self, "length", int(size))
 
     def GetLength(self):
-        return self.length * self.dtype.itemsize
+        return self.dtype.nbytes_of(self.length)
 
     def GetPhyAddr(self):
         return self.addr
 
     @property
     def nbytes(self):
-        return self.length * self.dtype.itemsize
+        return self.dtype.nbytes_of(self.length)
 
     def __repr__(self):
         a = self.addr if isinstance(self.addr, int) else "<traced>"

@@ -129,7 +129,7 @@ def patterns(d, n, rng):
 
 
 def _lanes(bits, d):
-    if d.itemsize == 8:
+    if d.bits == 64:
         return np.stack(
             [(bits & np.uint64(0xFFFFFFFF)).astype(np.uint32), (bits >> np.uint64(32)).astype(np.uint32)], -1
         )
@@ -138,7 +138,7 @@ def _lanes(bits, d):
 
 def _from_lanes(x, d):
     x = np.asarray(x)
-    if d.itemsize == 8:
+    if d.bits == 64:
         return x[..., 0].astype(np.uint64) | (x[..., 1].astype(np.uint64) << np.uint64(32))
     return x.astype(np.uint64)
 
@@ -248,8 +248,9 @@ class Case:
 
 def random_case(rng, p, s, t, modes, form):
     S, T = as_dtype(s), as_dtype(t)
-    wide = S if S.itemsize > T.itemsize else T
+    wide = S if S.bits > T.bits else T
     L = p.lanes(wide)
+    nib = min(S.bits, T.bits) < 8  # int4b_t: counts / masks in byte pairs (Cast.md 约束说明)
     counter = bool(rng.random() < 0.3)
     if form == "count_register" and p.level2_is_set_mask != "honoured":
         form = "count"
@@ -259,20 +260,21 @@ def random_case(rng, p, s, t, modes, form):
     else:
         nbits = min(L, p.vector_mask_bits)
         bits = rng.integers(0, 2, nbits) if rng.random() < 0.7 else np.ones(nbits, np.int64)
+        if nib and rng.random() < 0.7:  # else some byte's two lanes differ: BAD_MASK
+            bits[1::2] = bits[0::2]
         for i, b in enumerate(bits):
             if b:
                 vm[i // 32] |= np.uint32(1 << (i % 32))
     blk = tuple(int(rng.choice([0, 1, 1, 1, 2, 3])) if rng.random() < 0.4 else 1 for _ in range(2))
     if blk[0] == 0 and rng.random() < 0.7:
         blk = (1, blk[1])
-    rep = tuple(
-        int(rng.integers(0, 17)) if rng.random() < 0.6 else 8 * d.itemsize // wide.itemsize for d in (T, S)
-    )
+    rep = tuple(int(rng.integers(0, 17)) if rng.random() < 0.6 else 8 * d.bits // wide.bits for d in (T, S))
 
     def addr(d):
         a = int(rng.integers(0, UB // 32)) * 32
         if rng.random() < 0.05:
-            a += d.itemsize * int(rng.integers(1, 32 // d.itemsize))
+            size = max(1, d.bits // 8)
+            a += size * int(rng.integers(1, 32 // size))
         if rng.random() < 0.03:
             a = UB + 32 * int(rng.integers(0, 8))
         return a
@@ -292,18 +294,28 @@ def random_case(rng, p, s, t, modes, form):
             if min(L, p.vector_mask_bits) < 64:
                 mask = [mask[0] & ((1 << L) - 1)]
             mask[0] |= low
+            if nib and rng.random() < 0.8:  # else a byte's two lanes differ: BAD_MASK at run time
+                mask = [(w & 0x5555555555555555) * 3 for w in mask]
+                mask[0] |= 3 * low
+    if nib and form == "continuous":
+        mask += mask % 2
+    count = int(rng.integers(0, RB * L + 1))
+    if nib:
+        count -= count % 2
     return Case(
         s, t, str(rng.choice(modes)), form, counter, int(rng.choice([0, SAT_OFF])),
         tuple(int(x) for x in vm), int(rng.integers(0, 2**31)), d_addr, s_addr, blk, rep,
-        int(rng.integers(0, RB * L + 1)), mask, int(rng.integers(0, RB + 1)),
+        count, mask, int(rng.integers(0, RB + 1)),
     )  # fmt: skip
 
 
 def _ub(c):
     S = as_dtype(c.src)
     rng = np.random.default_rng(c.ub_seed)
-    n = UB // S.itemsize
+    n = UB * 8 // S.bits
     bits = patterns(S, n, rng)
+    if S.bits < 8:  # int4b_t: element 2k in the low nibble of byte k
+        return (bits[0::2] | (bits[1::2] << np.uint64(4))).astype(np.uint8)
     return bits.astype(S.bits_dtype).view(np.uint8).copy()
 
 

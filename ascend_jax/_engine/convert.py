@@ -40,7 +40,8 @@ FLOATS = {"half": (16, 5, 10), "bfloat16": (16, 8, 7), "float32": (32, 8, 23), "
 
 
 def modelled(dtype):
-    return dtype.name in FLOATS or dtype.kind in ("int", "uint")
+    """Every integer (int4b_t included: a 4-bit two's complement lane) and the four float formats."""
+    return dtype.modelled and (dtype.name in FLOATS or dtype.kind in ("int", "uint"))
 
 
 # -- 64-bit magnitudes as (hi, lo) uint32 pairs --------------------------------------------------
@@ -138,7 +139,7 @@ def round_shift(neg, hi, lo, k, mode):
 
 def _words(x, dtype):
     """(hi, lo) uint32 words of lanes x ([..] or [.., 2] for 64-bit types)."""
-    if dtype.itemsize == 8:
+    if dtype.bits == 64:
         return x[..., 1].astype(U32), x[..., 0].astype(U32)
     return jnp.zeros(x.shape, U32), x.astype(U32)
 
@@ -185,7 +186,7 @@ def decode(x, dtype):
 
 
 def _out(hi, lo, dtype):
-    if dtype.itemsize == 8:
+    if dtype.bits == 64:
         return jnp.stack([lo, hi], axis=-1)
     return lo & np.uint32((1 << dtype.bits) - 1)
 

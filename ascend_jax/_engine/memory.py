@@ -114,12 +114,13 @@ def gather_words(ub, idx, block_bytes=32):
 
 def words_to_lanes(w, itemsize):
     """uint32[R, 8, 8] block words -> uint32[R, L]: lane bits (L = 256 / itemsize; 8-byte lanes are
-    (low, high) word pairs, i.e. itemsize 4)."""
+    (low, high) word pairs, i.e. itemsize 4; itemsize 0.5 is int4b_t: lane 2k is the low nibble of
+    byte k, docs/MODEL.md "int4b_t")."""
     R = w.shape[0]
     if itemsize >= 4:
         return w.reshape(R, -1)
-    bits = 8 * itemsize
-    parts = [(w >> np.uint32(bits * k)) & np.uint32((1 << bits) - 1) for k in range(4 // itemsize)]
+    bits = round(8 * itemsize)
+    parts = [(w >> np.uint32(bits * k)) & np.uint32((1 << bits) - 1) for k in range(32 // bits)]
     return jnp.stack(parts, axis=-1).reshape(R, -1)
 
 
@@ -129,8 +130,8 @@ def lanes_to_words(lanes, itemsize):
     x = lanes.astype(U32)
     if itemsize >= 4:
         return x.reshape(R, -1, 8)
-    bits = 8 * itemsize
-    k = 4 // itemsize
+    bits = round(8 * itemsize)
+    k = 32 // bits
     x = (x & np.uint32((1 << bits) - 1)).reshape(R, -1, 8, k)
     sh = (np.arange(k, dtype=np.uint32) * np.uint32(bits))[None, None, None, :]
     return _or_reduce(x << sh)

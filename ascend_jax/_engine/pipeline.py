@@ -171,13 +171,19 @@ def conversion_dst_faults(d_addr, s_addr, dst_act, src_act, any_act, db, s_rep, 
     return fault | any_fault(hit, Fault.REPEAT_DEPENDENCY)
 
 
+def lane_size(dtype):
+    """Bytes of one uint32 lane slot of ``dtype``: sizeof(T) up to 4 (a 64-bit T is two slots);
+    int4b_t 0.5 (two lanes a byte)."""
+    return min(dtype.bits, 32) / 8 if dtype.bits < 8 else min(dtype.bits // 8, 4)
+
+
 def read_lanes(ub, baddr, dtype, literal=False):
     """The lanes of a strided operand (block byte addresses [R, 8]) as uint32 bits: [R, L], or
     [R, L, 2] (low, high) word pairs for 64-bit T (no jax_enable_x64 needed)."""
-    msize = min(dtype.itemsize, 4)
+    msize = lane_size(dtype)
     blocks = MEM.gather_blocks_at(ub, baddr) if literal else MEM.gather_blocks(ub, MEM.block_index(baddr))
     lanes = MEM.words_to_lanes(MEM.blocks_to_words(blocks), msize)
-    return lanes.reshape(lanes.shape[0], -1, 2) if dtype.itemsize == 8 else lanes
+    return lanes.reshape(lanes.shape[0], -1, 2) if dtype.bits == 64 else lanes
 
 
 def write_lanes(ub, d_addr, new, act, write, ordered, dtype, fence=False):
@@ -186,8 +192,8 @@ def write_lanes(ub, d_addr, new, act, write, ordered, dtype, fence=False):
     repeat in program order (docs/MODEL.md "Writes"), else one masked scatter. ``fence``: the
     merged words are materialized before they become bytes (``memory.materialize``)."""
     R = act.shape[0]
-    msize = min(dtype.itemsize, 4)
-    wide = dtype.itemsize == 8  # both halves of a 64-bit lane share its activity
+    msize = lane_size(dtype)
+    wide = dtype.bits == 64  # both halves of a 64-bit lane share its activity
     act_m = jnp.repeat(act, 2, axis=1) if wide else act
     new_w = MEM.lanes_to_words(new.reshape(R, -1).astype(U32), msize)
     mask = MEM.lane_mask_words(act_m, msize)
@@ -249,15 +255,21 @@ def set_extents(dyn, **tensors):
 
 
 def lane_addrs(baddr, dtype):
-    """int32[R, 8E]: byte address of every lane of a strided operand (block addresses [R, 8])."""
-    E = 32 // dtype.itemsize
-    off = jnp.arange(E, dtype=I32) * dtype.itemsize
+    """int32[R, 8E]: byte address of every lane of a strided operand (block addresses [R, 8]); an
+    int4b_t lane: the byte holding its nibble."""
+    E = 256 // dtype.bits
+    off = jnp.arange(E, dtype=I32) * dtype.bits // 8
     return (baddr[:, :, None] + off[None, None, :]).reshape(baddr.shape[0], -1)
+
+
+def _span(dtype):
+    """Bytes a lane's written-marks cover (an int4b_t lane: its byte -- byte granularity)."""
+    return max(1, dtype.bits // 8)
 
 
 def lane_bytes_written(written, la, dtype):
     """bool[R, L]: every byte of each lane (addresses ``la``) is marked in ``written``."""
-    idx = la[..., None] + jnp.arange(dtype.itemsize, dtype=I32)
+    idx = la[..., None] + jnp.arange(_span(dtype), dtype=I32)
     n = written.shape[-1]
     w = written[jnp.clip(idx, 0, n - 1)]
     return jnp.all((w != 0) & (idx >= 0) & (idx < n), axis=-1)
@@ -266,8 +278,8 @@ def lane_bytes_written(written, la, dtype):
 def mark_lanes_written(written, la, act, dtype):
     """``written`` with every byte of the ``act`` lanes at addresses ``la`` set."""
     n = written.shape[-1]
-    idx = (la[..., None] + jnp.arange(dtype.itemsize, dtype=I32)).reshape(-1)
-    val = jnp.broadcast_to(act[..., None], la.shape + (dtype.itemsize,)).reshape(-1)
+    idx = (la[..., None] + jnp.arange(_span(dtype), dtype=I32)).reshape(-1)
+    val = jnp.broadcast_to(act[..., None], la.shape + (_span(dtype),)).reshape(-1)
     idx = jnp.where(val & (idx >= 0) & (idx < n), idx, n)  # n: out of bounds, dropped
     return written.at[idx].max(val.astype(jnp.uint8), mode="drop")
 
@@ -291,7 +303,7 @@ def strided_warnings(st, state, new_state, dyn, act, ran, operands):
     for k, _, t in operands:
         if k in ext:
             base = jnp.asarray(dyn[k], I32)
-            out = (las[k] < base) | (las[k] + t.itemsize > base + ext[k])
+            out = (las[k] < base) | (las[k] + _span(t) > base + ext[k])
             hits.append((CK.Warn.EXTENT, api, CK.arg_code(k), ran & jnp.any(act & out)))
     written = state.written
     if written is not None:
@@ -313,18 +325,18 @@ def run_strided(st: StridedStatic, state, dyn):
     p, dt, R = st.profile, st.dtype, st.R
     sdt = dt if st.src_dtype is None else st.src_dtype
     # SPEC (Cast): "数据类型转换的mask会按照输入和输出类型中sizeof(dtype)较大的来筛选"
-    wide = sdt if sdt.itemsize > dt.itemsize else dt
+    wide = sdt if sdt.bits > dt.bits else dt
     N = len(st.srcs)
     L = p.lanes(wide)
     plan = LN.plan(p, wide, R, state, dyn, kind=st.kind)
     act = plan.act
 
     def blocks(t):  # (blocks a repeat, active blocks) of an operand of element type t
-        nb = L * t.itemsize // p.block_bytes
+        nb = L * t.bits // (8 * p.block_bytes)
         return nb, jnp.any(act.reshape(R, nb, L // nb), axis=-1)
 
     nd, blk_act = blocks(dt)
-    ns, src_act = (nd, blk_act) if sdt.itemsize == dt.itemsize else blocks(sdt)
+    ns, src_act = (nd, blk_act) if sdt.bits == dt.bits else blocks(sdt)
     any_act = jnp.any(blk_act)
     s = [dyn["strides"][i] for i in range(2 + 2 * N)]
     d_addr = MEM.block_addr(dyn["dst"], s[0], s[N + 1], R, n_blocks=nd)
@@ -362,7 +374,15 @@ def run_strided(st: StridedStatic, state, dyn):
     if isinstance(out, tuple):
         out, bad_lanes = out
         bad_param = bad_param | jnp.any(bad_lanes & act)
-    fault |= closing_faults(plan, dyn["bad_mask"], bad_param)
+    bad_mask = dyn["bad_mask"]
+    if min(sdt.bits, dt.bits) < 8:
+        # SPEC: int4b_t: "连续模式的mask与...count必须为偶数；...逐bit模式，对应同一字节的相邻两个比特位的
+        # 数值必须一致" (Cast.md 约束说明). Static values are checked by the API (UsageError); what the
+        # registers or traced values leave is checked here on the active lanes: a byte whose two lanes
+        # differ in activity is a BAD_MASK (docs/MODEL.md "int4b_t")
+        pair = act.reshape(R, L // 2, 2)
+        bad_mask = bad_mask | jnp.any(pair[..., 0] != pair[..., 1])
+    fault |= closing_faults(plan, bad_mask, bad_param)
     # fence: the lanes are arithmetic, dear to recompute per byte (memory.materialize)
     ub = write_lanes(state.ub, d_addr, out, act, blk_act & (fault == 0), st.ordered, dt, fence=True)
     operands = (("dst", d_addr, dt),) + tuple((k, a, sdt) for k, (a, _) in zip(st.srcs, srcs, strict=True))

@@ -17,6 +17,7 @@ import dataclasses
 import enum
 
 import jax.numpy as jnp
+import numpy as np
 
 from .._engine import convert as CV
 from .._engine.castcomp import DeqElem
@@ -85,6 +86,21 @@ class _ConvertElem:
         return CV.convert(x, self.src, dtype, dyn["rmode"], profile, ctrl)
 
 
+def check_nibble_pairs(api, args, p):
+    """Static int4b_t rule of Cast.md 约束说明 on Python values: "tensor高维切分计算接口的连续模式的mask与
+    tensor前n个数据计算接口的count必须为偶数" (an odd one: UsageError; a continuous mask is a count in
+    Counter mode, even too). The bitwise rule ("逐bit模式，对应同一字节的相邻两个比特位的数值必须一致") and
+    everything traced or left in the registers are checked at run time on the active lanes (a byte whose
+    two lanes differ in activity: BAD_MASK, ``pipeline.run_strided``): whether a bitwise mask is lane
+    bits or a Counter-mode count is run-time state."""
+    first = args[0]
+    if isinstance(first, (list, tuple)) or isinstance(first, bool) or not A.is_static(first):
+        return
+    if isinstance(first, (int, np.integer)) and int(first) % 2:
+        arg, what = ("count", "an even count") if len(args) == 1 else ("mask", "an even continuous mask")
+        raise UsageError(api, arg, first, what, p, "int4b_t: two elements share a byte")
+
+
 _CAST_PROTOS = (
     "Cast(dst, src, roundMode, count)",
     "Cast(dst, src, roundMode, mask[], repeatTime, repeatParams)",
@@ -125,14 +141,19 @@ def plan_cast(state, dst, src, roundMode, args, profile, isSetMask, max_repeats)
         allowed = ", ".join("CAST_" + m for m in sorted(modes))
         raise UsageError(api, "roundMode", "CAST_" + mode, allowed, p, f"{s.name} -> {t.name}")
     if not (CV.modelled(s) and CV.modelled(t)):
-        raise NotModelledError(f"Cast: {s.name} -> {t.name} has no fast-path element function")
-    wide = s if s.itemsize > t.itemsize else t
+        raise NotModelledError(
+            f"Cast: {s.cpp} -> {t.cpp} is in the product's table but not modelled "
+            f"(no element function for {', '.join(d.cpp for d in (s, t) if not CV.modelled(d))})"
+        )
+    if min(s.bits, t.bits) < 8:
+        check_nibble_pairs(api, args, p)
+    wide = s if s.bits > t.bits else t
     dyn = empty_dyn("dst", "src")
     dyn["dst"], dyn["src"] = A.addr_of(dst), A.addr_of(src)
     # SPEC: "针对源操作数的连续n个数据进行计算并连续写入目的操作数" (连续计算.md): each operand is
-    # contiguous, a repeat of L lanes spans L * sizeof / 32 blocks of that operand
+    # contiguous, a repeat of L lanes spans L * sizeof / 32 blocks of that operand (int4b_t: bits)
     L = p.lanes(wide)
-    nd, ns = L * t.itemsize // p.block_bytes, L * s.itemsize // p.block_bytes
+    nd, ns = (L * d.bits // (8 * p.block_bytes) for d in (t, s))
     form, R, ordered = plan_forms(
         api, state, wide, args, p, isSetMask, max_repeats, dyn, count_strides=[1, 1, nd, ns]
     )

@@ -32,7 +32,7 @@ from fractions import Fraction
 from .. import dtypes as _dt
 from ..errors import Fault, NotModelledError, UnsupportedError, UsageError
 from ..profile import as_profile
-from ..tensor import LocalTensor
+from ..tensor import MASK_PLACEHOLDER, LocalTensor
 from . import elementwise as _ew
 from . import faults as _faults
 from . import masks as _masks
@@ -227,12 +227,68 @@ def lane_function(src, dst, mode, profile, ctrl):
 
 
 # ---------------------------------------------------------------------------------------------
+# Lanes of a sub-byte operand (int4b_t)
+#
+# SPEC: "一个int4b_t只占半个字节" (Cast.md 约束说明). Element k of a block sits in byte k // 2 of it,
+# the LOW nibble for an even k, the high one for an odd k (CHOICE, docs/MODEL.md "int4b_t": the vendor
+# cast sample's golden packs element 2j | element 2j+1 << 4).
+
+
+def _lane_at(addr, r, b, e, strides, d, bb):
+    """(byte address, bit shift) of element ``e`` of block ``b`` of repeat ``r``."""
+    if d.bits >= 8:
+        return _faults.lane_address(addr, r, b, e, *strides, d.bits // 8, bb), 0
+    per_byte = 8 // d.bits
+    byte = _faults.lane_address(addr, r, b, e // per_byte, *strides, 1, bb)
+    return byte, (e % per_byte) * d.bits
+
+
+def _read_lane(ub, where, d):
+    a, shift = where
+    if d.bits >= 8:
+        return _st.read_bits(ub, a, d.bits // 8)
+    return (int(ub[a]) >> shift) & ((1 << d.bits) - 1)
+
+
+def _write_lane(ub, where, d, bits):
+    a, shift = where
+    if d.bits >= 8:
+        _st.write_bits(ub, a, d.bits // 8, bits)
+        return
+    m = ((1 << d.bits) - 1) << shift
+    ub[a] = (int(ub[a]) & ~m & 0xFF) | ((bits << shift) & m)
+
+
+def _check_pairs_static(api, args, count_form, profile):
+    """int4b_t, Python values. SPEC (Cast.md 约束说明): "连续模式的mask与tensor前n个数据计算接口的count必须
+    为偶数" (a continuous mask is a count in Counter mode: even too). The bitwise rule ("逐bit模式，对应同一
+    字节的相邻两个比特位的数值必须一致") is checked on the active lanes (``_pairs_broken``): the words are
+    lane bits or a Counter-mode count depending on the run-time mode."""
+    first = args[0]
+    if isinstance(first, (bool, list, tuple)) or first is MASK_PLACEHOLDER or not isinstance(first, int):
+        return
+    if first % 2 == 1:
+        arg, what = ("count", "an even count") if count_form else ("mask", "an even continuous mask")
+        raise UsageError(api, arg, first, what, profile, "int4b_t: two elements share a byte")
+
+
+def _pairs_broken(plan):
+    """Some byte of an int4b_t operand has one active and one inactive lane (the registers or the
+    Counter-mode count broke the rule: BAD_MASK, docs/MODEL.md "int4b_t")."""
+    return any(
+        plan.active[r][l] != plan.active[r][l + 1]
+        for r in range(plan.repeats)
+        for l in range(0, plan.lanes, 2)
+    )
+
+
+# ---------------------------------------------------------------------------------------------
 # The call
 
 
-def _faults_two_widths(plan, dst, src, ds, ss, dst_strides, src_strides, ub_size, profile):
+def _faults_two_widths(plan, dst, src, dbits, sbits, dst_strides, src_strides, ub_size, profile):
     bb = profile.block_bytes
-    Ed, Es = bb // ds, bb // ss
+    Ed, Es = 8 * bb // dbits, 8 * bb // sbits  # lanes a block (int4b_t: 64)
     fault = 0
     dblocks, sblocks = {}, {}
     for r in range(plan.repeats):
@@ -255,7 +311,7 @@ def _faults_two_widths(plan, dst, src, ds, ss, dst_strides, src_strides, ub_size
     # faults unless both widths are equal and it is the same block index at the same address.
     for (r, b), a in sblocks.items():
         for (r2, b2), a2 in dblocks.items():
-            if r2 == r and a < a2 + bb and a2 < a + bb and not (ds == ss and b == b2 and a == a2):
+            if r2 == r and a < a2 + bb and a2 < a + bb and not (dbits == sbits and b == b2 and a == a2):
                 fault |= Fault.PARTIAL_OVERLAP
             if r2 < r and a < a2 + bb and a2 < a + bb:
                 fault |= Fault.REPEAT_DEPENDENCY
@@ -294,18 +350,24 @@ def Cast(state, dst, src, roundMode, *args, profile, isSetMask=True):
     if not deq and mode not in modes:
         allowed = ", ".join("CAST_" + m for m in sorted(modes))
         raise UsageError(api, "roundMode", "CAST_" + mode, allowed, profile, f"{s.name} -> {t.name}")
+    if not (s.modelled and t.modelled):
+        # the table lists the pair; the model has no rule for the 8-bit / packed 4-bit float types
+        raise NotModelledError(f"Cast: {s.cpp} -> {t.cpp} is in the product's table but not modelled")
+    sub_byte = min(s.bits, t.bits) < 8
+    if sub_byte:
+        _check_pairs_static(api, args, count_form, profile)
     for tt, name in ((dst, "dst"), (src, "src")):
         _masks.as_int(api, f"{name}.addr", tt.addr, profile)
     dst = LocalTensor(t, int(dst.addr), dst.length)
     src = LocalTensor(s, int(src.addr), src.length)
-    big = s if s.itemsize >= t.itemsize else t
+    big = s if s.bits >= t.bits else t
     if count_form:
         plan = _masks.plan_count_form(api, state, big, args[0], isSetMask, profile)
         # SPEC: "针对源操作数的连续n个数据进行计算并连续写入目的操作数" (连续计算.md): each operand is
         # contiguous, so a repeat of L lanes spans L * sizeof / 32 blocks of that operand
         L = profile.lanes(big)
         bb = profile.block_bytes
-        dst_strides, src_strides = (1, L * t.itemsize // bb), (1, L * s.itemsize // bb)
+        dst_strides, src_strides = (1, L * t.bits // (8 * bb)), (1, L * s.bits // (8 * bb))
     else:
         mask, repeat_time, params = args
         plan = _masks.plan_high_dim(api, state, big, mask, repeat_time, params, isSetMask, profile)
@@ -316,8 +378,10 @@ def Cast(state, dst, src, roundMode, *args, profile, isSetMask=True):
     if plan.outcome == "fault":
         return _st.with_fault(state, plan.fault)
     fault = _faults_two_widths(
-        plan, dst, src, t.itemsize, s.itemsize, dst_strides, src_strides, state.ub.size, profile
+        plan, dst, src, t.bits, s.bits, dst_strides, src_strides, state.ub.size, profile
     )
+    if sub_byte and _pairs_broken(plan):
+        fault |= int(Fault.BAD_MASK)
     if fault:
         return _st.with_fault(state, fault)
     if deq:  # MODEL.md "SetDeqScale and the DEQSCALE conversions"
@@ -329,13 +393,13 @@ def Cast(state, dst, src, roundMode, *args, profile, isSetMask=True):
     for r in range(plan.repeats):
         for l in range(plan.lanes):
             if plan.active[r][l]:
-                Es, Ed = bb // s.itemsize, bb // t.itemsize
-                sa = _faults.lane_address(src.addr, r, l // Es, l % Es, *src_strides, s.itemsize, bb)
-                da = _faults.lane_address(dst.addr, r, l // Ed, l % Ed, *dst_strides, t.itemsize, bb)
-                results.append((da, f(_st.read_bits(state.ub, sa, s.itemsize))))
+                Es, Ed = 8 * bb // s.bits, 8 * bb // t.bits
+                sa = _lane_at(src.addr, r, l // Es, l % Es, src_strides, s, bb)
+                da = _lane_at(dst.addr, r, l // Ed, l % Ed, dst_strides, t, bb)
+                results.append((da, f(_read_lane(state.ub, sa, s))))
     out = _st.copy_state(state)
     for da, bits in results:
-        _st.write_bits(out.ub, da, t.itemsize, bits)
+        _write_lane(out.ub, da, t, bits)
     if plan.new_vmask is not None:
         _st.set_vmask(out, plan.new_vmask, profile)
     if plan.new_mask_mode is not None:
