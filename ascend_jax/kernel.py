@@ -38,6 +38,7 @@ _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 # the APIs that accumulate into dst (MulAddDst: dst = src0*src1 + dst; Axpy: dst = src*s + dst;
 # FusedMulAdd / MulAddRelu: dst = src0*dst + src1) and the scratch-buffer parameters
 _DST_READ_APIS = frozenset(("MulAddDst", "Axpy", "FusedMulAdd", "MulAddRelu"))
+_V_CONFIG_FAMILIES = frozenset(("mask", "special_register"))
 _SCRATCH_ARGS = frozenset(("sharedTmpBuffer", "tmpBuffer", "workLocal", "tmpLocal"))
 _CASE_AXIS = "ascend_jax_case"  # vmap axis name of jit_kernel's batch
 
@@ -412,6 +413,11 @@ class Kernel:
             dst = args[0] if args else None
             src = args[1] if len(args) > 1 else None
             pipe = _sync.pipe_of(api, spec.family if spec else "", dst, src)
+            if spec is not None and spec.family in _V_CONFIG_FAMILIES:
+                # SPEC: the mask / CTRL register writes are scalar instructions whose order with
+                # the vector instructions the hardware keeps (核内同步/关键特性说明.md "硬件保证的
+                # 同步"): the call log places them in V's program order
+                pipe = _sync.pipe_t.PIPE_V
         if accesses is None:
             accesses = self._footprint(api, args, kw or {})
         return self.log.add(api, pipe, kind, event, accesses, self._where())

@@ -90,7 +90,20 @@ def _run(fn, arrays, **kw):
     return aj.run_kernel(fn, *arrays, block_dim=fn.block_dim, profile=fn.profile, **kw)
 
 
-@pytest.mark.parametrize("op,n", SCENARIOS, ids=IDS)
+# make test: the scenarios with known findings (the others' findings are checked in make test by
+# tests/test_vendor_samples.py, whose `ascend-jax run` exits 1 on any finding); all of them nightly
+FINDINGS_PARAMS = [
+    pytest.param(
+        op,
+        n,
+        id=f"{op}-s{n}",
+        marks=() if n in getattr(ops.VENDOR_OPS[op], "KNOWN_FINDINGS", {}) else pytest.mark.slow,
+    )
+    for op, n in SCENARIOS
+]
+
+
+@pytest.mark.parametrize("op,n", FINDINGS_PARAMS)
 def test_findings(op, n):
     fn = ops.VENDOR_OPS[op].scenario(n)
     arrays = _random(fn, np.random.default_rng(n), op=op, n=n)
@@ -130,16 +143,16 @@ def _schedules(op, n):
         np.testing.assert_array_equal(p.view(bits), v.view(bits), err_msg=f"{op} s{n} {a.name}")
 
 
-FAST = [s for s in SCENARIOS if s not in SLOW]
-SLOW_LIST = [s for s in SCENARIOS if s in SLOW]
+# make test runs the schedules of a few scenarios (one per kind of sync); the rest nightly (-m slow)
+ALWAYS = {("vendor_select", 2), ("vendor_brcb", 1)}  # (vendor_reduce 1: 97 s, nightly)
+FAST = [s for s in SCENARIOS if s in ALWAYS]
+SLOW_LIST = [s for s in SCENARIOS if s not in ALWAYS]
 
 
 # race-free by the findings, yet the adversarial schedule changes the bits: a model issue, not the
 # port's (the mask state SetMaskCount / SetVectorMask / SetMaskNorm set between the V calls appears
 # not to travel with each V call when the schedule delays it) -- reported, to be fixed in the model
-SCHEDULE_MODEL_ISSUES = {
-    ("vendor_reduce", 1): "adversarial: z[0] of every case differs (Counter-mode ReduceRepeat pair)",
-}
+SCHEDULE_MODEL_ISSUES = {}  # (vendor_reduce 1's mask registers now keep V's order: fixed in the model)
 FAST_PARAMS = [
     pytest.param(
         op,
