@@ -13,6 +13,12 @@ goes through one rule:
   accepted unless it lies beyond T's largest finite value (it would become an infinity); an
   explicit infinity or NaN is passed through.
 
+An integer *argument* (a length, an element offset, a count, a byte size: a C++ integer type whose
+value the kernel means exactly) has a stricter rule, ``host_int``: a Python int, a NumPy integer or a
+concrete 0-d jax integer array, never a bool or a float (not even ``8.0``), inside the argument's
+range; anything else is a ``UsageError`` naming the argument. A traced (jax tracer) integer stays
+traced and is checked per case where it is used.
+
 ``cast_scalar(value, dtype)`` gives the C++ conversion on purpose (integers truncated toward zero
 and wrapped modulo 2**N; floats rounded, overflowing to infinity) for a kernel that wants it.
 This module imports neither jax nor the reference (both implementations import it).
@@ -25,7 +31,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import dtypes as _dt
-from .errors import UsageError
+from .errors import IndexUsageError, UsageError
 
 
 def _is_tracer(v):
@@ -79,6 +85,68 @@ def host_value(api, value, profile, argument="scalarValue"):
         "a number: a Python int/float, a NumPy scalar or a concrete 0-d jax array",
         profile,
     )
+
+
+def host_int(api, argument, value, lo=None, hi=None, profile=None, allowed=None, detail=""):
+    """The one rule for a static integer argument (module docstring): ``value`` as a Python int when
+    it is a Python int, a NumPy integer or a concrete 0-d jax integer array inside ``[lo, hi]``
+    (either bound None: open); a bool, a float (integral or not, NaN, inf), a string, an array or a
+    tracer is a ``UsageError`` naming ``argument``; ``allowed`` replaces the default description,
+    ``detail`` is added to the message of a value out of range."""
+    if allowed is None:
+        if hi is None:
+            allowed = "an integer" if lo is None else f"an integer >= {lo}"
+        else:
+            allowed = f"an integer <= {hi}" if lo is None else f"an integer in [{lo}, {hi}]"
+    v = value
+    if (isinstance(v, np.ndarray) or _is_jax_array(v)) and not _is_tracer(v) and getattr(v, "ndim", 1) == 0:
+        v = np.asarray(v)[()]  # a 0-d array: its element
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+        shown = value if isinstance(value, (int, float, str, np.generic)) or value is None else _show(value)
+        raise UsageError(api, argument, shown, allowed, profile, _not_int(value))
+    n = int(v)
+    if (lo is not None and n < lo) or (hi is not None and n > hi):
+        raise UsageError(api, argument, n, allowed, profile, detail)
+    return n
+
+
+def _not_int(v):
+    if isinstance(v, (bool, np.bool_)):
+        return "a bool is not an integer argument"
+    if isinstance(v, (float, np.floating)):
+        return "a float is not an integer argument (not even an integral one)"
+    if _is_tracer(v):
+        return "a traced value is not allowed here"
+    return ""
+
+
+def element_offset(api, offset, length, profile=None):
+    """``operator[]`` of a tensor of ``length`` elements: ``(offset, length - offset)`` for a host
+    integer ``offset`` in ``[0, length]`` (``host_int``; past the end: ``IndexUsageError``, a
+    UsageError that is also an IndexError), ``(offset, length)`` for a traced integer (checked per
+    case where the tensor is used). A float, a bool or a traced float is a ``UsageError``."""
+    if _is_tracer(offset):
+        dt = np.dtype(offset.dtype)
+        if dt.kind not in "iu" or offset.ndim != 0:
+            raise UsageError(
+                api,
+                "offset",
+                f"traced {dt}{list(offset.shape)}",
+                "an integer (a traced int32 scalar)",
+                profile,
+            )
+        return offset, length
+    n = host_int(api, "offset", offset, profile=profile, allowed=f"an integer in [0, {length}]")
+    if not 0 <= n <= length:
+        raise IndexUsageError(
+            api,
+            "offset",
+            n,
+            f"an integer in [0, {length}]",
+            profile,
+            f"the tensor has {length} elements: offset {n} is outside it",
+        )
+    return n, length - n
 
 
 def _show(v):

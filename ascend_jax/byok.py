@@ -1,5 +1,6 @@
-"""Bring your own kernel: GM argument declarations, .bin I/O in the vendor samples' layout, and the
-``ascend-jax run`` command.
+"""Bring your own kernel: GM argument declarations, .bin I/O in the vendor samples' layout, and what
+the ``ascend-jax run`` command (``cli.py``: its options, its exit codes, the op-name lookup in the
+``ops`` package) runs: resolving ``KERNEL``, checking the folders, the batched run.
 
 A vendor sample's host code reads ``input/*.bin`` (written by its ``scripts/gen_data.py``), launches
 the kernel on GM buffers and writes ``output/output.bin`` (read by ``scripts/verify_result.py``).
@@ -29,16 +30,18 @@ returns the declared kernel; the vendor ports in ``ops/`` expose ``scenario(n)``
 """
 
 import functools
-import importlib
 import importlib.util
+import inspect
 import pathlib
 import sys
+import traceback
 from typing import NamedTuple
 
 import numpy as np
 
 from . import dtypes as _dt
-from .errors import AscendCError, describe_faults
+from ._scalar import host_int
+from .errors import AscendCError, UsageError
 
 DIRECTIONS = ("in", "out", "inout")
 
@@ -87,24 +90,58 @@ class GmArg(NamedTuple):
 
 
 def _check_args(gm_args):
+    """The declaration's fields, each bad one a UsageError naming it (``GmArg 'x'.count``)."""
     gm_args = tuple(gm_args)
     if not gm_args:
-        raise ValueError("gm_kernel: declare at least one GmArg")
+        raise UsageError("gm_kernel", "gm_args", "()", "at least one aj.GmArg", None)
     names = set()
-    for a in gm_args:
+    for j, a in enumerate(gm_args):
         if not isinstance(a, GmArg):
-            raise TypeError(f"gm_kernel: {a!r} is not an aj.GmArg")
-        if a.direction not in DIRECTIONS:
-            raise ValueError(f"GmArg {a.name}: direction={a.direction!r}; allowed: {', '.join(DIRECTIONS)}")
-        if not isinstance(a.count, (int, np.integer)) or a.count <= 0:
-            raise ValueError(f"GmArg {a.name}: count={a.count!r}; allowed: a positive int")
-        a.dt  # noqa: B018  (raises on an unknown dtype)
+            raise UsageError(
+                "gm_kernel", f"argument {j}", _short(a), "an aj.GmArg(name, dtype, count, ...)", None
+            )
+        if not isinstance(a.name, str) or not a.name.isidentifier():
+            raise UsageError(
+                "gm_kernel", f"GmArg {j}.name", a.name, "a Python identifier (the kernel parameter)", None
+            )
+        where = f"GmArg {a.name!r}"
+        try:
+            a.dt  # noqa: B018
+        except (TypeError, ValueError):
+            known = ", ".join(_dt.BY_NAME)
+            raise UsageError(
+                "gm_kernel", f"{where}.dtype", _short(a.dtype), f"an Ascend element type: {known}", None
+            ) from None
+        host_int("gm_kernel", f"{where}.count", a.count, 1, None, allowed="a positive int (elements)")
+        if not isinstance(a.direction, str) or a.direction not in DIRECTIONS:
+            raise UsageError(
+                "gm_kernel", f"{where}.direction", a.direction, ", ".join(map(repr, DIRECTIONS)), None
+            )
+        if a.file is not None and (not isinstance(a.file, str) or not a.file):
+            raise UsageError("gm_kernel", f"{where}.file", a.file, "None or a .bin file name", None)
         if a.name in names:
-            raise ValueError(f"gm_kernel: GM argument {a.name!r} declared twice")
+            raise UsageError(
+                "gm_kernel", f"{where}.name", a.name, "a name not used before", None, "declared twice"
+            )
         names.add(a.name)
     if not any(a.is_output for a in gm_args):
-        raise ValueError("gm_kernel: no GM argument is 'out' or 'inout'; nothing would be written")
+        raise UsageError(
+            "gm_kernel",
+            "direction",
+            "'in' only",
+            "at least one 'out' or 'inout' GM argument",
+            None,
+            "no GM argument is 'out' or 'inout'; nothing would be written",
+        )
     return gm_args
+
+
+def _short(v):
+    """``v`` for a message: itself when short and plain (a str, a number), else its shortened repr."""
+    if isinstance(v, (str, int, float)) and len(repr(v)) <= 60:
+        return v
+    text = repr(v)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def gm_kernel(*gm_args, profile=None, block_dim=1):
@@ -157,6 +194,53 @@ def gm_arrays(fn, inputs, batch=None):
 # -- resolving KERNEL ----------------------------------------------------------------------------
 
 
+class Target(NamedTuple):
+    """A resolved ``KERNEL``: the declared kernel function, its label for messages and the folder
+    of the user's kernel file (None for an op name): code there is the user's own (``run_folders``
+    reports an exception it raises as the kernel's failure, exit 1, not ours)."""
+
+    fn: object
+    label: str
+    user_dir: pathlib.Path | None = None
+
+
+def _where(exc, user_dir, innermost=False):
+    """``file:line`` of the innermost traceback frame of ``exc`` in the user's code (under
+    ``user_dir``, outside the ascend_jax and ops packages; a SyntaxError: its line). Unless
+    ``innermost``, only when no frame of ours follows it (the exception is then the user's code's
+    own; raised inside ascend_jax it is ours: None)."""
+    if user_dir is None:
+        return None
+    if isinstance(exc, SyntaxError) and exc.filename and exc.lineno:
+        f = pathlib.Path(exc.filename).resolve()
+        if f.is_relative_to(user_dir):
+            return f"{f}:{exc.lineno}"
+    ours = [_PACKAGE_DIR] + [d for d in (_ops_dir(),) if d is not None]
+    last = None
+    for fr in traceback.extract_tb(exc.__traceback__):
+        f = pathlib.Path(fr.filename)
+        if not f.is_absolute() or not f.exists():
+            continue  # <frozen importlib...>, <string>
+        f = f.resolve()
+        if any(f.is_relative_to(d) for d in ours):  # (installed: ours is in site-packages too)
+            last = last if innermost else None
+        elif _LIBRARY_PARTS & set(f.parts):
+            continue  # numpy, jax, ...: neither ours nor the user's
+        elif f.is_relative_to(user_dir):
+            last = f"{f}:{fr.lineno}"
+    return last
+
+
+_PACKAGE_DIR = pathlib.Path(__file__).resolve().parent
+_LIBRARY_PARTS = {"site-packages", "dist-packages"}
+
+
+def _ops_dir():
+    mod = sys.modules.get("ops")
+    f = getattr(mod, "__file__", None)
+    return pathlib.Path(f).resolve().parent if f else None
+
+
 def _load_file(path, attr):
     path = pathlib.Path(path).expanduser().resolve()
     if not path.is_file():
@@ -168,6 +252,10 @@ def _load_file(path, attr):
     try:
         sys.modules[name] = module
         spec.loader.exec_module(module)
+    except Exception as e:  # noqa: BLE001  (the user's file is broken: bad input, with its line)
+        sys.modules.pop(name, None)
+        at = _where(e, path.parent, innermost=True) or str(path)
+        raise RunInputError(f"kernel file {at}: {type(e).__name__}: {e}") from e
     finally:
         sys.path.remove(str(path.parent))
     if not hasattr(module, attr):
@@ -177,32 +265,29 @@ def _load_file(path, attr):
     gm = getattr(module, "GM_ARGS", None)
     if gm is not None and callable(obj) and not hasattr(obj, "gm_args"):
         # module-level declaration: GM_ARGS = (aj.GmArg(...), ...) [and PROFILE = "..."]
-        obj = declare(obj, gm, profile=getattr(module, "PROFILE", None))
+        try:
+            obj = declare(obj, gm, profile=getattr(module, "PROFILE", None))
+        except UsageError as e:
+            raise RunInputError(f"{path}: GM_ARGS: {e}") from e
     return obj, path.name + ":" + attr
 
 
-def runnable_ops():
-    """Op names (``ops.VENDOR_OPS`` and ``ops.OPS``) whose module declares GM arguments (a
-    ``scenario`` factory)."""
-    try:
-        ops = importlib.import_module("ops")
-    except ImportError:
-        return {}
-    mods = {**getattr(ops, "OPS", {}), **getattr(ops, "VENDOR_OPS", {})}
-    return {n: m for n, m in mods.items() if hasattr(m, "scenario")}
+def resolve_kernel(target, scenario=None, ops=None):
+    """``target`` -> ``Target``: ``path/to/file.py:function``, or an op name looked up in ``ops``
+    (a mapping name -> module with a ``scenario`` factory; the library never imports its examples:
+    the CLI passes the ``ops`` package's).
 
-
-def load_kernel(target, scenario=None):
-    """``target`` (an op name or ``path/to/file.py:function``) -> the declared kernel function.
-
-    Raises ``RunInputError`` for an unknown op, a missing file or function, a kernel without a GM
-    declaration, or a scenario the op does not define."""
+    Raises ``RunInputError`` (bad input, exit 2) for an unknown op, a missing or broken file or
+    function, a kernel without a GM declaration or whose parameters differ from it, a scenario the
+    op does not define or its factory rejects."""
+    user_dir = None
     if ":" in target and target.rsplit(":", 1)[0].endswith(".py"):
         path, attr = target.rsplit(":", 1)
         obj, label = _load_file(path, attr)
+        user_dir = pathlib.Path(path).expanduser().resolve().parent
         scenarios = getattr(obj, "SCENARIOS", None)
     else:
-        ops = runnable_ops()
+        ops = ops or {}
         if target not in ops:
             known = ", ".join(sorted(ops)) or "none (the ops/ package is not importable)"
             raise RunInputError(
@@ -216,25 +301,70 @@ def load_kernel(target, scenario=None):
     if hasattr(obj, "gm_args"):
         if scenario is not None and scenarios is None:
             raise RunInputError(f"{label} is a single kernel; it takes no --scenario")
-        return obj
+        return Target(_check_arity(obj, label), label, user_dir)
     if not callable(obj):
         raise RunInputError(f"{label} is not a function")
     if scenarios is not None and scenario is not None and scenario not in scenarios:
         raise RunInputError(
             f"{label}: scenario {scenario} is not defined; allowed: {', '.join(map(str, sorted(scenarios)))}"
         )
-    try:
-        fn = obj(scenario) if scenario is not None else obj()
-    except TypeError as e:
+    if scenario is None and _takes_no_args(obj, None) and not _takes_no_args(obj, 1):
+        raise RunInputError(f"{label} is a factory {label.rsplit(':', 1)[-1]}(scenario): give --scenario N")
+    if _takes_no_args(obj, scenario):
         raise RunInputError(
             f"{label} declares no GM arguments (decorate it with @aj.gm_kernel(aj.GmArg(...), ...)) and is "
-            f"not a factory returning such a kernel: {e}"
+            f"not a factory {label.rsplit(':', 1)[-1]}({'scenario' if scenario is not None else ''}) "
+            "returning such a kernel"
+        )
+    try:
+        fn = obj(scenario) if scenario is not None else obj()
+    except Exception as e:  # noqa: BLE001  (the factory rejected the scenario, or failed: bad input)
+        at = _where(e, user_dir, innermost=True)
+        what = f"scenario {scenario}" if scenario is not None else "a call without --scenario"
+        raise RunInputError(
+            f"{label}: the factory rejected {what}: {type(e).__name__}: {e}" + (f" ({at})" if at else "")
         ) from e
     if not hasattr(fn, "gm_args"):
         raise RunInputError(
             f"{label} declares no GM arguments: decorate it with @aj.gm_kernel(aj.GmArg(...), ...)"
         )
+    return Target(_check_arity(fn, label), label, user_dir)
+
+
+def _takes_no_args(obj, scenario):
+    """``obj`` cannot be called as ``obj(scenario)`` (or ``obj()``): it is no factory."""
+    try:
+        sig = inspect.signature(obj)
+    except (TypeError, ValueError):
+        return False
+    try:
+        sig.bind(scenario) if scenario is not None else sig.bind()
+    except TypeError:
+        return True
+    return False
+
+
+def _check_arity(fn, label):
+    """The kernel takes ``k`` and one positional GM argument per ``GmArg`` (RunInputError naming
+    both otherwise: the kernel would fail at its first call)."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return fn
+    try:
+        sig.bind(None, *fn.gm_args)
+    except TypeError as e:
+        names = ", ".join(a.name for a in fn.gm_args)
+        raise RunInputError(
+            f"{label}: the kernel's parameters {sig} do not match its {len(fn.gm_args)} declared GM "
+            f"arguments (k, {names}): {e}"
+        ) from None
     return fn
+
+
+def load_kernel(target, scenario=None, ops=None):
+    """``resolve_kernel(...).fn``: the declared kernel function."""
+    return resolve_kernel(target, scenario, ops).fn
 
 
 # -- .bin I/O ------------------------------------------------------------------------------------
@@ -319,9 +449,18 @@ class CaseResult(NamedTuple):
     race: bool = False  # a race of a traced address happened in this case (KernelResult.race_cases)
 
 
-def run_folders(fn, input_dirs, output_dirs, profile=None, names=None, block_dim=None, schedule="program"):
+class KernelError(RuntimeError):
+    """The user's kernel raised an exception of its own while it ran (``ascend-jax run``: exit 1,
+    one line naming the exception and the file:line that raised it; the traceback with --debug)."""
+
+
+def run_folders(
+    fn, input_dirs, output_dirs, profile=None, names=None, user_dir=None, block_dim=None, schedule="program"
+):
     """Run declared kernel ``fn`` on every input folder in one compiled, batched program; write
     each case's outputs to the matching output folder. Returns a list of ``CaseResult``.
+    ``user_dir``: the folder of the user's kernel file (``Target.user_dir``): an exception raised
+    by code there is the kernel's own (``KernelError``); any other propagates unchanged.
     ``block_dim``: the launch's cores (default: the declaration's); ``schedule``: as jit_kernel."""
     from .kernel import jit_kernel
     from .profile import DEFAULT_PROFILE
@@ -329,13 +468,23 @@ def run_folders(fn, input_dirs, output_dirs, profile=None, names=None, block_dim
     input_dirs = [pathlib.Path(d) for d in input_dirs]
     output_dirs = [pathlib.Path(d) for d in output_dirs]
     names = names or [str(d) for d in input_dirs]
+    for i, o in zip(input_dirs, output_dirs, strict=True):
+        check_no_overwrite(fn.gm_args, i, o)
     cases = [read_inputs(fn.gm_args, d) for d in input_dirs]
     batch = len(cases)
     stacked = {a.name: np.stack([c[a.name] for c in cases]) for a in fn.gm_args if a.is_input}
     arrays = gm_arrays(fn, stacked, batch=batch)
     prof = profile or getattr(fn, "profile", None) or DEFAULT_PROFILE
     bd = block_dim or getattr(fn, "block_dim", 1) or 1
-    res = jit_kernel(fn, profile=prof, return_state=True, block_dim=bd, schedule=schedule)(*arrays)
+    try:
+        res = jit_kernel(fn, profile=prof, return_state=True, block_dim=bd, schedule=schedule)(*arrays)
+    except AscendCError:
+        raise
+    except Exception as e:
+        at = _where(e, None if user_dir is None else pathlib.Path(user_dir).resolve())
+        if at is None:
+            raise
+        raise KernelError(f"the kernel raised {type(e).__name__}: {e} ({at})") from e
     states = res.state if isinstance(res.state, tuple) else (res.state,)
     faults = np.concatenate([np.asarray(s.fault).reshape(batch, -1) for s in states], axis=1)
     results = []
@@ -352,7 +501,45 @@ def run_folders(fn, input_dirs, output_dirs, profile=None, names=None, block_dim
     return results
 
 
-def _case_folders(cases_dir, output):
+def _overlap(a, b):
+    """Folders ``a`` and ``b`` (resolved) are the same, or one holds the other."""
+    a, b = pathlib.Path(a).resolve(), pathlib.Path(b).resolve()
+    return a == b or a.is_relative_to(b) or b.is_relative_to(a)
+
+
+def check_output_folder(output, protected):
+    """``output`` may be written: not a file, and apart from every folder of ``protected`` (a
+    ``{option: folder}`` dict: the inputs, the --diff folder; neither the same, nor inside, nor
+    holding it). RunInputError (exit 2) otherwise, before anything is written."""
+    out = pathlib.Path(output)
+    if out.exists() and not out.is_dir():
+        raise RunInputError(f"--output {out}: not a folder (a file is there)")
+    for opt, folder in protected.items():
+        if folder is not None and _overlap(out, folder):
+            how = "is" if out.resolve() == pathlib.Path(folder).resolve() else "overlaps"
+            raise RunInputError(
+                f"--output {out} {how} the {opt} folder {folder}: the run would write over its files; "
+                "give an output folder apart from it"
+            )
+
+
+def check_no_overwrite(gm_args, input_dir, output_dir):
+    """No output file of a case is one of its input files (the same path once resolved)."""
+    out = pathlib.Path(output_dir)
+    if out.exists() and not out.is_dir():
+        raise RunInputError(f"output folder {out}: not a folder (a file is there)")
+    ins = {(pathlib.Path(input_dir) / a.filename).resolve() for a in gm_args if a.is_input}
+    for a in gm_args:
+        if a.is_output and (out / a.filename).resolve() in ins:
+            raise RunInputError(
+                f"output file {out / a.filename} is the input file of {a.describe()}: the run would "
+                "overwrite its input; give an output folder apart from the inputs"
+            )
+
+
+def case_folders(cases_dir, output):
+    """(names, input folders, output folders) of every sub-folder of ``--cases`` (inputs directly in
+    it or in its ``input/``; outputs in its ``output/`` or ``OUTPUT/<name>``)."""
     root = pathlib.Path(cases_dir)
     if not root.is_dir():
         raise RunInputError(f"--cases {root}: not a folder")
@@ -364,122 +551,3 @@ def _case_folders(cases_dir, output):
         ins.append(s / "input" if (s / "input").is_dir() else s)
         outs.append(pathlib.Path(output) / s.name if output else s / "output")
     return [s.name for s in subs], ins, outs
-
-
-def cmd_run(args):
-    """``ascend-jax run``: exit 0 ok, 1 a case faulted or --diff found differences, 2 bad input
-    (unknown kernel, missing / wrong-size .bin, a usage error in the kernel), 3 internal error."""
-    from ._cache import enable_compilation_cache
-    from .errors import UsageError
-
-    prog = "ascend-jax run"
-    try:
-        enable_compilation_cache()
-        fn = load_kernel(args.kernel, args.scenario)
-        if args.cases:
-            names, ins, outs = _case_folders(args.cases, args.output)
-        else:
-            names, ins, outs = [args.input], [args.input], [args.output or "output"]
-        results = run_folders(
-            fn,
-            ins,
-            outs,
-            profile=args.profile,
-            names=names,
-            block_dim=getattr(args, "block_dim", None),
-            schedule=getattr(args, "schedule", "program"),
-        )
-        rc = 0
-        found = results[0].findings if results else ()
-        for f in found:  # races, sync errors, multi-core overlaps: beside the results
-            print(f"{prog}: {f}", file=sys.stderr)
-        if found:
-            if getattr(args, "findings", "fail") == "fail":
-                rc = 1
-            print(f"{prog}: {len(found)} finding(s) (schedule {getattr(args, 'schedule', 'program')})")
-        for r in results:
-            files = ", ".join(str(f) for f in r.files)
-            msg = f"{r.name}: wrote {files}"
-            if r.out is not None:
-                msg += f"; kernel returned {r.out!r}"
-            if r.race:
-                rc = 1
-                msg += "; RACE (a traced address made an unordered pair overlap)"
-            if r.fault:
-                rc = 1
-                msg += f"; FAULT {describe_faults(r.fault)}"
-                print(f"{prog}: case {r.name} recorded faults: {describe_faults(r.fault)}", file=sys.stderr)
-            print(msg)
-        if args.diff:
-            if len(results) != 1:
-                raise RunInputError("--diff compares one run; it does not combine with --cases")
-            clean, lines = diff_outputs(fn.gm_args, results[0].output_dir, args.diff)
-            print("\n".join(lines))
-            if not clean:
-                rc = 1
-        return rc
-    except (RunInputError, UsageError) as e:
-        print(f"{prog}: {e}", file=sys.stderr)
-        return 2
-    except AscendCError as e:  # NotModelledError, ProfileError
-        print(f"{prog}: {type(e).__name__}: {e}", file=sys.stderr)
-        return 2
-    except Exception as e:  # noqa: BLE001  (an internal error: say so, with the type)
-        import traceback
-
-        traceback.print_exc(file=sys.stderr)
-        print(f"{prog}: internal error: {type(e).__name__}: {e}", file=sys.stderr)
-        return 3
-
-
-def _schedule(v):
-    if v in ("program", "adversarial"):
-        return v
-    try:
-        return int(v)
-    except ValueError:
-        import argparse
-
-        raise argparse.ArgumentTypeError(f"{v!r}: program, adversarial or an int seed") from None
-
-
-def add_parser(sub):
-    """Register the ``run`` subcommand on an argparse sub-parser set."""
-    r = sub.add_parser(
-        "run",
-        help="run a kernel on .bin inputs in the vendor samples' layout (input/*.bin -> output/output.bin)",
-    )
-    r.add_argument("kernel", help="an op name (see ops/README.md) or path/to/file.py:function")
-    r.add_argument("--input", default="input", help="folder holding the input .bin files (default: input)")
-    r.add_argument(
-        "--output",
-        default=None,
-        help="folder for the output .bin files (default: output; with --cases: CASE/output)",
-    )
-    r.add_argument("--cases", default=None, help="folder of input sets (one sub-folder each), run batched")
-    r.add_argument("--scenario", type=int, default=None, help="the vendor sample's SCENARIO_NUM")
-    r.add_argument("--profile", default=None, help="product profile (default: the kernel's, else ascend910b)")
-    r.add_argument(
-        "--block-dim",
-        type=int,
-        default=None,
-        help="the launch's cores, as <<<block_dim, ...>>> (default: the kernel's declaration, else 1)",
-    )
-    r.add_argument(
-        "--schedule",
-        type=_schedule,
-        default="program",
-        help="program (default), adversarial (every call as late as its syncs allow: a missing sync "
-        "shows in the bits), or an int seed (a random legal order)",
-    )
-    r.add_argument(
-        "--findings",
-        choices=("fail", "report"),
-        default="fail",
-        help="a race or sync error: exit 1 (fail, default) or only print it (report)",
-    )
-    r.add_argument(
-        "--diff", default=None, help="folder with another run's outputs (an NPU's): bit-for-bit diff"
-    )
-    r.set_defaults(fn=cmd_run)
-    return r

@@ -52,6 +52,8 @@ WARN_APIS = (
     "CastDequant",
     # appended by helper vpad (数据填充 VectorPadding(ISASI))
     "VectorPadding",
+    # appended in issue 33 (SetPadValue(ISASI))
+    "SetPadValue",
 )  # fmt: skip
 WARN_ARGS = ("dst", "src", "src0", "src1")
 WARN_ARGS += ("src2", "src3", "src4")  # appended by the sort helper: MrgSortSrcList queues

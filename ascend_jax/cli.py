@@ -6,9 +6,10 @@ differential-testing engine), ``demo`` (its default campaign), ``replay`` (a rep
 Exit codes (every subcommand, present and future):
 
   0  clean: the command did what was asked (a campaign checked cases and found no mismatch)
-  1  mismatches found (fuzz/demo/replay: fast path and reference differ; diff: output != golden)
+  1  mismatches found (fuzz/demo/replay: fast path and reference differ; diff: output != golden;
+     run: a case faulted, --diff found differences, or the user's kernel raised its own exception)
   2  bad input or usage: a bad option value, a missing/corrupt/wrongly typed input file, an output
-     path that cannot be written, a campaign that would check nothing
+     path that cannot be written or would overwrite an input, a campaign that would check nothing
   3  internal error: a bug in ascend_jax (please report it with the --debug traceback)
   (130: interrupted with Ctrl-C; a closed stdout pipe is not an error)
 
@@ -16,7 +17,8 @@ Errors are one line on stderr (``ascend-jax <command>: <file>: <field>: <what wa
 never a traceback; ``--debug`` (anywhere on the command line) shows the traceback as well. The
 mapping lives in one place, ``_dispatch``: a subcommand is a function ``cmd_x(args) -> int``
 registered with ``set_defaults(fn=cmd_x)``; it raises ``InputError`` (or any ``ValueError``,
-``UsageError``, ``OSError``) for bad input and lets everything else propagate (exit 3). Output goes
+``UsageError``, ``OSError``) for bad input, ``byok.KernelError`` for the user's kernel's own
+exception (exit 1), and lets everything else propagate (exit 3). Output goes
 through ``emit`` so that ``ascend-jax fuzz ... | head`` ends quietly with the command's own code.
 
 The fuzzing commands keep compiled XLA programs in a persistent cache: ``$ASCEND_JAX_XLA_CACHE``,
@@ -34,8 +36,10 @@ import sys
 import textwrap
 import traceback
 
+from . import byok
 from ._cache import enable_compilation_cache  # noqa: F401  (the commands' cache; re-exported)
-from .errors import AscendCError
+from .byok import KernelError, RunInputError
+from .errors import AscendCError, describe_faults
 from .profile import DEFAULT_PROFILE, available_profiles, load_profile
 from .registry import REGISTRY
 
@@ -651,6 +655,140 @@ def _campaign_args(sp, cases):
     sp.add_argument("--json", action="store_true", help="print the result as JSON instead of tables")
 
 
+# -- run: a whole kernel on .bin files (the library part is ascend_jax/byok.py) -----------------------
+
+
+def runnable_ops():
+    """Op names (``ops.VENDOR_OPS`` and ``ops.OPS``) whose module declares GM arguments (a
+    ``scenario`` factory). The CLI resolves a bare op name by importing the ``ops`` package (beside
+    ``ascend_jax`` in a source checkout and in the wheel); the library never imports its examples."""
+    import importlib
+
+    try:
+        ops = importlib.import_module("ops")
+    except ImportError:
+        return {}
+    mods = {**getattr(ops, "OPS", {}), **getattr(ops, "VENDOR_OPS", {})}
+    return {n: m for n, m in mods.items() if hasattr(m, "scenario")}
+
+
+def _run_folders_checked(args):
+    """(names, input folders, output folders) of a ``run``, checked before anything is written:
+    no output folder is a file, or the same as / inside / holding an input folder, the --cases
+    folder or the --diff folder (RunInputError, exit 2)."""
+    if args.cases:
+        if args.diff:
+            raise RunInputError("--diff compares one run; it does not combine with --cases")
+        if args.output:
+            byok.check_output_folder(args.output, {"--cases": args.cases})
+        return byok.case_folders(args.cases, args.output)
+    out = args.output or "output"
+    if args.diff and not pathlib.Path(args.diff).is_dir():
+        raise RunInputError(f"--diff {args.diff}: not a folder")
+    byok.check_output_folder(out, {"--input": args.input, "--diff": args.diff})
+    return [args.input], [args.input], [out]
+
+
+def cmd_run(args):
+    """``ascend-jax run``: exit 0 ok; 1 a case faulted, --diff found differences, or the kernel
+    raised an exception of its own (named with its file:line); 2 bad input (unknown kernel, a
+    broken kernel file or GM declaration, missing / wrong-size .bin, an output folder that would
+    overwrite an input, a usage error in the kernel); 3 internal error."""
+    prog = "ascend-jax run"
+    enable_compilation_cache()
+    target = byok.resolve_kernel(args.kernel, args.scenario, runnable_ops())
+    names, ins, outs = _run_folders_checked(args)
+    schedule = getattr(args, "schedule", "program")
+    results = byok.run_folders(
+        target.fn,
+        ins,
+        outs,
+        profile=args.profile,
+        names=names,
+        user_dir=target.user_dir,
+        block_dim=getattr(args, "block_dim", None),
+        schedule=schedule,
+    )
+    rc = EXIT_CLEAN
+    found = results[0].findings if results else ()
+    for f in found:  # races, sync errors, multi-core overlaps: beside the results
+        print(f"{prog}: {f}", file=sys.stderr)
+    if found:
+        if getattr(args, "findings", "fail") == "fail":
+            rc = EXIT_MISMATCH
+        emit(f"{prog}: {len(found)} finding(s) (schedule {schedule})")
+    for r in results:
+        files = ", ".join(str(f) for f in r.files)
+        msg = f"{r.name}: wrote {files}"
+        if r.out is not None:
+            msg += f"; kernel returned {r.out!r}"
+        if r.race:
+            rc = EXIT_MISMATCH
+            msg += "; RACE (a traced address made an unordered pair overlap)"
+        if r.fault:
+            rc = EXIT_MISMATCH
+            msg += f"; FAULT {describe_faults(r.fault)}"
+            print(f"{prog}: case {r.name} recorded faults: {describe_faults(r.fault)}", file=sys.stderr)
+        emit(msg)
+    if args.diff:
+        clean, lines = byok.diff_outputs(target.fn.gm_args, results[0].output_dir, args.diff)
+        emit("\n".join(lines))
+        if not clean:
+            rc = EXIT_MISMATCH
+    return rc
+
+
+def _add_run_parser(sub):
+    """Register the ``run`` subcommand on an argparse sub-parser set."""
+    r = sub.add_parser(
+        "run",
+        help="run a kernel on .bin inputs in the vendor samples' layout (input/*.bin -> output/output.bin)",
+    )
+    r.add_argument("kernel", help="an op name (see ops/README.md) or path/to/file.py:function")
+    r.add_argument("--input", default="input", help="folder holding the input .bin files (default: input)")
+    r.add_argument(
+        "--output",
+        default=None,
+        help="folder for the output .bin files (default: output; with --cases: CASE/output)",
+    )
+    r.add_argument("--cases", default=None, help="folder of input sets (one sub-folder each), run batched")
+    r.add_argument("--scenario", type=int, default=None, help="the vendor sample's SCENARIO_NUM")
+    r.add_argument("--profile", default=None, help="product profile (default: the kernel's, else ascend910b)")
+    r.add_argument(
+        "--block-dim",
+        type=int,
+        default=None,
+        help="the launch's cores, as <<<block_dim, ...>>> (default: the kernel's declaration, else 1)",
+    )
+    r.add_argument(
+        "--schedule",
+        type=_schedule,
+        default="program",
+        help="program (default), adversarial (every call as late as its syncs allow: a missing sync "
+        "shows in the bits), or an int seed (a random legal order)",
+    )
+    r.add_argument(
+        "--findings",
+        choices=("fail", "report"),
+        default="fail",
+        help="a race or sync error: exit 1 (fail, default) or only print it (report)",
+    )
+    r.add_argument(
+        "--diff", default=None, help="folder with another run's outputs (an NPU's): bit-for-bit diff"
+    )
+    r.set_defaults(fn=cmd_run)
+    return r
+
+
+def _schedule(v):
+    if v in ("program", "adversarial"):
+        return v
+    try:
+        return int(v)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{v!r}: program, adversarial or an int seed") from None
+
+
 def _dispatch(args, debug=False):
     """Run one subcommand and map what it raises to an exit code (see the module docstring)."""
     prog = f"ascend-jax {args.cmd}"
@@ -662,6 +800,11 @@ def _dispatch(args, debug=False):
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130
+    except KernelError as e:  # `run`: the user's kernel raised an exception of its own
+        if debug:
+            traceback.print_exc()
+        print(f"{prog}: {e}", file=sys.stderr)
+        return EXIT_MISMATCH
     except (InputError, AscendCError, ValueError) as e:
         if debug:
             traceback.print_exc()
@@ -744,7 +887,6 @@ def main(argv=None):
     g.add_argument("dir")
     g.add_argument("--output", default=None, help="the output .bin to check (default: the golden itself)")
     g.set_defaults(fn=cmd_diff)
-    from .byok import add_parser as _add_run_parser
     from .cxx.run import add_options as _add_cxx_options
 
     # run: a kernel on the vendor samples' .bin layout (ascend_jax/byok.py); a .asc/.cpp file is

@@ -190,6 +190,8 @@ def as_dtype(x) -> DType:
         if key in BY_NAME:
             return BY_NAME[key]
         raise TypeError(f"unknown Ascend dtype {x!r}; known: {', '.join(BY_NAME)}")
+    if x is None:  # np.dtype(None) is float64: never a silent default
+        raise TypeError("cannot interpret None as an Ascend dtype")
     try:
         npd = np.dtype(x)
     except TypeError:
@@ -197,4 +199,8 @@ def as_dtype(x) -> DType:
     for d in ALL:
         if d.kind != "complex" and d.np_dtype == npd:
             return d
-    raise TypeError(f"NumPy dtype {npd} has no Ascend counterpart; known: {', '.join(BY_NAME)}")
+    by_np = ", ".join(str(d.np_dtype) for d in ALL if d.kind != "complex")
+    raise TypeError(
+        f"NumPy dtype {npd} has no Ascend counterpart; NumPy dtypes taken: {by_np} (the complex types "
+        "complex32 and complex64 are given by name, e.g. aj.complex64: their elements are bit patterns)"
+    )

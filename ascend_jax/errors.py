@@ -30,10 +30,17 @@ class UsageError(AscendCError, ValueError):
             profile,
         )
         pname = getattr(profile, "name", profile)
-        msg = f"{api}: {argument}={value!r} is not allowed on profile '{pname}'; allowed: {allowed}"
+        # no profile (a check that does not depend on the product): the message names none
+        where = "" if profile is None else f" on profile '{pname}'"
+        msg = f"{api}: {argument}={value!r} is not allowed{where}; allowed: {allowed}"
         if detail:
             msg += f". {detail}"
         super().__init__(msg)
+
+
+class IndexUsageError(UsageError, IndexError):
+    """An element offset past a tensor's end (``operator[]``): a usage error that is also the
+    ``IndexError`` Python code expects from an index out of range."""
 
 
 class UnsupportedError(UsageError):

@@ -16,8 +16,9 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from . import _scalar
 from . import dtypes as _dt
-from .errors import Fault
+from .errors import Fault, UsageError
 
 # Fault bit for a data-dependent GM access outside its buffer. errors.Fault gains OUT_OF_GM with
 # issue 5; until then the bit is shared with OUT_OF_UB (the message names both).
@@ -31,6 +32,9 @@ class GlobalTensor:
     addr: object  # byte offset inside the buffer (int or traced int32)
     length: int  # elements (static)
     name: str = ""
+    # the host array's NumPy dtype when the element type only stands in for it ("bool": a bool
+    # array's GM bytes are uint8 elements), for error messages; "" otherwise
+    host: str = ""
     is_global = True  # class attribute, not a field: the pipe rule's GM side (sync.pipe_of)
 
     def __post_init__(self):
@@ -40,20 +44,25 @@ class GlobalTensor:
         """Ascend C ``operator[]``: the tensor starting ``offset`` elements later."""
         if isinstance(offset, slice):
             raise TypeError("GlobalTensor[...] takes an element offset (as C++ operator[]), not a slice")
-        if isinstance(offset, (int, np.integer)):
-            offset = int(offset)
-            if offset < 0 or offset > self.length:
-                raise IndexError(f"offset {offset} outside GlobalTensor of length {self.length}")
-            length = self.length - offset
-        else:
-            length = self.length
-        return GlobalTensor(self.dtype, self.buf, self.addr + offset * self.dtype.itemsize, length, self.name)
+        offset, length = _scalar.element_offset("GlobalTensor::operator[]", offset, self.length)
+        return GlobalTensor(
+            self.dtype, self.buf, self.addr + offset * self.dtype.itemsize, length, self.name, self.host
+        )
 
     def ReinterpretCast(self, dtype):
+        """The same bytes viewed as ``dtype``; the byte length must be a whole number of the new
+        elements (UsageError otherwise, as ``LocalTensor.ReinterpretCast``)."""
         d = _dt.as_dtype(dtype)
-        return GlobalTensor(
-            d, self.buf, self.addr, self.length * self.dtype.itemsize // d.itemsize, self.name
-        )
+        if self.nbytes % d.itemsize:
+            raise UsageError(
+                "ReinterpretCast",
+                "dtype",
+                d.name,
+                f"an element type whose size divides the tensor's {self.nbytes} bytes",
+                None,
+                f"{self!r} is {self.nbytes} bytes, not a multiple of sizeof({d.cpp}) = {d.itemsize}",
+            )
+        return GlobalTensor(d, self.buf, self.addr, self.nbytes // d.itemsize, self.name)
 
     def GetSize(self):
         return self.length
@@ -81,8 +90,8 @@ class GlobalTensor:
 
 jax.tree_util.register_pytree_node(
     GlobalTensor,
-    lambda t: ((t.addr,), (t.dtype, t.buf, t.length, t.name)),
-    lambda aux, ch: GlobalTensor(aux[0], aux[1], ch[0], aux[2], aux[3]),
+    lambda t: ((t.addr,), (t.dtype, t.buf, t.length, t.name, t.host)),
+    lambda aux, ch: GlobalTensor(aux[0], aux[1], ch[0], aux[2], aux[3], aux[4]),
 )
 
 
@@ -114,9 +123,28 @@ def from_gm_bytes(raw, dtype, shape):
     return np.asarray(raw).view(dtype).reshape(shape).copy()
 
 
-def gm_dtype_of(array):
-    """The Ascend element type of a GM array (bool arrays are bytes)."""
+def gm_dtype_of(array, api="gm", argument="array", profile=None):
+    """The Ascend element type of a GM array (bool arrays are bytes); a NumPy dtype with no Ascend
+    element type (complex, object, ...) is a UsageError naming ``argument``."""
     npd = np.dtype(array.dtype if hasattr(array, "dtype") else np.asarray(array).dtype)
     if npd == np.bool_:
         return _dt.uint8
-    return _dt.as_dtype(npd)
+    try:
+        return _dt.as_dtype(npd)
+    except TypeError:
+        raise UsageError(
+            api,
+            f"{argument}.dtype",
+            str(npd),
+            "an array of bool, " + ", ".join(str(d.np_dtype) for d in _dt.ALL if d.kind != "complex"),
+            profile,
+            "complex elements travel as their bit patterns: a uint32 array (complex32) or a uint64 array "
+            "(complex64), viewed with GlobalTensor.ReinterpretCast",
+        ) from None
+
+
+def gm_tensor(npd, buf, nbytes, name=""):
+    """The GlobalTensor of GM buffer ``buf`` (``nbytes`` bytes) made from a host array of NumPy
+    dtype ``npd`` (a bool array: uint8 elements, named "bool" in error messages)."""
+    d = gm_dtype_of(np.zeros(0, npd))
+    return GlobalTensor(d, buf, 0, nbytes // d.itemsize, name, "bool" if np.dtype(npd) == np.bool_ else "")

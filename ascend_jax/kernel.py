@@ -27,10 +27,10 @@ from ._engine import numerics as _numerics
 from ._engine import static as _static
 from .api.data_copy import copy_footprint
 from .errors import AscendFault, Fault, UsageError
-from .gm import GlobalTensor, from_gm_bytes, gm_dtype_of, to_gm_bytes
+from .gm import GlobalTensor, from_gm_bytes, gm_dtype_of, gm_tensor, to_gm_bytes
 from .profile import as_profile
 from .registry import REGISTRY
-from .state import CoreState, reset_state
+from .state import CoreState, check_ub_bytes, reset_state
 from .tensor import LocalTensor
 
 _POLICIES = ("raise", "record")
@@ -38,6 +38,7 @@ _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 # the APIs that accumulate into dst (MulAddDst: dst = src0*src1 + dst; Axpy: dst = src*s + dst;
 # FusedMulAdd / MulAddRelu: dst = src0*dst + src1) and the scratch-buffer parameters
 _DST_READ_APIS = frozenset(("MulAddDst", "Axpy", "FusedMulAdd", "MulAddRelu"))
+_V_CONFIG_FAMILIES = frozenset(("mask", "special_register"))
 _SCRATCH_ARGS = frozenset(("sharedTmpBuffer", "tmpBuffer", "workLocal", "tmpLocal"))
 _CASE_AXIS = "ascend_jax_case"  # vmap axis name of jit_kernel's batch
 
@@ -87,6 +88,7 @@ class Kernel:
         block_num=1,
     ):
         self.profile = as_profile(profile)
+        ub_bytes = check_ub_bytes("Kernel", ub_bytes, self.profile)  # None: the whole UB
         # this core of a launch (``GetBlockIdx``/``GetBlockNum``) and its call log (hazards.py)
         self.block_idx, self.block_num = int(block_idx), int(block_num)
         self.log = _hz.CallLog(self.block_idx)
@@ -230,13 +232,13 @@ class Kernel:
     # -- GM --------------------------------------------------------------------------------
     def gm(self, array, name="") -> GlobalTensor:
         """Wrap ``array`` (NumPy or jnp, any shape) as a new GM buffer; returns its GlobalTensor."""
-        d = gm_dtype_of(array)
+        gm_dtype_of(array)  # a dtype with no Ascend element type: UsageError
         raw = to_gm_bytes(array)
         self._gm.append(raw)
         shape = tuple(np.shape(array))
         npd = np.dtype(array.dtype if hasattr(array, "dtype") else np.asarray(array).dtype)
         self._gm_meta.append((npd, shape))
-        return GlobalTensor(d, len(self._gm) - 1, 0, raw.shape[-1] // d.itemsize, name)
+        return gm_tensor(npd, len(self._gm) - 1, raw.shape[-1], name)
 
     def gm_arrays(self):
         """The final contents of every GM buffer, in creation order, with their original dtype and shape."""
@@ -411,6 +413,11 @@ class Kernel:
             dst = args[0] if args else None
             src = args[1] if len(args) > 1 else None
             pipe = _sync.pipe_of(api, spec.family if spec else "", dst, src)
+            if spec is not None and spec.family in _V_CONFIG_FAMILIES:
+                # SPEC: the mask / CTRL register writes are scalar instructions whose order with
+                # the vector instructions the hardware keeps (核内同步/关键特性说明.md "硬件保证的
+                # 同步"): the call log places them in V's program order
+                pipe = _sync.pipe_t.PIPE_V
         if accesses is None:
             accesses = self._footprint(api, args, kw or {})
         return self.log.add(api, pipe, kind, event, accesses, self._where())
@@ -1102,6 +1109,7 @@ def _check_kernel_args(api, fn, p, arrays, params, batched):
     for j, a in enumerate(arrays):
         if _numeric(a) is None:
             raise UsageError(api, f"GM array {j}", type(a).__name__, "a NumPy or jax array of numbers", p)
+        gm_dtype_of(a, api, f"GM array {j}", p)  # an element type Ascend has (not complex64, ...)
         if batched:
             if np.ndim(a) < 1:
                 raise UsageError(api, f"GM array {j}", f"shape {np.shape(a)}", "a leading batch axis", p)
@@ -1125,6 +1133,8 @@ def _check_kernel_args(api, fn, p, arrays, params, batched):
             "the same leading batch size for every GM array and parameter",
             p,
         )
+    if 0 in lead.values():  # SPEC (model): docs/MODEL.md "Bad input at the kernel level"
+        raise UsageError(api, "batch size", 0, "at least one case", p, "a batch of zero cases runs nothing")
 
 
 def case_sharding(sharding, api="jit_kernel", profile=None):
@@ -1314,10 +1324,8 @@ def jit_kernel(
     compiled = {}
     staging = _Staging()
     warned = {}  # GM signature -> [CheckerWarning]
-    if ub_bytes is not None and ub_bytes != "full" and not isinstance(ub_bytes, (int, np.integer)):
-        raise UsageError("jit_kernel", "ub_bytes", ub_bytes, 'None (arena), "full" or an int', p)
     arena = ub_bytes is None
-    fixed_ub = None if ub_bytes in (None, "full") else int(ub_bytes)
+    fixed_ub = check_ub_bytes("jit_kernel", ub_bytes, p)  # None: the arena or ("full") the whole UB
 
     def build(specs, use_arena):
         def one(*raws, _trim=False, **params):
@@ -1339,10 +1347,9 @@ def jit_kernel(
                 made = []
                 for raw, (host, npd, shape) in zip(raws, specs, strict=True):
                     if host:  # already bytes
-                        d = gm_dtype_of(np.zeros(0, npd))
                         k._gm.append(raw)
                         k._gm_meta.append((npd, shape))
-                        made.append(GlobalTensor(d, len(k._gm) - 1, 0, raw.shape[-1] // d.itemsize))
+                        made.append(gm_tensor(npd, len(k._gm) - 1, raw.shape[-1]))
                     else:
                         made.append(k.gm(raw))
                 if not gts:

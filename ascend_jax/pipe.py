@@ -25,6 +25,7 @@ import enum
 
 from . import dtypes as _dt
 from . import sync as _sync
+from ._scalar import host_int
 from .errors import UsageError
 from .tensor import LocalTensor
 
@@ -132,14 +133,14 @@ class TPipe:
             if len(args) != 2:
                 raise TypeError("InitBuffer(que, num, len) takes a buffer count and a byte length")
             num, length = args
-            self._check_int("num", num, 1, 255)
+            num = self._check_int("num", num, 1, 255)
         elif isinstance(obj, TBuf):
             if len(args) != 1:
                 raise TypeError("InitBuffer(buf, len) takes one byte length")
             num, length = 1, args[0]
         else:
             raise UsageError("InitBuffer", "que", type(obj).__name__, "a TQue or TBuf", self.profile)
-        self._check_int("len", length, 1, 2**32 - 1)
+        length = self._check_int("len", length, 1, 2**32 - 1)
         if obj._buffers:
             raise UsageError(
                 "InitBuffer",
@@ -172,8 +173,7 @@ class TPipe:
         return True
 
     def _check_int(self, name, v, lo, hi):
-        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-            raise UsageError("InitBuffer", name, v, f"an integer in [{lo}, {hi}]", self.profile)
+        return host_int("InitBuffer", name, v, lo, hi, self.profile)
 
 
 class _Managed:
@@ -200,9 +200,7 @@ class TQue(_Managed):
 
     def __init__(self, pos=TPosition.VECIN, depth=1):
         super().__init__(pos)
-        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
-            raise UsageError("TQue", "depth", depth, "an integer >= 0", None)
-        self.depth = depth
+        self.depth = host_int("TQue", "depth", depth, 0, None)
         self._queue = []
         self._reused = set()  # buffer indices freed at least once (their next Alloc waits)
 
@@ -274,6 +272,7 @@ class TQue(_Managed):
         self._own("EnQue", tensor)
         if self.depth and len(self._queue) >= self.depth:
             return False
+        _not_queued(self, tensor)
         self._queue.append(tensor)
         self._sync("EnQue", "set", "fwd", tensor.handle.index)  # SPEC: EnQue issues the Set
         return True
@@ -338,8 +337,7 @@ class TBuf(_Managed):
         b = self._buffers[0]
         d = _dt.as_dtype(dtype)
         if length is not None:
-            if isinstance(length, bool) or not isinstance(length, int) or length < 0:
-                raise UsageError("Get", "len", length, "a non-negative integer", self.pipe.profile)
+            length = host_int("Get", "len", length, 0, None, self.pipe.profile)
             if length * d.itemsize > b.nbytes:
                 raise UsageError(
                     "Get",
@@ -357,6 +355,7 @@ class TBuf(_Managed):
         self._require_init("GetWithOffset")
         b = self._buffers[0]
         d = _dt.as_dtype(dtype)
+        length, offset = _with_offset_args(length, offset, self.pipe.profile)
         if offset % _BLK or offset < 0:
             raise UsageError("GetWithOffset", "bufOffset", offset, "a multiple of 32", self.pipe.profile)
         if offset + length * d.itemsize > b.nbytes:
@@ -367,7 +366,29 @@ class TBuf(_Managed):
                 f"at most {(b.nbytes - offset) // d.itemsize}",
                 self.pipe.profile,
             )
-        return LocalTensor(d, b.addr + offset, int(length), "", b)
+        return LocalTensor(d, b.addr + offset, length, "", b)
+
+
+def _with_offset_args(length, offset, profile):
+    """``GetWithOffset``'s ``size`` and ``bufOffset`` as host integers >= 0 (``_scalar.host_int``: a
+    NumPy integer is an int; a bool, a float or a traced value is a UsageError)."""
+    return (
+        host_int("GetWithOffset", "size", length, 0, None, profile),
+        host_int("GetWithOffset", "bufOffset", offset, 0, None, profile, "a multiple of 32 (bytes) >= 0"),
+    )
+
+
+def _not_queued(que, tensor):
+    """EnQue of a tensor whose buffer is in the queue already is a UsageError (one buffer, one slot)."""
+    if any(t.handle is tensor.handle for t in que._queue):
+        raise UsageError(
+            "EnQue",
+            "tensor",
+            repr(tensor),
+            "a tensor not already in the queue",
+            que.pipe.profile,
+            f"its buffer was EnQue'd before and not DeQue'd; {que!r} holds it",
+        )
 
 
 class TQueSync:

@@ -162,7 +162,7 @@ _TOP = {
     "numerics": (dict, True),
     "behavior": (dict, True),
     "apis": (dict, True),
-    "cores": (dict, False, {}),
+    "cores": (dict, False, None),  # None: every [cores] key at its default
 }
 _MEMORY = {
     "ub_physical_bytes": (_INT, True),
@@ -643,7 +643,7 @@ def parse_profile(path, data=None) -> HwProfile:
     reg = _check_table(f"{where}: registers", data["registers"], _REGISTERS)
     num = _check_table(f"{where}: numerics", data["numerics"], _NUMERICS)
     beh = _check_table(f"{where}: behavior", data["behavior"], _BEHAVIOR)
-    cores = _check_table(f"{where}: cores", data.get("cores", {}), _CORES)
+    cores = _check_table(f"{where}: cores", data.get("cores") or {}, _CORES)
     reserved = []
     for i, r in enumerate(mem["reserved"]):
         r = _check_table(f"{where}: memory.reserved[{i}]", r, _RESERVED)

@@ -26,6 +26,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ._scalar import host_int
+from .errors import UsageError
 from .profile import as_profile
 
 
@@ -76,14 +78,29 @@ def _all_ones_words(bits):
     return w
 
 
+def check_ub_bytes(api, ub_bytes, profile):
+    """A ``ub_bytes`` argument (``reset_state``, ``Kernel``, ``run_kernel``, ``jit_kernel``, ``sweep``):
+    None or "full" (the whole UB; ``jit_kernel``: None is the arena) give None; otherwise an integer
+    (``_scalar.host_int``: no bool, no float) that is a positive multiple of the profile's
+    ``block_bytes`` and at most ``ub_physical_bytes``, returned as an int. Anything else is a
+    UsageError naming ``ub_bytes``."""
+    if ub_bytes is None or (isinstance(ub_bytes, str) and ub_bytes == "full"):
+        return None
+    p = as_profile(profile)
+    blk, top = p.block_bytes, p.ub_physical_bytes
+    allowed = f'None, "full" or a multiple of {blk} in [{blk}, {top}] (bytes of UB per case)'
+    n = host_int(api, "ub_bytes", ub_bytes, blk, top, p, allowed)
+    if n % blk:
+        raise UsageError(api, "ub_bytes", n, allowed, p, f"{n} is not a multiple of {blk}")
+    return n
+
+
 def reset_state(profile=None, ub_bytes=None, ub=None, check_uninit=False) -> CoreState:
     """The state after reset: UB zero (or ``ub``), mask all ones, Normal mode, CTRL at its reset value,
     no warnings; ``check_uninit``: carry the ``written`` map (all bytes unwritten)."""
     p = as_profile(profile)
     if ub is None:
-        n = p.ub_physical_bytes if ub_bytes is None else int(ub_bytes)
-        if n % p.block_bytes:
-            raise ValueError(f"ub_bytes={n} must be a multiple of {p.block_bytes}")
+        n = check_ub_bytes("reset_state", ub_bytes, p) or p.ub_physical_bytes
         ub = jnp.zeros((n,), jnp.uint8)
     else:
         ub = jnp.asarray(ub, jnp.uint8)

@@ -22,6 +22,8 @@ import functools
 import jax
 import numpy as np
 
+from .errors import UsageError
+
 __all__ = ["SweepResult", "sweep"]
 
 
@@ -108,6 +110,37 @@ class SweepResult:
         return f"<table><caption style='text-align:left'><b>SweepResult</b>: {html.escape(info)}</caption>{rows}</table>"
 
 
+def _axis(name, values, p):
+    """One parameter's values as a non-empty 1-D NumPy array of numbers (UsageError naming it)."""
+    allowed = "a non-empty 1-D sequence of numbers"
+    try:
+        arr = np.asarray(values)
+    except ValueError as e:  # ragged: NumPy's "inhomogeneous shape"
+        raise UsageError("sweep", name, _short(values), allowed, p, f"ragged values ({e})") from None
+    if arr.ndim != 1 or arr.size == 0 or arr.dtype.kind not in "biuf":
+        raise UsageError("sweep", name, _short(values), allowed, p, f"got {arr.dtype} of shape {arr.shape}")
+    return arr
+
+
+def _gm_arrays(gm, p):
+    """``gm``: a tuple (or list) of arrays, one per GM argument; one bare array is not taken for a
+    sequence of 1-element arrays (UsageError naming ``gm``)."""
+    if not isinstance(gm, (tuple, list)):
+        raise UsageError(
+            "sweep",
+            "gm",
+            f"one {type(gm).__name__}" + (f" of shape {np.shape(gm)}" if hasattr(gm, "shape") else ""),
+            "a tuple of GM arrays, one per GM argument of the kernel (gm=(a,) for one)",
+            p,
+        )
+    return tuple(np.asarray(g) for g in gm)
+
+
+def _short(v):
+    text = repr(v)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def sweep(kernel, profile=None, gm=(), ub_bytes=None, **param_ranges) -> SweepResult:
     """Run ``kernel`` at every point of the grid ``param_ranges`` in one vmapped program."""
     from .kernel import jit_kernel
@@ -116,19 +149,12 @@ def sweep(kernel, profile=None, gm=(), ub_bytes=None, **param_ranges) -> SweepRe
     p = as_profile(profile)
     if not param_ranges:
         raise TypeError("sweep: give at least one parameter range, e.g. sweep(kern, n=[64, 128])")
-    axes = {}
-    for name, values in param_ranges.items():
-        arr = np.asarray(values)
-        if arr.ndim != 1 or arr.size == 0:
-            raise ValueError(
-                f"sweep: {name} must be a non-empty 1-D sequence of values, got shape {arr.shape}"
-            )
-        axes[name] = arr
+    axes = {name: _axis(name, values, p) for name, values in param_ranges.items()}
+    gm = _gm_arrays(gm, p)
     shape = tuple(a.size for a in axes.values())
     n = int(np.prod(shape))
     mesh = np.meshgrid(*axes.values(), indexing="ij")
     flat = {name: m.reshape(n) for name, m in zip(axes, mesh, strict=True)}
-    gm = tuple(np.asarray(g) for g in gm)
     gm_b = tuple(np.ascontiguousarray(np.broadcast_to(g, (n,) + g.shape)) for g in gm)
 
     traces = [0]

@@ -8,6 +8,7 @@ import numbers
 
 import jax
 
+from . import _scalar
 from . import dtypes as _dt
 from .errors import UsageError
 
@@ -30,12 +31,9 @@ class LocalTensor:
         """Ascend C ``operator[]``: the tensor starting ``offset`` elements later."""
         if isinstance(offset, slice):
             raise TypeError("LocalTensor[...] takes an element offset (as C++ operator[]), not a slice")
-        if isinstance(offset, int):
-            if offset < 0 or offset > self.length:
-                raise IndexError(f"offset {offset} outside LocalTensor of length {self.length}")
-            length = self.length - offset
-        else:
-            length = self.length
+        # a host integer (Python, NumPy, concrete jax) is checked against the length here; only a
+        # tracer stays traced; a float or a bool is a UsageError (_scalar.element_offset)
+        offset, length = _scalar.element_offset("LocalTensor::operator[]", offset, self.length)
         bits = self.dtype.bits
         if bits < 8 and not (isinstance(offset, int) and offset * bits % 8 == 0):
             # a sub-byte element at an odd index has no byte address of its own

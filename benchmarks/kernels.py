@@ -205,6 +205,64 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
 
 
+def bench_cxx(log, cases=10000):
+    """``ascend-jax run add_tpipe_tque.asc --cases N`` (the vendor sample's own C++, 8 cores x 2,048
+    floats): the C++ build time (cold: a fresh build cache), the model's compile time and the
+    steady run's cases/s of the N + 1 cases in one program (the case files are not written here).
+    The host's own case (random inputs of our own) is checked against x + y."""
+    import tempfile
+
+    from ascend_jax.cxx import run as cxx_run
+
+    src = os.path.join(os.path.dirname(ROOT), "shared", "spec", "vendor-samples", "add_tpipe_tque")
+    src = os.path.join(src, "add_tpipe_tque.asc")
+    if not os.path.isfile(src):
+        log(f"cxx: {src} not found; skipped")
+        return {}
+    with tempfile.TemporaryDirectory(prefix="bench_cxx_") as tmp:
+        old = os.environ.get("ASCEND_JAX_CACHE")
+        os.environ["ASCEND_JAX_CACHE"] = os.path.join(tmp, "cache")
+        try:
+            os.makedirs(os.path.join(tmp, "input"))
+            rng = np.random.default_rng(0)
+            x = rng.uniform(1, 100, 8 * 2048).astype(np.float32)
+            y = rng.uniform(1, 100, 8 * 2048).astype(np.float32)
+            x.tofile(os.path.join(tmp, "input", "input_x.bin"))
+            y.tofile(os.path.join(tmp, "input", "input_y.bin"))
+            t = time.perf_counter()
+            r = cxx_run.run_cxx(
+                src,
+                input_dir=os.path.join(tmp, "input"),
+                output_dir=os.path.join(tmp, "output"),
+                cases=cases,
+                write_cases=False,
+            )
+            wall = time.perf_counter() - t
+            z = np.fromfile(os.path.join(tmp, "output", "output.bin"), np.float32)
+        finally:
+            if old is None:
+                del os.environ["ASCEND_JAX_CACHE"]
+            else:
+                os.environ["ASCEND_JAX_CACHE"] = old
+    (s,) = r["stats"]
+    out = {
+        "cxx_add_tpipe_tque_cases": s["cases"],
+        "cxx_add_tpipe_tque_cases_per_s": s["cases_per_s"],
+        "cxx_add_tpipe_tque_build_seconds": r["build"].seconds,
+        "cxx_add_tpipe_tque_compile_seconds": s["compile_s"],
+        "cxx_add_tpipe_tque_run_seconds": s["run_s"],
+        "cxx_add_tpipe_tque_wall_seconds": wall,
+        "cxx_add_tpipe_tque_correct": bool(np.array_equal(z.view(np.uint32), (x + y).view(np.uint32))),
+    }
+    log(
+        f"cxx add_tpipe_tque.asc --cases {cases}: {out['cxx_add_tpipe_tque_cases_per_s']:,.0f} cases/s, "
+        f"C++ build {out['cxx_add_tpipe_tque_build_seconds']:.2f} s, model compile "
+        f"{out['cxx_add_tpipe_tque_compile_seconds']:.2f} s, wall {wall:.1f} s, correct "
+        f"{out['cxx_add_tpipe_tque_correct']}"
+    )
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--profile", default="ascend910b")
@@ -215,6 +273,8 @@ def main(argv=None):
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--ops", help="comma-separated op names (default: all)")
     ap.add_argument("--no-mix", action="store_true", help="skip the API mix (benchmarks/run.py)")
+    ap.add_argument("--no-cxx", action="store_true", help="skip the C++ front end (add_tpipe_tque.asc)")
+    ap.add_argument("--cxx-cases", type=int, default=10000, help="--cases N of the C++ benchmark")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     log = lambda s: print(s, flush=True)  # noqa: E731
@@ -277,6 +337,8 @@ def main(argv=None):
         "api_mix_ratio_vs_numpy": None,
     }
     out.update(bench_multicore(log))
+    if not args.no_cxx:
+        out.update(bench_cxx(log, args.cxx_cases))
     if not args.no_mix:
         import run as mixrun
 
@@ -293,8 +355,11 @@ def main(argv=None):
         "traces_per_signature_max",
         "kernel_mismatches",
         "multicore_vendor_add_cases_per_s",
+        "cxx_add_tpipe_tque_cases_per_s",
+        "cxx_add_tpipe_tque_build_seconds",
+        "cxx_add_tpipe_tque_compile_seconds",
     ):
-        log(f"{key} = {out[key]}")
+        log(f"{key} = {out.get(key)}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(out, f, indent=1, sort_keys=True)

@@ -112,12 +112,7 @@ def cross_core_hazards(fixed=False, n=256):
             if fixed:
                 k.SyncAll()
             k.DataCopy(waw, local0, n)
-            if fixed:
-                k.PipeBarrier(aj.pipe_t.PIPE_ALL)
             k.DataCopy(local1, raw, n)
-            if fixed:
-                k.SetFlag(E.MTE2_S, 0)
-                k.WaitFlag(E.MTE2_S, 0)
             k.SetValue(war, 0, 30.0)
 
     return kernel

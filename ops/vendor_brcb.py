@@ -2,8 +2,8 @@
 
 C++ shape (vendor-samples/brcb/brcb.asc): GlobalTensors x (uint16, 16 elements), y (uint16, 256);
 a LocalMemAllocator for xLocal (16) and yLocal (256); DataCopy GM -> UB;
-``Brcb(yLocal, xLocal, repeatTime 2, {dstBlkStride 1, dstRepStride 8})``; DataCopy UB -> GM. Sync
-calls are no-ops here (program order). One scenario (gen_data.py takes no scenario flag).
+``Brcb(yLocal, xLocal, repeatTime 2, {dstBlkStride 1, dstRepStride 8})``; DataCopy UB -> GM. The
+sample's MTE2_V (EVENT_ID0) / V_MTE3 (EVENT_ID1) flags and final PipeBarrier<PIPE_ALL> are kept. One scenario (gen_data.py takes no scenario flag).
 """
 
 import ascend_jax as aj
@@ -24,8 +24,13 @@ def brcb_custom(k, x, y):
     xLocal = ubAllocator.Alloc(aj.uint16, IN_LENGTH)
     yLocal = ubAllocator.Alloc(aj.uint16, OUT_LENGTH)
     k.DataCopy(xLocal, xGm, IN_LENGTH)
+    k.SetFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
+    k.WaitFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
     k.Brcb(yLocal, xLocal, 2, aj.BrcbRepeatParams(1, 8))
+    k.SetFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID1)
+    k.WaitFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID1)
     k.DataCopy(yGm, yLocal, OUT_LENGTH)
+    k.PipeBarrier(aj.pipe_t.PIPE_ALL)
 
 
 def scenario(n=DEFAULT_SCENARIO):

@@ -2,8 +2,9 @@
 
 C++ shape (vendor-samples/compare/compare.asc): GlobalTensors x, y (float) and z (uint8); a TPipe
 with TQue inQueueSrc0 / inQueueSrc1 (VECIN) and outQueueDst (VECOUT); DataCopy GM -> UB, EnQue /
-DeQue; one compare call with ``CMPMODE::LT``; DataCopy of the 32 result bytes UB -> GM. Sync calls
-(SetFlag/WaitFlag/PipeBarrier, FetchEventID) are no-ops here: the model executes in program order.
+DeQue; one compare call with ``CMPMODE::LT``; DataCopy of the 32 result bytes UB -> GM. The sample's
+syncs are kept (scenario 2's PipeBarrier<PIPE_V>, scenario 3's FetchEventID MTE2_S / S_V flags, the
+final PipeBarrier<PIPE_ALL>; the queues imply MTE2_V / V_MTE3); one block.
 
 Scenarios (``SCENARIO_NUM``, the sample's README):
 
@@ -75,9 +76,18 @@ def compare_custom(k, x, y, z, *, scenario, input_size, input_y_size):
         repeatParams = aj.BinaryRepeatParams()
         mask = 256 // T.itemsize  # the bytes of one repeat / sizeof(T)
         k.Compare(src0Local, src1Local, cmpMode, mask, repeatParams)
+        k.PipeBarrier(aj.pipe_t.PIPE_V)
         k.GetCmpMask(dstLocal)  # a 32-byte dst: a checker warning (Warn.SIZE), the hardware runs it
     elif scenario == 3:
+        eventID = pipe.FetchEventID(aj.HardEvent.MTE2_S)  # GetTPipePtr()->FetchEventID(...)
+        k.SetFlag(aj.HardEvent.MTE2_S, eventID)
+        k.WaitFlag(aj.HardEvent.MTE2_S, eventID)
         src1Scalar = k.GetValue(src1Local, 0)
+
+        eventID = pipe.FetchEventID(aj.HardEvent.S_V)
+        k.SetFlag(aj.HardEvent.S_V, eventID)
+        k.WaitFlag(aj.HardEvent.S_V, eventID)
+
         k.Compares(dstLocal, src0Local, src1Scalar, cmpMode, input_size)
     elif scenario == 4:
         # Ascend 950 only; src0Local and src1Local[0] may swap places (config = BinaryConfig(0))
@@ -90,6 +100,7 @@ def compare_custom(k, x, y, z, *, scenario, input_size, input_y_size):
     dstLocalOut = outQueueDst.DeQue(aj.uint8)
     k.DataCopy(dstGlobal, dstLocalOut, OUTPUT_SIZE)
     outQueueDst.FreeTensor(dstLocalOut)
+    k.PipeBarrier(aj.pipe_t.PIPE_ALL)
 
 
 def scenario(n=DEFAULT_SCENARIO):

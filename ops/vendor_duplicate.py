@@ -2,8 +2,8 @@
 
 C++ shape (vendor-samples/duplicate/duplicate.asc): GlobalTensors src, dst (half, 256 elements); a
 LocalMemAllocator for srcLocal, dstLocal; DataCopy GM -> UB (src is copied but not used by the
-computation); ``Duplicate<half>(dstLocal, half(18.0), 256)``; DataCopy UB -> GM. Sync calls are
-no-ops here (program order). One scenario.
+computation); ``Duplicate<half>(dstLocal, half(18.0), 256)``; DataCopy UB -> GM. The
+sample's MTE2_V / V_MTE3 flags and final PipeBarrier<PIPE_ALL> are kept. One scenario.
 """
 
 import ascend_jax as aj
@@ -24,9 +24,14 @@ def duplicate_custom(k, x, y):
     srcLocal = ubAllocator.Alloc(aj.half, TOTAL_LENGTH)
     dstLocal = ubAllocator.Alloc(aj.half, TOTAL_LENGTH)
     k.DataCopy(srcLocal, srcGlobal, TOTAL_LENGTH)
+    k.SetFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
+    k.WaitFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
     inputVal = INPUT_VAL
     k.Duplicate(dstLocal, inputVal, TOTAL_LENGTH)
+    k.SetFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
+    k.WaitFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
     k.DataCopy(dstGlobal, dstLocal, TOTAL_LENGTH)
+    k.PipeBarrier(aj.pipe_t.PIPE_ALL)
 
 
 def scenario(n=DEFAULT_SCENARIO):

@@ -4,7 +4,8 @@
 C++ shape (vendor-samples/element_wise_arithmetic/element_wise_arithmetic.asc): GlobalTensors src,
 dst (half, 512 elements); a LocalMemAllocator for srcLocal, dstLocal; DataCopy GM -> UB;
 ``LeakyRelu(dstLocal, srcLocal, half(0.01), mask = 128, repeatTime 4, {1, 1, 8, 8})``; DataCopy
-UB -> GM. Sync calls are no-ops here (program order). One scenario.
+UB -> GM. The sample's MTE2_V / V_MTE3 flags
+and final PipeBarrier<PIPE_ALL> are kept. One scenario.
 """
 
 import ascend_jax as aj
@@ -25,9 +26,14 @@ def element_wise_arithmetic_kernel(k, src, dstGm):
     srcLocal = ubAllocator.Alloc(aj.half, COUNT)
     dstLocal = ubAllocator.Alloc(aj.half, COUNT)
     k.DataCopy(srcLocal, srcGlobal, COUNT)
+    k.SetFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
+    k.WaitFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
     scalar = 0.01  # half scalar = 0.01: converted to half by the API (scalarValue is T)
     k.LeakyRelu(dstLocal, srcLocal, scalar, MASK, 4, aj.UnaryRepeatParams(1, 1, 8, 8))
+    k.SetFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
+    k.WaitFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
     k.DataCopy(dstGlobal, dstLocal, COUNT)
+    k.PipeBarrier(aj.pipe_t.PIPE_ALL)
 
 
 def scenario(n=DEFAULT_SCENARIO):

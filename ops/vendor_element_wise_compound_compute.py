@@ -7,7 +7,8 @@ dstLocal; DataCopy GM -> UB of both sources, then
 * scenario 1: ``AddRelu<half>(dstLocal, src0Local, src1Local, 512)``;
 * scenario 2: ``DataCopy(dstLocal, src1Local, 512)`` (UB -> UB), then
   ``Axpy<half, half>(dstLocal, src0Local, half(2.0), 512)``;
-DataCopy UB -> GM. Sync calls and barriers are no-ops here (program order).
+DataCopy UB -> GM. The sample's MTE2_V / V_MTE3
+flags, scenario 2's PipeBarrier<PIPE_V> and the final PipeBarrier<PIPE_ALL> are kept.
 """
 
 import ascend_jax as aj
@@ -29,13 +30,19 @@ def element_wise_compound_compute_custom(k, src0Gm, src1Gm, dstGm, *, scenarioNu
     dstLocal = ubAllocator.Alloc(aj.half, TOTAL_LENGTH)
     k.DataCopy(src0Local, src0Global, TOTAL_LENGTH)
     k.DataCopy(src1Local, src1Global, TOTAL_LENGTH)
+    k.SetFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
+    k.WaitFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
     if scenarioNum == 1:
         k.AddRelu(dstLocal, src0Local, src1Local, TOTAL_LENGTH)
     else:
         k.DataCopy(dstLocal, src1Local, TOTAL_LENGTH)
+        k.PipeBarrier(aj.pipe_t.PIPE_V)
         scalar = 2.0  # static_cast<half>(2.0): converted to half by the API (scalarValue is U)
         k.Axpy(dstLocal, src0Local, scalar, TOTAL_LENGTH)
+    k.SetFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
+    k.WaitFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
     k.DataCopy(dstGlobal, dstLocal, TOTAL_LENGTH)
+    k.PipeBarrier(aj.pipe_t.PIPE_ALL)
 
 
 def scenario(n=DEFAULT_SCENARIO):

@@ -3,7 +3,8 @@ line by line.
 
 C++ shape (vendor-samples/element_wise_logic/element_wise_logic.asc): GlobalTensors src0, src1,
 dst (uint16, 512 elements); a LocalMemAllocator for src0Local, src1Local, dstLocal; DataCopy
-GM -> UB; one logic call; DataCopy UB -> GM. Sync calls are no-ops here (program order).
+GM -> UB; one logic call; DataCopy UB -> GM. The sample's
+MTE2_V / V_MTE3 flags and final PipeBarrier<PIPE_ALL> are kept.
 
 Scenarios (``SCENARIO_NUM``; the vendor gen_data.py takes ``-scenarioNum``):
 
@@ -44,6 +45,9 @@ def logic_custom(k, src0, src1, dst, *, scenario):
     k.DataCopy(src0Local, src0Global, COUNT)
     k.DataCopy(src1Local, src1Global, COUNT)
 
+    k.SetFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
+    k.WaitFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
+
     if scenario == 1:
         k.And(dstLocal, src0Local, src1Local, COUNT)
     elif scenario == 2:
@@ -57,7 +61,11 @@ def logic_custom(k, src0, src1, dst, *, scenario):
     elif scenario == 4:
         k.ShiftRight(dstLocal, src0Local, SHIFT_BITS, COUNT)
 
+    k.SetFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
+    k.WaitFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
+
     k.DataCopy(dstGlobal, dstLocal, COUNT)
+    k.PipeBarrier(aj.pipe_t.PIPE_ALL)
 
 
 def scenario(n=DEFAULT_SCENARIO):

@@ -1,8 +1,8 @@
 """vendor_gather: the vendor sample ``gather`` (``gather_custom``), ported line by line.
 
 C++ shape (vendor-samples/gather/gather.asc): GlobalTensors x (src0) and z (dst), a
-LocalMemAllocator for the UB tensors, DataCopy GM -> UB, one gather call, DataCopy UB -> GM. Sync
-calls (SetFlag/WaitFlag/PipeBarrier) are no-ops here: the model executes in program order.
+LocalMemAllocator for the UB tensors, DataCopy GM -> UB, one gather call, DataCopy UB -> GM. The
+sample's MTE2_V / V_MTE3 flags and final PipeBarrier<PIPE_ALL> are kept.
 
 Scenarios (``SCENARIO_NUM``, the sample's README):
 
@@ -44,12 +44,17 @@ def gather_custom(k, x, z):
     ubAllocator = aj.LocalMemAllocator(k)
     src0Local = ubAllocator.Alloc(T, INPUT_SIZE)
     k.DataCopy(src0Local, src0Global, INPUT_SIZE)
+    k.SetFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
+    k.WaitFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
     # scenario 1: built-in pattern 2, dst and src0 share the UB
     mask = 0  # normal mode: mask is ignored, 0 recommended
     src1Pattern = 2  # built-in pattern, [1, 7]
     # src0BlockStride 1, repeatTimes 4, src0RepeatStride 8, src1RepeatStride 0
     rsvdCnt = k.GatherMask(src0Local, src0Local, src1Pattern, False, mask, aj.GatherMaskParams(1, 4, 8, 0))
+    k.SetFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
+    k.WaitFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
     k.DataCopy(dstGlobal, src0Local, OUTPUT_SIZE)
+    k.PipeBarrier(aj.pipe_t.PIPE_ALL)
     return rsvdCnt
 
 
@@ -63,6 +68,8 @@ def gather_custom_user(k, x, y, z):
     src1Local = ubAllocator.Alloc(aj.uint32, INPUT_Y_SIZE)
     dstLocal = ubAllocator.Alloc(T, OUTPUT_SIZE)
     k.DataCopy(src1Local, src1Global, INPUT_Y_SIZE)
+    k.SetFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
+    k.WaitFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
     # zero dst first: Counter mode leaves the unwritten positions as they were
     k.Duplicate(dstLocal, 0, OUTPUT_SIZE)
     mask = 70
@@ -71,7 +78,10 @@ def gather_custom_user(k, x, y, z):
     rsvdCnt = k.GatherMask(
         dstLocal, src0Local, src1Local.ReinterpretCast(T), True, mask, aj.GatherMaskParams(1, 2, 4, 0)
     )
+    k.SetFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
+    k.WaitFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
     k.DataCopy(dstGlobal, dstLocal, OUTPUT_SIZE)
+    k.PipeBarrier(aj.pipe_t.PIPE_ALL)
     return rsvdCnt
 
 
@@ -86,6 +96,8 @@ def gather_custom_offsets(k, x, y, z, n_offsets, blocks):
     src1Local = ubAllocator.Alloc(aj.uint32, n_offsets)
     dstLocal = ubAllocator.Alloc(T, GATHER_SIZE)
     k.DataCopy(src1Local, src1Global, n_offsets)
+    k.SetFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
+    k.WaitFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
     if not blocks:
         # element byte offsets relative to src0Local (srcBaseAddr 0), count = 128
         src0Local.SetSize(n_offsets)  # src0Local.SetSize(INPUT_Y_SIZE)
@@ -94,7 +106,10 @@ def gather_custom_offsets(k, x, y, z, n_offsets, blocks):
         params = aj.GatherRepeatParams(1, 8)
         repeatTime = GATHER_SIZE * 2 // 256  # 8 DataBlocks a repeat
         k.Gatherb(dstLocal, src0Local, src1Local, repeatTime, params)
+    k.SetFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
+    k.WaitFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
     k.DataCopy(dstGlobal, dstLocal, GATHER_SIZE)
+    k.PipeBarrier(aj.pipe_t.PIPE_ALL)
 
 
 GATHER_SIZE = 128  # scenarios 3 and 4: uint16 elements of src0 and dst

@@ -5,8 +5,8 @@ C++ shape (vendor-samples/interleave_pair/interleave_pair.asc): GlobalTensors sr
 (half, COUNT = 512 each); a LocalMemAllocator for src0Local, src1Local, dst0Local, dst1Local;
 DataCopy src0, src1 GM -> UB; ``Duplicate(dst0Local, 0, COUNT)``, ``Duplicate(dst1Local, 0, COUNT)``;
 scenario 1 ``Interleave(dst0, dst1, src0, src1, COUNT)``, scenario 2 ``DeInterleave(dst0, dst1,
-src0, src1, COUNT)``; DataCopy dst0, dst1 UB -> GM (output_dst0.bin, output_dst1.bin). Sync calls
-are no-ops here (program order). Ascend 950 only (dav-3510).
+src0, src1, COUNT)``; DataCopy dst0, dst1 UB -> GM (output_dst0.bin, output_dst1.bin). The sample's
+MTE2_V / V_MTE3 flags and final PipeBarrier<PIPE_ALL> are kept. Ascend 950 only (dav-3510).
 """
 
 import ascend_jax as aj
@@ -33,14 +33,19 @@ def kernel(scenario_num):
         dst1Local = ubAllocator.Alloc(aj.half, COUNT)
         k.DataCopy(src0Local, src0Global, COUNT)
         k.DataCopy(src1Local, src1Global, COUNT)
+        k.SetFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
+        k.WaitFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
         k.Duplicate(dst0Local, 0.0, COUNT)
         k.Duplicate(dst1Local, 0.0, COUNT)
         if scenario_num == 1:
             k.Interleave(dst0Local, dst1Local, src0Local, src1Local, COUNT)
         else:
             k.DeInterleave(dst0Local, dst1Local, src0Local, src1Local, COUNT)
+        k.SetFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
+        k.WaitFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
         k.DataCopy(dst0Global, dst0Local, COUNT)
         k.DataCopy(dst1Global, dst1Local, COUNT)
+        k.PipeBarrier(aj.pipe_t.PIPE_ALL)
 
     return interleave_pair_custom
 

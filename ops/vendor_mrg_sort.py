@@ -5,7 +5,8 @@ indices), dst (float, (score, index) records); a LocalMemAllocator for srcLocal0
 and dstLocal; DataCopy GM -> UB; ``Sort32`` (32 scores a repeat) into workLocal; then
 scenario 1: one MrgSort of 4 queues of 32; scenario 2: 3 queues (validBit 0b0111, the 4th length 0);
 scenario 3: 32 queues merged in three rounds (repeatTimes 8, then 2, then a 2-queue MrgSort);
-DataCopy UB -> GM. Sync calls are no-ops here (program order).
+DataCopy UB -> GM. The sample's MTE2_V / V_MTE3 flags,
+its PipeBarrier<PIPE_V> between the sort rounds and the final PipeBarrier<PIPE_ALL> are kept.
 """
 
 import ascend_jax as aj
@@ -42,7 +43,10 @@ def kernel_of(scenarioNum):
         dstLocal = ubAllocator.Alloc(aj.float32, srcDataSize * 2)
         k.DataCopy(srcLocal0, src0Gm, srcDataSize)
         k.DataCopy(srcLocal1, src1Gm, srcDataSize)
+        k.SetFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
+        k.WaitFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
         k.Sort32(workLocal, srcLocal0, srcLocal1, repeat)
+        k.PipeBarrier(aj.pipe_t.PIPE_V)
         if scenarioNum == 3:
             srcLocal, tempLocal1, tempLocal2 = workLocal[0], workLocal[2048], workLocal[4096]
             # round 1: 32 queues -> 8 (each 128 records), repeatTimes 8
@@ -54,12 +58,14 @@ def kernel_of(scenarioNum):
                 srcLocal[SORT_SIZE * 3 * 2],
             )
             k.MrgSort(tempLocal1, srcList, params)
+            k.PipeBarrier(aj.pipe_t.PIPE_V)
             # round 2: 8 queues -> 2 (each 512 records), repeatTimes 2
             params = aj.MrgSort4Info([128] * 4, False, 0b1111, 2)
             srcList = aj.MrgSortSrcList(
                 tempLocal1[0], tempLocal1[128 * 1 * 2], tempLocal1[128 * 2 * 2], tempLocal1[128 * 3 * 2]
             )
             k.MrgSort(tempLocal2, srcList, params)
+            k.PipeBarrier(aj.pipe_t.PIPE_V)
             # round 3: 2 queues -> 1
             srcList = aj.MrgSortSrcList(tempLocal2[0], tempLocal2[512 * 1 * 2], srcList.src3, srcList.src4)
             params = aj.MrgSort4Info([512, 512, 0, 0], False, 0b11, 1)
@@ -76,7 +82,10 @@ def kernel_of(scenarioNum):
                 workLocal[SORT_SIZE * 3 * 2],
             )
             k.MrgSort(dstLocal, srcList, params)
+        k.SetFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
+        k.WaitFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
         k.DataCopy(dstGm, dstLocal, dstDataSize)
+        k.PipeBarrier(aj.pipe_t.PIPE_ALL)
 
     return vec_mrgsort_kernel
 

@@ -8,7 +8,8 @@ tiling selects by ``totalLength * sizeof(float)``: <= 256 B ``ReduceRepeat<SUM>`
 (Compute2); <= 16 KB Counter mode two ``ReduceRepeat<SUM, isSetMask=false>`` passes through a TBuf
 (Compute3: the host's 4096 floats); CopyOut DataCopy of 32 floats. Compute4 / Compute5 (totalLength
 10000 / 20000, cycle-count comparisons of hand-written loops) are unreachable with the host's
-tiling and not ported. Sync calls are no-ops here (program order). The vendor folder has
+tiling and not ported. The sample's PipeBarrier<PIPE_V> calls are kept (the
+queues imply MTE2_V / V_MTE3). The vendor folder has
 gen_data.py (2048 ones) but no verify_result.py; the test compares with its golden (the sum).
 """
 
@@ -88,11 +89,13 @@ class KernelReduce:
             tempTensor1, xLocal, aj.MASK_PLACEHOLDER, 1, DEFAULT_BLK_STRIDE, DEFAULT_BLK_STRIDE,
             DEFAULT_REP_STRIDE, reduceType=aj.ReduceType.SUM, isSetMask=False,
         )  # fmt: skip
+        k.PipeBarrier(aj.pipe_t.PIPE_V)
         k.SetVectorMask(T, 0, blockNum0)
         k.ReduceRepeat(
             zLocal, tempTensor1, aj.MASK_PLACEHOLDER, 1, DEFAULT_BLK_STRIDE, DEFAULT_BLK_STRIDE,
             DEFAULT_REP_STRIDE, reduceType=aj.ReduceType.SUM, isSetMask=False,
         )  # fmt: skip
+        k.PipeBarrier(aj.pipe_t.PIPE_V)
         k.SetMaskNorm()
         self.outQueueZ.EnQue(zLocal)
         self.inQueueX.FreeTensor(xLocal)
@@ -111,11 +114,13 @@ class KernelReduce:
             tempTensor1, xLocal, aj.MASK_PLACEHOLDER, 1, DEFAULT_BLK_STRIDE, DEFAULT_BLK_STRIDE,
             DEFAULT_REP_STRIDE, reduceType=aj.ReduceType.SUM, isSetMask=False,
         )  # fmt: skip
+        k.PipeBarrier(aj.pipe_t.PIPE_V)
         k.SetVectorMask(T, 0, repeatNum)
         k.ReduceRepeat(
             zLocal, tempTensor1, aj.MASK_PLACEHOLDER, 1, DEFAULT_BLK_STRIDE, DEFAULT_BLK_STRIDE,
             DEFAULT_REP_STRIDE, reduceType=aj.ReduceType.SUM, isSetMask=False,
         )  # fmt: skip
+        k.PipeBarrier(aj.pipe_t.PIPE_V)
         k.SetMaskNorm()
         self.outQueueZ.EnQue(zLocal)
         self.inQueueX.FreeTensor(xLocal)

@@ -5,8 +5,8 @@ C++ shape (vendor-samples/reduce_data_block/reduce_data_block.asc): GlobalTensor
 LocalMemAllocator for srcLocal, dstLocal; DataCopy GM -> UB; Duplicate(dst, 0); with the continuous
 mask 256 / sizeof(T): scenario 1 ``ReduceDataBlock<MAX, half>(dst, src, 128, 2, 1, 1, 8)`` (256 in,
 16 out), 2 ``ReduceDataBlock<MIN, half>(..., 128, 4, 1, 1, 8)`` (512 in, 32 out), 3
-``ReduceDataBlock<SUM, float>(..., 64, 2, 1, 1, 8)`` (128 in, 16 out); DataCopy UB -> GM. Sync calls
-are no-ops here (program order).
+``ReduceDataBlock<SUM, float>(..., 64, 2, 1, 1, 8)`` (128 in, 16 out); DataCopy UB -> GM. The sample's
+MTE2_V / V_MTE3 flags and final PipeBarrier<PIPE_ALL> are kept.
 """
 
 import ascend_jax as aj
@@ -35,6 +35,8 @@ def kernel_of(scenarioNum):
         srcLocal = ubAllocator.Alloc(T, srcTotalLength)
         dstLocal = ubAllocator.Alloc(T, dstTotalLength)
         k.DataCopy(srcLocal, srcGlobal, srcTotalLength)
+        k.SetFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
+        k.WaitFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
         k.Duplicate(dstLocal, 0.0, dstTotalLength)
         mask = 256 // T.itemsize
         if scenarioNum == 1:
@@ -43,7 +45,10 @@ def kernel_of(scenarioNum):
             k.ReduceDataBlock(dstLocal, srcLocal, mask, 4, 1, 1, 8, reduceType=aj.ReduceType.MIN)
         else:
             k.ReduceDataBlock(dstLocal, srcLocal, mask, 2, 1, 1, 8, reduceType=aj.ReduceType.SUM)
+        k.SetFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
+        k.WaitFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
         k.DataCopy(dstGlobal, dstLocal, dstTotalLength)
+        k.PipeBarrier(aj.pipe_t.PIPE_ALL)
 
     return reduce_data_block_custom, T
 

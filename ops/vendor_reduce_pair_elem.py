@@ -4,7 +4,8 @@ line by line.
 C++ shape (vendor-samples/reduce_pair_elem/reduce_pair_elem.asc): GlobalTensors src, dst (half, 128
 in, 64 out); a LocalMemAllocator for srcLocal (128), dstLocal (64); DataCopy GM -> UB; Duplicate(dst,
 0, 64); ``ReducePairElem<SUM, half>(dst, src, mask = {UINT64_MAX, UINT64_MAX}, 1, 1, 1, 8)``;
-DataCopy UB -> GM. Sync calls are no-ops here (program order). One scenario.
+DataCopy UB -> GM. The sample's MTE2_V / V_MTE3 flags
+and final PipeBarrier<PIPE_ALL> are kept. One scenario.
 """
 
 import ascend_jax as aj
@@ -26,11 +27,16 @@ def reduce_pair_elem_custom(k, x, z):
     srcLocal = ubAllocator.Alloc(aj.half, SRC_DATA_SIZE)
     dstLocal = ubAllocator.Alloc(aj.half, DST_DATA_SIZE)
     k.DataCopy(srcLocal, srcGlobal, SRC_DATA_SIZE)
+    k.SetFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
+    k.WaitFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
     k.Duplicate(dstLocal, 0.0, DST_DATA_SIZE)
     mask = [UINT64_MAX, UINT64_MAX]
     repeat = 1
     k.ReducePairElem(dstLocal, srcLocal, mask, repeat, 1, 1, 8, reduceType=aj.ReduceType.SUM)
+    k.SetFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
+    k.WaitFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
     k.DataCopy(dstGlobal, dstLocal, DST_DATA_SIZE)
+    k.PipeBarrier(aj.pipe_t.PIPE_ALL)
 
 
 def scenario(n=DEFAULT_SCENARIO):

@@ -7,7 +7,8 @@ of srcCol elements (rows padded to 32 bytes); then scenario 1 ``ReduceRepeat<MAX
 repeat, 1, 1, 8, ORDER_ONLY_VALUE)`` (half 1024 -> 8), 2 ``ReduceRepeat<MIN>(..., MASK, repeat, 1, 1,
 8)`` (half 1024 -> 16: value, index), 3 ``ReduceRepeat<SUM>(..., MASK, repeat, 1, 1, 8)`` (float 2048
 -> 32), 4 ``ReduceRepeat<SUM>(dst, src, srcCol, srcRow, 1, 1, srcStride)`` (float 13 x 57 -> 13, one
-repeat per padded row); DataCopyPad UB -> GM. Sync calls are no-ops here (program order).
+repeat per padded row); DataCopyPad UB -> GM. The final PipeBarrier<PIPE_ALL> is kept
+(the queues imply MTE2_V / V_MTE3).
 """
 
 import ascend_jax as aj
@@ -81,6 +82,7 @@ def kernel_of(scenarioNum):
         copyParamsOut = aj.DataCopyExtParams(1, outBytes, 0, 0, 0)
         k.DataCopyPad(dstGlobal, dstLocalOut, copyParamsOut)
         outQueueDst.FreeTensor(dstLocalOut)
+        k.PipeBarrier(aj.pipe_t.PIPE_ALL)
 
     return reduce_repeat_custom, T
 

@@ -10,7 +10,8 @@ mrgOutLocal, 512 / 16 = 32 repeats, 4); DataCopy UB -> GM (64 elements).
 The ProposalExtract reads 512 proposals from a 64-proposal tensor and writes 512 elements into a
 64-element tensor: past both tensors, as the hardware runs it (the first 4 repeats give the 64
 scores the sample checks). The model runs it the same way and records EXTENT checker warnings
-(docs/MODEL.md "Checker warnings"); the result bits are unchanged. Sync calls are no-ops here.
+(docs/MODEL.md "Checker warnings"); the result bits are unchanged. The sample's MTE2_V /
+V_MTE3 flags, PipeBarrier<PIPE_V> calls and final PipeBarrier<PIPE_ALL> are kept.
 """
 
 import ascend_jax as aj
@@ -35,21 +36,28 @@ def region_proposal_sort_custom(k, x, y):
     mrgOutLocal = ubAllocator.Alloc(aj.half, WORK_SIZE)
     extractLocal = ubAllocator.Alloc(aj.half, DST_SIZE)
     k.DataCopy(srcLocal, srcGlobal, SCORE_COUNT)
+    k.SetFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
+    k.WaitFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
     singleDataSize = SCORE_COUNT // 4
     workDataSize = WORK_SIZE // 4
     repeat = SCORE_COUNT // 4 // 16
     mode = 4
     for g in range(4):
         k.ProposalConcat(workLocal[workDataSize * g], srcLocal[singleDataSize * g], repeat, mode)
+        k.PipeBarrier(aj.pipe_t.PIPE_V)
         k.RpSort16(workLocal[workDataSize * g], workLocal[workDataSize * g], repeat)
     srcList = aj.MrgSortSrcList(
         workLocal[0], workLocal[workDataSize], workLocal[workDataSize * 2], workLocal[workDataSize * 3]
     )
     srcInfo = aj.MrgSort4Info([singleDataSize] * 4, False, 15, 1)
     k.MrgSort4(mrgOutLocal, srcList, srcInfo)
+    k.PipeBarrier(aj.pipe_t.PIPE_V)
     extractRepeat = WORK_SIZE // 16
     k.ProposalExtract(extractLocal, mrgOutLocal, extractRepeat, mode)
+    k.SetFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
+    k.WaitFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
     k.DataCopy(dstGlobal, extractLocal, DST_SIZE)
+    k.PipeBarrier(aj.pipe_t.PIPE_ALL)
 
 
 def scenario(n=DEFAULT_SCENARIO):

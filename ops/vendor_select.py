@@ -2,8 +2,8 @@
 
 C++ shape (vendor-samples/select/select.asc): GlobalTensors x, y, sel, z; a LocalMemAllocator
 hands out src0, src1, selMask and dst; DataCopy GM -> UB (scenario 1: DataCopyPad of the 8-byte
-selMask with 24 bytes of right padding); one Select; DataCopy UB -> GM. Sync calls
-(SetFlag/WaitFlag/PipeBarrier) are no-ops here: the model executes in program order.
+selMask with 24 bytes of right padding); one Select; DataCopy UB -> GM. The sample's
+MTE2_V / V_MTE3 flags, scenario 2's MTE2_S / S_V flags and the final PipeBarrier<PIPE_ALL> are kept.
 
 Scenarios (``SCENARIO_NUM``, the sample's README table; T = float, selMask uint8):
 
@@ -64,12 +64,20 @@ def select_custom(k, x, y, sel, z, *, scenario, input_y_size, input_sel_size):
         k.DataCopyPad(selMaskLocal, selMaskGlobal, copyParams, padParams)
     else:
         k.DataCopy(selMaskLocal, selMaskGlobal, input_sel_size)
+    k.SetFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
+    k.WaitFlag(aj.HardEvent.MTE2_V, aj.EVENT_ID0)
 
     if scenario in (1, 3):
         selMode = aj.SELMODE.VSEL_CMPMASK_SPR if scenario == 1 else aj.SELMODE.VSEL_TENSOR_TENSOR_MODE
         k.Select(dstLocal, selMaskLocal, src0Local, src1Local, selMode, INPUT_SIZE)
     elif scenario == 2:
+        k.SetFlag(aj.HardEvent.MTE2_S, aj.EVENT_ID0)
+        k.WaitFlag(aj.HardEvent.MTE2_S, aj.EVENT_ID0)
         src1Scalar = k.GetValue(src1Local, 0)
+
+        k.SetFlag(aj.HardEvent.S_V, aj.EVENT_ID0)
+        k.WaitFlag(aj.HardEvent.S_V, aj.EVENT_ID0)
+
         k.Select(
             dstLocal, selMaskLocal, src0Local, src1Scalar, aj.SELMODE.VSEL_TENSOR_SCALAR_MODE, INPUT_SIZE
         )
@@ -85,7 +93,11 @@ def select_custom(k, x, y, sel, z, *, scenario, input_y_size, input_sel_size):
             config=config,
         )
 
+    k.SetFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
+    k.WaitFlag(aj.HardEvent.V_MTE3, aj.EVENT_ID0)
+
     k.DataCopy(dstGlobal, dstLocal, INPUT_SIZE)
+    k.PipeBarrier(aj.pipe_t.PIPE_ALL)
 
 
 def scenario(n=DEFAULT_SCENARIO):

@@ -9,7 +9,8 @@ a TPipe with a VECIN queue (src), a VECOUT queue (dst) and, in scenario 2, a VEC
 3. NCHW [2, 32, 16, 16] -> NC1HWC0: four ``TransDataTo5HD<half>`` calls (uint64 address lists from
    ``GetPhyAddr``), repeatTimes 16, dstRepStride 16, srcRepStride 1;
 
-then DataCopy UB -> GM. Sync calls are no-ops here (program order).
+then DataCopy UB -> GM. The final PipeBarrier<PIPE_ALL> is kept (the
+queues imply MTE2_V / V_MTE3).
 """
 
 import ascend_jax as aj
@@ -73,6 +74,7 @@ def kernel(scenario_num):
         dstLocalOut = outQueueDst.DeQue(aj.half)
         k.DataCopy(dstGlobal, dstLocalOut, INPUT_SIZE)
         outQueueDst.FreeTensor(dstLocalOut)
+        k.PipeBarrier(aj.pipe_t.PIPE_ALL)
 
     return transpose_custom
 

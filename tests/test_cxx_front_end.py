@@ -73,7 +73,7 @@ def test_user_kernel_outside_the_repo(work, capsys):
     z = np.fromfile(work / "output" / "z.bin", np.float32)
     assert np.array_equal(z.view(np.uint32), (x * np.float32(2) + np.float32(1)).view(np.uint32))
     err = capsys.readouterr().err
-    assert "built scale.asc" in err and "launch scale_custom (line 48), 1 blocks" in err
+    assert "built scale.asc" in err and "launch scale_custom (line 48), 1 blocks, 17 calls" in err
 
 
 SYNCED_READ = (
@@ -112,11 +112,12 @@ def test_cases_n_one_program(work, capsys):
     assert "6 cases: compile" in err and "cases/s" in err
     cases = sorted((work / "output" / "cases").iterdir())
     assert len(cases) == 5
-    for c in cases:
-        x = np.fromfile(c / "input" / "gm0.bin", np.float32)
-        z = np.fromfile(c / "output" / "gm1.bin", np.float32)
+    assert [c.name for c in cases] == [f"case_{i:05d}" for i in range(1, 6)]
+    for c in cases:  # under the names the host's ReadFile / WriteFile use
+        x = np.fromfile(c / "input" / "x.bin", np.float32)
+        z = np.fromfile(c / "output" / "z.bin", np.float32)
         assert np.array_equal(z, x * np.float32(2) + np.float32(1))
-    xs = [np.fromfile(c / "input" / "gm0.bin", np.float32) for c in cases]
+    xs = [np.fromfile(c / "input" / "x.bin", np.float32) for c in cases]
     assert not np.array_equal(xs[0], xs[1])
 
 
@@ -168,3 +169,46 @@ def test_missing_input(work, capsys):
         "could not read ./input/x.bin before launching scale_custom (line 48): run the sample's scripts/gen_data.py"
         in capsys.readouterr().err
     )
+
+
+LONG_LOOP = KERNEL.parent / "long_loop.asc"
+
+
+def test_trace_too_long_stops_at_the_call_budget(work, capsys):
+    """A loop of 10^6 Adds: the recorder stops at the call budget (default 2,000 calls per launch)
+    and the run names the loop's line and its count, in seconds and without a huge trace."""
+    import time
+
+    t0 = time.perf_counter()
+    assert cli.main(["run", str(LONG_LOOP)]) == 2
+    err = capsys.readouterr().err
+    assert (
+        "launch long_loop (line 37): the kernel made more than 2,000 calls (the call budget of one launch, "
+        "--max-calls); long_loop.asc:23 (AscendC::Adds) alone made 1,994 of them (block 0)" in err
+    ), err
+    assert time.perf_counter() - t0 < 60
+    assert cli.main(["run", str(LONG_LOOP), "--max-calls", "100"]) == 2
+    assert "more than 100 calls" in capsys.readouterr().err
+    # under the budget the same loop runs: x = 0 + 20 * 1
+    assert cli.main(["run", str(LONG_LOOP), "-D", "LOOP_N=20"]) == 0, capsys.readouterr().err
+    out = capsys.readouterr()
+    assert "x[0] = 20" in out.out and "28 calls" in out.err
+
+
+def test_cases_dir_reads_each_folders_files(work, capsys):
+    """--cases DIR: each sub-folder's input/x.bin feeds the GM buffer the host's ReadFile +
+    aclrtMemcpy fed; each case's output/z.bin is written under WriteFile's name; one program."""
+    root = work / "sets"
+    xs = {}
+    for i, name in enumerate(("a", "b", "c")):
+        (root / name / "input").mkdir(parents=True)
+        xs[name] = np.random.default_rng(10 + i).uniform(-5, 5, 256).astype(np.float32)
+        xs[name].tofile(root / name / "input" / "x.bin")
+    assert run(work, "-D", "KERNEL_EXTRA=", "--cases", str(root)) == 0, capsys.readouterr().err
+    assert "3 cases: compile" in capsys.readouterr().err
+    for name, x in xs.items():
+        z = np.fromfile(root / name / "output" / "z.bin", np.float32)
+        assert np.array_equal(z, x * np.float32(2) + np.float32(1)), name
+    os.remove(root / "b" / "input" / "x.bin")
+    assert run(work, "-D", "KERNEL_EXTRA=", "--cases", str(root)) == 2
+    assert "--cases: case b: no " in capsys.readouterr().err

@@ -21,6 +21,19 @@ from ascend_jax import cli
 
 SAMPLES = V.SAMPLES
 DEFAULT = {("vendor_add_tpipe_tque", 1)}
+# Findings the model reports in the vendor's own C++ (the results are still exact): the run uses
+# --findings report and the finding must be printed.
+CXX_FINDINGS = {
+    # 8 blocks, no per-block offset: every core writes the same 256 GM bytes (identical values)
+    ("vendor_create_vec_index", 1): "memcheck: error: multi-core stomp on GM buffer 0 bytes [0, 256)",
+    # SetValue (PIPE_S) then DataCopy UB -> GM (PIPE_MTE3) with no S_MTE3 flag between them (the
+    # VECOUT EnQue/DeQue orders V -> MTE3 only)
+    (
+        "vendor_reduce_computation",
+        5,
+    ): "racecheck: error: RAW on UB bytes [610, 612): core 0 #7 SetValue (PIPE_S) "
+    "at reduce_computation.asc:103; core 0 #12 DataCopy (PIPE_MTE3) at reduce_computation.asc:113",
+}
 
 
 @pytest.fixture(autouse=True)
@@ -36,13 +49,18 @@ def _check(tmp_path, capsys, op, n, flag, dtype, part, seeds):
     # the Python port, every seed in one batched program
     py_out = tmp_path / "port"
     port_args = ["run", op, "--scenario", str(n), "--cases", str(tmp_path / "cases"), "--output", str(py_out)]
-    port_args += V._findings_flag(op)  # the ports not yet carrying their sample's flags
+    port_args += V._findings_flag(op, n)  # the scenarios with KNOWN_FINDINGS
     assert cli.main(port_args) == 0, capsys.readouterr().err
     src = SAMPLES / sample / f"{sample}.asc"
     for d in dirs:
         args = ["run", str(src), "--scenario", str(n), "--profile", mod.PROFILES[n]]
         args += ["--input", str(d / "input"), "--output", str(d / "output")]
+        finding = CXX_FINDINGS.get((op, n))
+        if finding:
+            args += ["--findings", "report"]
         assert cli.main(args) == 0, capsys.readouterr().err
+        if finding:
+            assert finding in capsys.readouterr().err
         out = np.fromfile(d / "output" / "output.bin", np.uint8)
         golden = np.fromfile(d / "output" / "golden.bin", dtype)
         assert V.verify(out.view(dtype)[part], golden[part]), (
@@ -85,4 +103,26 @@ def test_add_sample_checks_itself(tmp_path, capsys):
     assert cli.main(["run", str(src), "--input", str(tmp_path), "--output", str(tmp_path / "out")]) == 0
     captured = capsys.readouterr()
     assert "test pass!" in captured.out, captured.out + captured.err
-    assert "launch add_custom<blockLength> (line 94), 8 blocks" in captured.err
+    assert "launch add_custom<blockLength> (line 94), 8 blocks, " in captured.err
+
+
+@pytest.mark.slow
+def test_add_tpipe_tque_cases_dir_one_program(tmp_path, capsys):
+    """``--cases DIR`` on the sample's own C++: each seed folder's input/input_x.bin and input_y.bin
+    feed the GM buffers the host's ReadFile + aclrtMemcpy fed, the whole set runs in one compiled
+    program, and each folder's output/output.bin (WriteFile's name) equals the Python port's."""
+    op, n = "vendor_add_tpipe_tque", 1
+    dirs = V.gen_cases("add_tpipe_tque", "-scenarioNum", n, tmp_path / "cases", seeds=(0, 1, 2))
+    port = tmp_path / "port"
+    assert (
+        cli.main(["run", op, "--scenario", "1", "--cases", str(tmp_path / "cases"), "--output", str(port)])
+        == 0
+    )
+    src = SAMPLES / "add_tpipe_tque" / "add_tpipe_tque.asc"
+    assert cli.main(["run", str(src), "--cases", str(tmp_path / "cases")]) == 0, capsys.readouterr().err
+    assert "3 cases: compile" in capsys.readouterr().err
+    for d in dirs:
+        out = np.fromfile(d / "output" / "output.bin", np.uint8)
+        assert np.array_equal(out, np.fromfile(port / d.name / "output.bin", np.uint8)), d.name
+        golden = np.fromfile(d / "output" / "golden.bin", np.float32)
+        assert V.verify(out.view(np.float32), golden)

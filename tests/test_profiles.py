@@ -464,6 +464,7 @@ def _optional_keys():
         ("registers", P._REGISTERS),
         ("numerics", P._NUMERICS),
         ("behavior", P._BEHAVIOR),
+        ("cores", P._CORES),
     ):
         out += [(table, k, s[2]) for k, s in schema.items() if not s[1]]
     for name in KNOWN_APIS:

@@ -205,7 +205,7 @@ def test_bad_inputs_exit_2(tmp_path, user_file, capsys):
     assert "no sub-folders" in capsys.readouterr().err
 
 
-def test_usage_error_exit_2_internal_error_exit_3(tmp_path, user_file, capsys):
+def test_usage_error_exit_2_kernel_error_1_internal_error_exit_3(tmp_path, user_file, capsys, monkeypatch):
     inp = tmp_path / "input"
     _inputs(inp, 1)
     # a 950-only scenario forced onto 910B: the profile lacks ShiftLeft with a shift tensor
@@ -226,8 +226,19 @@ def test_usage_error_exit_2_internal_error_exit_3(tmp_path, user_file, capsys):
     err = capsys.readouterr().err
     assert rc == 2 and "ascend910b" in err, err
     (inp / "x.bin").write_bytes(np.zeros(256, np.int16).tobytes())
-    assert cli.main(["run", f"{user_file}:broken", "--input", str(inp), "--output", str(tmp_path / "o")]) == 3
-    assert "internal error: RuntimeError: a bug in the user's kernel" in capsys.readouterr().err
+    # the user's kernel raising its own exception: the kernel's failure (exit 1), with its file:line
+    assert cli.main(["run", f"{user_file}:broken", "--input", str(inp), "--output", str(tmp_path / "o")]) == 1
+    err = capsys.readouterr().err
+    assert "the kernel raised RuntimeError: a bug in the user's kernel" in err and f"{user_file.name}:" in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    # an exception raised inside ascend_jax (a planted bug: Kernel.Muls calls None) is ours: exit 3
+    monkeypatch.setattr(aj.api, "Muls", None)
+    args = ["run", f"{user_file}:scale_add", "--input", str(inp), "--output", str(tmp_path / "o")]
+    assert cli.main(args) == 3
+    err = capsys.readouterr().err
+    assert "internal error: TypeError" in err and "Traceback" not in err
+    assert cli.main(args + ["--debug"]) == 3
+    assert "Traceback" in capsys.readouterr().err
 
 
 def test_fault_exit_1_outputs_still_written(tmp_path, user_file, capsys):

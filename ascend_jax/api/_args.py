@@ -73,22 +73,29 @@ def check_modelled(api, dtype, profile, int64_lanes=False, wide_lanes=False):
 
 
 def static_int(api, argname, value, lo, hi, profile, detail=""):
-    """Check a Python int is in [lo, hi]; traced values pass through (checked at run time)."""
-    if isinstance(value, bool):
-        raise UsageError(api, argname, value, f"an integer in [{lo}, {hi}]", profile)
-    if is_static(value):
-        if not isinstance(value, (int, np.integer)) or not lo <= int(value) <= hi:
-            raise UsageError(api, argname, value, f"an integer in [{lo}, {hi}]", profile, detail)
-        return int(value)
-    return value
+    """The integer arguments' one rule (counts, repeat times, strides, ...), static half: a Python
+    or NumPy integer in [lo, hi] is returned as an int; a bool, a float (even 8.0), NaN or a value
+    out of range is a UsageError naming the argument (``_scalar.host_int``). Traced values pass
+    through (``traced_range_bad`` checks them per case), as do jax arrays and NumPy arrays of at
+    least one dimension (per-case values); a string, None, a 0-d array of floats... are UsageErrors."""
+    if isinstance(value, (jax.Array, jax.core.Tracer)) or (isinstance(value, np.ndarray) and value.ndim):
+        return value
+    return _scalar.host_int(api, argname, value, lo, hi, profile, f"an integer in [{lo}, {hi}]", detail)
 
 
 def traced_range_bad(value, lo, hi):
-    """bool: a traced int outside [lo, hi] (False for Python ints, already checked)."""
-    if is_static(value):
+    """The integer arguments' one rule, traced half: per case, True when the value is not an integer
+    in [lo, hi] -- out of range, or of a float dtype and not integral (NaN, inf, 100.7), or a bool
+    (BAD_PARAM, as a static one is a UsageError). False for host values (``static_int`` checked them)."""
+    if is_static(value) or isinstance(value, np.bool_):
         return jnp.zeros((), bool)
     v = jnp.asarray(value)
-    return (v < lo) | (v > hi)
+    if v.dtype == jnp.bool_:
+        return jnp.ones(v.shape, bool)
+    bad = (v < lo) | (v > hi)
+    if jnp.issubdtype(v.dtype, jnp.inexact):
+        bad = bad | ~(v == jnp.floor(v))  # NaN compares unequal: bad too
+    return bad
 
 
 def addr_of(t):
@@ -317,6 +324,10 @@ def scalar_bits(api, value, dtype, profile, argument="scalarValue"):
     if not isinstance(value, (jax.Array, jax.core.Tracer, np.ndarray)):
         _scalar.host_value(api, value, profile, argument)  # a string, None, a list...: UsageError
     v = jnp.asarray(value)
+    if v.ndim != (1 if dtype.itemsize == 8 else 0):
+        # one scalar per call (per case under jit_kernel's vmap): an array here is not a scalar
+        want = "a uint32[2] (low, high) bit pattern" if dtype.itemsize == 8 else "a scalar (0-d)"
+        raise UsageError(api, argument, f"an array of shape {tuple(v.shape)}", want, profile)
     if dtype.is_int and not (jnp.issubdtype(v.dtype, jnp.integer) or v.dtype == jnp.bool_):
         # a traced float for an integer T would be truncated silently: the rule wants an integer
         raise UsageError(api, argument, f"traced {v.dtype}", f"a traced integer ({dtype.cpp})", profile)

@@ -65,8 +65,19 @@ def _kind(api, dst, src, p):
 def _check_dtypes(api, dst, src, p):
     if dst.dtype != src.dtype:
         raise UsageError(
-            api, "src.dtype", src.dtype.name, dst.dtype.name, p, "src and dst must have the same element type"
+            api,
+            "src.dtype",
+            _dtype_name(src),
+            _dtype_name(dst),
+            p,
+            "src and dst must have the same element type",
         )
+
+
+def _dtype_name(t):
+    """A tensor's element type for a message; a bool GM array's is named so (its uint8 bytes)."""
+    host = getattr(t, "host", "")
+    return f"{host} ({t.dtype.name} bytes)" if host else t.dtype.name
 
 
 def _gm_buf(api, arg, t, gm, p):

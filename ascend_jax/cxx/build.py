@@ -121,10 +121,21 @@ def _match_fwd(s, i, open_c, close_c):
     return -1
 
 
+_CUBE = re.compile(r"\b__cube__\b[^;{}()]*?\b([A-Za-z_][A-Za-z_0-9]*)\s*\(")
+
+
+def cube_kernels(masked):
+    """Names of the ``__cube__`` kernels a (comment-masked) source defines."""
+    return set(_CUBE.findall(masked))
+
+
 def rewrite_launches(src, filename="<source>"):
     """``(new_source, launches)``: every ``k<<<...>>>(...)`` rewritten (newlines kept); launches is
-    a list of ``(kernel expression, line)``. A ``<<<`` the scanner cannot read raises CxxError."""
+    a list of ``(kernel expression, line)``. A ``<<<`` the scanner cannot read raises CxxError. A
+    launch of a ``__cube__`` kernel becomes ``ascendjax_cube_launch(...)``: the run stops there
+    with NotModelledError (the AI Cube core, L1/L0 and Mmad are outside the model)."""
     masked = _mask_comments_strings(src)
+    cubes = cube_kernels(masked)
     edits = []  # (start, end, replacement)
     launches = []
     pos = 0
@@ -171,7 +182,10 @@ def rewrite_launches(src, filename="<source>"):
         )
         name_lit = " ".join(callee.split()).replace("\\", "\\\\").replace('"', '\\"')
         # ascendjax_launch(name, line, kernel, blocks, ubuf, stream, args...)
-        rep = f'ascendjax_launch("{name_lit}", {line}, {callee}, {config}'
+        if name_part.split("::")[-1].strip() in cubes:
+            rep = f'ascendjax_cube_launch("{name_lit}", {line}, __FILE__, {config}'
+        else:
+            rep = f'ascendjax_launch("{name_lit}", {line}, {callee}, {config}'
         rep += (", " + args if args.strip() else "") + ")" + nl
         edits.append((start, close + 1, rep))
         launches.append((name_lit, line))

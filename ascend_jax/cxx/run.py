@@ -66,15 +66,36 @@ def _random_bytes(rng, dt_name, nbytes, batch):
 class Server:
     """Answers the host program's requests: LAUNCH (run a launch), VALUE (a value read back)."""
 
-    def __init__(self, exchange, profile, cases=0, seed=0, output=None, schedule="program", verbose=True):
+    def __init__(
+        self,
+        exchange,
+        profile,
+        cases=0,
+        seed=0,
+        output=None,
+        schedule="program",
+        verbose=True,
+        case_dirs=None,
+        write_cases=True,
+    ):
         self.exchange = pathlib.Path(exchange)
         self.profile = profile
         self.cases, self.seed, self.output, self.schedule = cases, seed, output, schedule
+        # --cases DIR: [(name, input folder, output folder)]; case 0 is the host's own (the first)
+        self.case_dirs = case_dirs or []
+        if self.case_dirs:
+            self.cases = len(self.case_dirs) - 1
+        self.write_cases = write_cases
+        self.infile = {}  # C++ buffer id -> (ReadFile path, offset in the file, bytes)
+        self.outfile = {}  # C++ buffer id -> (WriteFile path, bytes)
+        self.pending = []  # (launch, index, {cid: case inputs}, {cid: case outputs}) for finish()
+        self.cwd = pathlib.Path.cwd()  # the host program's folder (its relative paths)
         self.launches = []  # (Launch, seconds, faults)
         self.readfail = []
         self.warnings = []
         self.faults = []
         self.findings = []  # (Launch, hazards finding): races, sync errors, multi-core overlaps
+        self.host_findings = []  # the host code's aclrtMalloc / aclrtFree: illegal free, leak, unused
         self.stats = []
         self.verbose = verbose
         self._compiled = {}
@@ -123,7 +144,15 @@ class Server:
             )
         arrays = [g[None] for g in gms]
         rand = {}
-        if self.cases:
+        if self.case_dirs and self.cases:
+            for pos, cid in enumerate(launch.buffers):
+                if cid in self.infile:
+                    r = self._case_files(cid, gms[pos])
+                    rand[cid] = r
+                    arrays[pos] = np.concatenate([gms[pos][None], r])
+                else:
+                    arrays[pos] = np.repeat(gms[pos][None], batch, axis=0)
+        elif self.cases:
             rng = np.random.default_rng(self.seed)
             read = launch.read_buffers()
             for pos, cid in enumerate(launch.buffers):
@@ -144,7 +173,14 @@ class Server:
         t0 = time.perf_counter()
         res = run(*arrays)
         first = time.perf_counter() - t0
-        stat = {"launch": launch.name, "line": launch.line, "blocks": launch.blocks, "first_s": first}
+        calls = sum(1 for e in launch.events if e["op"] != "block")
+        stat = {
+            "launch": launch.name,
+            "line": launch.line,
+            "blocks": launch.blocks,
+            "calls": calls,
+            "first_s": first,
+        }
         if self.cases:
             t1 = time.perf_counter()
             res = run(*arrays)
@@ -170,26 +206,81 @@ class Server:
         for cid, (_n, live) in enumerate(zip(launch.gm_bytes, launch.live, strict=True)):
             if live and cid not in launch.buffers:  # a zero-byte buffer
                 (self.exchange / f"launch_{index}_gm{cid}.out").write_bytes(b"")
-        if self.cases:
-            self._write_cases(launch, index, res, rand)
+        if self.cases and self.write_cases:
+            written = launch.written_buffers()
+            outs = {
+                cid: np.asarray(res.gm[pos])[1:] for pos, cid in enumerate(launch.buffers) if cid in written
+            }
+            self.pending.append((launch, index, rand, outs))
         self.launches.append(launch)
 
-    def _write_cases(self, launch, index, res, rand):
-        root = pathlib.Path(self.output or "output") / "cases"
-        written = launch.written_buffers()
-        for c in range(1, 1 + self.cases):
-            d = root / f"launch{index}_case_{c:05d}"
-            (d / "input").mkdir(parents=True, exist_ok=True)
-            (d / "output").mkdir(parents=True, exist_ok=True)
-            for pos, cid in enumerate(launch.buffers):
-                name = f"gm{cid}.bin"
-                if cid in rand:
-                    rand[cid][c - 1].tofile(d / "input" / name)
-                if cid in written:
-                    np.asarray(res.gm[pos])[c].astype(np.uint8, copy=False).tofile(d / "output" / name)
+    def _case_files(self, cid, host_bytes):
+        """``--cases DIR``: the bytes of GM buffer ``cid`` for cases 1.. (each case folder's copy of
+        the file the host's ReadFile read into it)."""
+        path, off, n = self.infile[cid]
+        rel = self._relative(path, "input")
+        out = np.repeat(host_bytes[None], self.cases, axis=0)
+        for c, (name, ind, _outd) in enumerate(self.case_dirs[1:]):
+            f = pathlib.Path(ind) / rel
+            if not f.is_file():
+                raise RunError(
+                    f"--cases: case {name}: no {f} (the host program reads {path} into GM buffer {cid})"
+                )
+            data = np.fromfile(f, np.uint8)
+            if data.size < off + n:
+                raise RunError(
+                    f"--cases: case {name}: {f} has {data.size} bytes; the host program reads {off + n} from {path}"
+                )
+            out[c, :n] = data[off : off + n]
+        return out
+
+    def _relative(self, path, folder):
+        """A host path (``./input/input_x.bin``) relative to the host's ``folder`` (``input_x.bin``);
+        outside it, the file's name."""
+        p = pathlib.Path(path)
+        p = (self.cwd / p) if not p.is_absolute() else p
+        base = self.cwd / folder
+        try:
+            return pathlib.Path(os.path.normpath(p)).relative_to(base)
+        except ValueError:
+            return pathlib.Path(p.name)
+
+    def finish(self):
+        """Write the cases (after the host exits: WriteFile names the outputs). ``--cases N``:
+        ``OUTPUT/cases/case_XXXXX/{input,output}/`` (``launch<i>_case_XXXXX`` with several launches),
+        files under the names the host's ReadFile / WriteFile used (``gm<id>.bin`` for a buffer no
+        file fed or took); ``--cases DIR``: each case folder's output folder."""
+        several = len({idx for _, idx, _, _ in self.pending}) > 1
+        for _launch, index, rand, outs in self.pending:
+            for c in range(1, 1 + self.cases):
+                if self.case_dirs:
+                    _name, ind, outd = self.case_dirs[c]
+                    ind, outd = None, pathlib.Path(outd)
+                else:
+                    d = pathlib.Path(self.output or "output") / "cases"
+                    d = d / (f"launch{index}_case_{c:05d}" if several else f"case_{c:05d}")
+                    ind, outd = d / "input", d / "output"
+                outd.mkdir(parents=True, exist_ok=True)
+                for cid, r in rand.items():
+                    if ind is None:
+                        break
+                    ind.mkdir(parents=True, exist_ok=True)
+                    name = (
+                        self._relative(self.infile[cid][0], "input") if cid in self.infile else f"gm{cid}.bin"
+                    )
+                    (ind / name).parent.mkdir(parents=True, exist_ok=True)
+                    r[c - 1].tofile(ind / name)
+                for cid, o in outs.items():
+                    if cid in self.outfile:
+                        path, n = self.outfile[cid]
+                        name, data = self._relative(path, "output"), o[c - 1][:n]
+                    else:
+                        name, data = pathlib.Path(f"gm{cid}.bin"), o[c - 1]
+                    (outd / name).parent.mkdir(parents=True, exist_ok=True)
+                    data.astype(np.uint8, copy=False).tofile(outd / name)
 
 
-def _serve(build, cwd, server, block_dim=None):
+def _serve(build, cwd, server, block_dim=None, max_calls=None, argv=()):
     """Run the host program, answering its requests; returns (returncode, stdout, stderr)."""
     req_r, req_w = os.pipe()
     rep_r, rep_w = os.pipe()
@@ -197,8 +288,10 @@ def _serve(build, cwd, server, block_dim=None):
     env.update(ASCENDJAX_DIR=str(server.exchange), ASCENDJAX_FD_REQ=str(req_w), ASCENDJAX_FD_REP=str(rep_r))
     if block_dim is not None:
         env["ASCENDJAX_BLOCK_DIM"] = str(block_dim)
+    if max_calls is not None:
+        env["ASCENDJAX_MAX_CALLS"] = str(int(max_calls))
     with tempfile.TemporaryFile() as out_f, tempfile.TemporaryFile() as err_f:
-        rc, error = _talk(build, cwd, env, server, req_r, req_w, rep_r, rep_w, out_f, err_f)
+        rc, error = _talk(build, cwd, env, server, req_r, req_w, rep_r, rep_w, out_f, err_f, argv)
         out_f.seek(0)
         err_f.seek(0)
         stdout = out_f.read().decode(errors="replace")
@@ -208,9 +301,9 @@ def _serve(build, cwd, server, block_dim=None):
     return rc, stdout, stderr
 
 
-def _talk(build, cwd, env, server, req_r, req_w, rep_r, rep_w, out_f, err_f):
+def _talk(build, cwd, env, server, req_r, req_w, rep_r, rep_w, out_f, err_f, argv=()):
     proc = subprocess.Popen(
-        [str(build.exe)],
+        [str(build.exe), *argv],
         cwd=cwd,
         env=env,
         pass_fds=(req_w, rep_r),
@@ -230,6 +323,23 @@ def _talk(build, cwd, env, server, req_r, req_w, rep_r, rep_w, out_f, err_f):
                 if parts[0] == "READFAIL":
                     server.readfail.append(line.split(" ", 1)[1].strip())
                     continue
+                if parts[0] == "INFILE":
+                    _, cid, off, n, path = line.rstrip("\n").split(" ", 4)
+                    server.infile[int(cid)] = (path, int(off), int(n))
+                    continue
+                if parts[0] == "OUTFILE":
+                    _, cid, n, path = line.rstrip("\n").split(" ", 3)
+                    server.outfile[int(cid)] = (path, int(n))
+                    continue
+                if parts[0] == "HOST":
+                    server.host_findings.append(line.split(" ", 1)[1].strip())
+                    continue
+                if parts[0] == "NOTMODELLED":
+                    error = error or aj.NotModelledError(line.split(" ", 1)[1].strip())
+                    continue
+                if parts[0] == "TOOLONG":
+                    error = error or _too_long(line)
+                    continue
                 if error is not None:
                     raise error
                 if parts[0] == "LAUNCH":
@@ -246,6 +356,22 @@ def _talk(build, cwd, env, server, req_r, req_w, rep_r, rep_w, out_f, err_f):
             with contextlib.suppress(BrokenPipeError):
                 writer.flush()
     return proc.wait(), error
+
+
+def _too_long(line):
+    """The recorder's report of a launch past its call budget (``rt.h`` ``too_long``)."""
+    head, name, launch_line, site, api = line.rstrip("\n").split("\t")
+    _, _index, budget, block, count = head.split()
+    budget, count = int(budget), int(count)
+    file, _, site_line = site.rpartition(":")
+    where = f"{pathlib.Path(file).name}:{site_line}"
+    what = f"AscendC::{api}" if api and api[0].isupper() else (api or "a call")
+    return RunError(
+        f"launch {name} (line {launch_line}): the kernel made more than {budget:,} calls (the call "
+        f"budget of one launch, --max-calls); {where} ({what}) alone made {count:,} of them (block "
+        f"{block}), a loop too long to compile into one program. Make fewer, longer calls (a larger "
+        "count or repeatTimes per call), fewer blocks (--block-dim), or raise --max-calls"
+    )
 
 
 def scenario_defines(source, scenario, defines):
@@ -273,6 +399,9 @@ def run_cxx(
     block_dim=None,
     schedule="program",
     echo=True,
+    max_calls=None,
+    argv=(),
+    write_cases=True,
 ):
     """Build and run ``source``; returns a dict (returncode, stdout, stderr, build, stats, faults,
     warnings). Raises B.CxxError / B.ToolError / RunError / the model's errors."""
@@ -282,6 +411,16 @@ def run_cxx(
     prof = aj.load_profile(profile or "ascend910b")
     defs = scenario_defines(source, scenario, defines)
     bld = B.build(source, prof, defs)
+    case_dirs = None
+    if cases is not None and not isinstance(cases, int):  # --cases DIR: case 0 is the first folder
+        from ..byok import RunInputError, case_folders
+
+        try:
+            names, ins, outs = case_folders(cases, output_dir)
+        except RunInputError as e:
+            raise RunError(str(e)) from None
+        case_dirs = list(zip(names, ins, outs, strict=True))
+        input_dir, output_dir, cases = ins[0], outs[0], 0
     inp = pathlib.Path(input_dir).expanduser().resolve()
     outp = pathlib.Path(output_dir).expanduser().resolve()
     outp.mkdir(parents=True, exist_ok=True)
@@ -295,15 +434,26 @@ def run_cxx(
             cwd.mkdir()
             (cwd / "input").symlink_to(inp, target_is_directory=True)
             (cwd / "output").symlink_to(outp, target_is_directory=True)
-        server = Server(exchange, prof, cases=cases, seed=seed, output=outp, schedule=schedule)
-        rc, stdout, stderr = _serve(bld, cwd, server, block_dim)
+        server = Server(
+            exchange,
+            prof,
+            cases=cases or 0,
+            seed=seed,
+            output=outp,
+            schedule=schedule,
+            case_dirs=case_dirs,
+            write_cases=write_cases,
+        )
+        server.cwd = cwd
+        rc, stdout, stderr = _serve(bld, cwd, server, block_dim, max_calls, argv)
+        server.finish()
     if rc < 0:
         try:
             sig = signal.Signals(-rc).name
         except ValueError:
             sig = str(-rc)
         raise RunError(f"the host program of {source.name} crashed ({sig}){_tail(stderr)}")
-    if not server.launches:
+    if not server.launches and not server.host_findings:
         if server.readfail:
             raise RunError(
                 f"the host program could not read {', '.join(server.readfail)}: run the sample's "
@@ -321,6 +471,7 @@ def run_cxx(
         "stats": server.stats,
         "faults": server.faults,
         "findings": server.findings,
+        "host_findings": server.host_findings,
         "warnings": server.warnings,
     }
 
@@ -331,11 +482,16 @@ def _tail(text, n=15):
 
 
 def _parse_cases(v):
+    """``--cases N`` (random input sets) or ``--cases DIR`` (a folder of input sets)."""
     if v is None:
         return 0
     if str(v).isdigit():
         return int(v)
-    raise RunError(f"--cases {v}: for a C++ kernel give a number of random input sets (e.g. --cases 1000)")
+    if pathlib.Path(v).is_dir():
+        return pathlib.Path(v)
+    raise RunError(
+        f"--cases {v}: give a number of random input sets (e.g. --cases 1000) or a folder of input sets"
+    )
 
 
 def cmd_run_cxx(args):
@@ -352,17 +508,22 @@ def cmd_run_cxx(args):
             scenario=args.scenario,
             defines=getattr(args, "define", None) or (),
             input_dir=args.input,
-            output_dir=args.output or "output",
+            output_dir=args.output or ("output" if isinstance(cases, int) else None),
             cases=cases,
             seed=getattr(args, "seed", 0) or 0,
             block_dim=getattr(args, "block_dim", None),
             schedule=getattr(args, "schedule", None) or "program",
+            max_calls=getattr(args, "max_calls", None),
+            argv=getattr(args, "host_arg", None) or (),
         )
     except (B.ToolError, B.CxxError, RunError) as e:
         print(f"{PROG}: {e}", file=sys.stderr)
         return 2
     except (aj.AscendCError, TypeError, ValueError, IndexError) as e:
         where = getattr(e, "cxx_where", None)
+        if where is None and isinstance(e, aj.NotModelledError):
+            print(f"{PROG}: NotModelledError: {e}", file=sys.stderr)
+            return 2
         if where is None:
             return _internal(e, debug)
         print(f"{PROG}: {where}: {e.cxx_call}:\n  {type(e).__name__}: {e}", file=sys.stderr)
@@ -376,7 +537,10 @@ def cmd_run_cxx(args):
     info = f"built {b.source.name} in {b.seconds:.2f} s" if not b.cached else f"{b.source.name}: cached build"
     print(f"{PROG}: {info}", file=sys.stderr)
     for s in r["stats"]:
-        msg = f"{PROG}: launch {s['launch']} (line {s['line']}), {s['blocks']} blocks: model {s['first_s']:.2f} s"
+        msg = (
+            f"{PROG}: launch {s['launch']} (line {s['line']}), {s['blocks']} blocks, {s['calls']} calls: "
+            f"model {s['first_s']:.2f} s"
+        )
         if "cases" in s:
             msg += (
                 f"; {s['cases']} cases: compile {s['compile_s']:.2f} s, run {s['run_s']:.3f} s "
@@ -389,6 +553,11 @@ def cmd_run_cxx(args):
     for launch, f in r["findings"]:
         print(f"{PROG}: launch {launch.name} (line {launch.line}): {f}", file=sys.stderr)
         if getattr(args, "findings", "fail") == "fail":
+            rc = 1
+    for f in r["host_findings"]:
+        f = f.replace(f"{b.source.parent}/", "")  # the user's file by name, as the kernel findings
+        print(f"{PROG}: host: {f}", file=sys.stderr)
+        if ": error: " in f and getattr(args, "findings", "fail") == "fail":
             rc = 1
     for launch, case, f in r["faults"]:
         print(f"{PROG}: launch {launch.name} case {case}: FAULT {aj.describe_faults(f)}", file=sys.stderr)
@@ -426,9 +595,24 @@ def add_options(parser):
         metavar="NAME[=VALUE]",
         help="C++: a macro for the build",
     )
-    # --block-dim and --schedule are the run command's own options (byok.add_parser): a C++
+    # --block-dim and --schedule are the run command's own options (cli._add_run_parser): a C++
     # launch's block count is overridden by --block-dim, its schedule is --schedule.
     parser.add_argument("--seed", type=int, default=0, help="C++ --cases N: the seed of the random inputs")
+    parser.add_argument(
+        "--max-calls",
+        type=int,
+        default=None,
+        help="C++: the call budget of one kernel launch's trace (default 2,000; the largest vendor sample makes 184); past it the run "
+        "stops naming the most repeated call site",
+    )
+    parser.add_argument(
+        "--arg",
+        dest="host_arg",
+        action="append",
+        default=[],
+        metavar="ARG",
+        help="C++: a command-line argument for the host program's main (repeat for several)",
+    )
     python_fn = parser.get_default("fn")
 
     def dispatch(args):

@@ -140,6 +140,11 @@ class Replayer:
             base, base_addr = self.handles[a["h"]]
             dt = self.dtype(a["dt"], e)
             return aj.LocalTensor(dt, base.addr + (a["addr"] - base_addr), a["len"], base.name, base.handle)
+        if a["buf"] < 0:
+            raise ReplayError(
+                f"{where(e)}: a GlobalTensor used before SetGlobalBuffer gave it GM (uninitialised; "
+                "msSanitizer's initcheck class)"
+            )
         g = self.gm.get(a["buf"])
         if g is None:
             raise ReplayError(f"{where(e)}: a GlobalTensor on a GM buffer that was freed before the launch")
@@ -240,17 +245,9 @@ class Replayer:
         elif op == "FreeTensor":
             self.objs[e["obj"]].FreeTensor(self.tensor(e["t"], e))
         elif op == "GetValue":
-            t = self.tensor(e["t"], e)
-            if isinstance(t, aj.GlobalTensor):
-                return _gm_value(k, t, e["i"])
-            return k.GetValue(t, e["i"])
+            return k.GetValue(self.tensor(e["t"], e), e["i"])
         elif op == "SetValue":
-            t = self.tensor(e["t"], e)
-            v = self.value(e["v"], e)
-            if isinstance(t, aj.GlobalTensor):
-                k.write(aj.GlobalTensor(t.dtype, t.buf, t.addr + e["i"] * t.dtype.itemsize, 1, t.name), [v])
-            else:
-                k.SetValue(t, e["i"], v)
+            k.SetValue(self.tensor(e["t"], e), e["i"], self.value(e["v"], e))  # UB or GM (PIPE_S)
         elif op == "call":
             return self.call(e)
         else:
@@ -310,11 +307,6 @@ def _same(v, default):
         return bool(v == default) and type(v) is type(default)
     except Exception:  # noqa: BLE001
         return False
-
-
-def _gm_value(k, t, i):
-    one = aj.GlobalTensor(t.dtype, t.buf, t.addr + i * t.dtype.itemsize, 1, t.name)
-    return k.read(one)[0]
 
 
 def _cxx_type(a):

@@ -26,10 +26,12 @@ inline bool ReadFile(const std::string& filePath, size_t fileSize, void* buffer,
     }
     size_t got = fread(buffer, 1, (size_t)size, f);
     fclose(f);
+    ascendjax::rt().files.push_back({(const uint8_t*)buffer, got, filePath, -1});  // --cases DIR
     return got == (size_t)size;
 }
 
 inline bool WriteFile(const std::string& filePath, const void* buffer, size_t size) {
+    ascendjax::rt().write_note(filePath, buffer, size);  // --cases: outputs under this name
     FILE* f = fopen(filePath.c_str(), "wb");
     if (!f) {
         fprintf(stderr, "ascend-jax: WriteFile: cannot open %s\n", filePath.c_str());

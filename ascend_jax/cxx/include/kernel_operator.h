@@ -779,6 +779,11 @@ class LocalMemAllocator {
   public:
     int id;
     LocalMemAllocator(const char* file = __builtin_FILE(), int line = __builtin_LINE()) : id(rt().next_id++) {
+        if constexpr (hw != Hardware::UB) {
+            static const char* n[] = {"GM", "UB", "L1", "L0A", "L0B", "L0C", "BIAS", "FIXBUF", "MAX"};
+            rt().not_modelled(std::string(file) + ":" + std::to_string(line) + ": LocalMemAllocator<Hardware::" +
+                              n[(int)hw] + ">: only the vector core's UB is modelled (L1 and L0 are cube-core memory)");
+        }
         detail::obj_record("LocalMemAllocator", id, (int)hw, 0, file, line);
     }
     template <typename T, uint32_t len>
@@ -945,4 +950,13 @@ void ascendjax_launch(const char* name, int line, K kernel, uint64_t blocks, L2 
         r.end_block();
     }
     r.end_launch();
+}
+
+// A launch of a __cube__ kernel (build.py rewrites it into this): the AI Cube core (L1, L0A/B/C,
+// Mmad, Fixpipe) is outside the model, which runs vector cores only.
+template <typename... A>
+void ascendjax_cube_launch(const char* name, int line, const char* file, A&&...) {
+    ascendjax::rt().not_modelled(std::string(file) + ":" + std::to_string(line) + ": " + name +
+                                 " is a __cube__ kernel: the AI Cube core (L1, L0A/L0B/L0C, Mmad) is not "
+                                 "modelled; ascend_jax runs vector (__vector__ / AIV) kernels only");
 }

@@ -46,22 +46,50 @@ inline aclError aclrtDestroyStream(aclrtStream) { return ACL_SUCCESS; }
 inline aclError aclrtSynchronizeStream(aclrtStream) { return ACL_SUCCESS; }
 inline aclError aclrtSynchronizeDevice() { return ACL_SUCCESS; }
 
-inline aclError aclrtMalloc(void** p, size_t n, aclrtMemMallocPolicy = ACL_MEM_MALLOC_HUGE_FIRST) {
+inline aclError aclrtMalloc(void** p, size_t n, aclrtMemMallocPolicy = ACL_MEM_MALLOC_HUGE_FIRST,
+                            const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto& r = ascendjax::rt();
     r.setup();
     uint8_t* q = (uint8_t*)calloc(n ? n : 1, 1);
     if (!q) return ACL_ERROR_INVALID_PARAM;
-    r.gm.push_back({q, n, true});
+    ascendjax::GmBuf g{q, n, true};
+    g.file = file;
+    g.line = line;
+    r.gm.push_back(g);
     *p = q;
     return ACL_SUCCESS;
 }
-inline aclError aclrtFree(void* p) {
-    for (auto& g : ascendjax::rt().gm) {
+// A device pointer's buffer is "used" once host code writes or reads it (memcpy, memset).
+inline void ascendjax_touch(const void* p) {
+    size_t off;
+    ascendjax::rt().find_gm(p, &off);
+}
+inline aclError aclrtFree(void* p, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+    auto& r = ascendjax::rt();
+    for (size_t i = 0; i < r.gm.size(); ++i) {
+        auto& g = r.gm[i];
         if (g.live && g.p == p) {
+            r.unused_check(g, i);
             g.live = false;
+            g.free_file = file;
+            g.free_line = line;
             free(p);
             return ACL_SUCCESS;
         }
+    }
+    for (size_t i = r.gm.size(); i-- > 0;) {
+        auto& g = r.gm[i];
+        if (g.p == p) {
+            r.host_finding("memcheck: error: illegal free(): aclrtFree at " + r.site(file, line) + " of GM buffer " +
+                           std::to_string(i) + " (" + std::to_string(g.n) + " bytes, aclrtMalloc at " +
+                           r.site(g.file, g.line) + "), already freed at " + r.site(g.free_file, g.free_line));
+            return ACL_ERROR_INVALID_PARAM;
+        }
+    }
+    if (p) {
+        r.setup();
+        r.host_finding("memcheck: error: illegal free(): aclrtFree at " + r.site(file, line) +
+                       " of a pointer aclrtMalloc did not return");
     }
     return ACL_ERROR_INVALID_PARAM;
 }
@@ -75,12 +103,37 @@ inline aclError aclrtFreeHost(void* p) {
 }
 inline aclError aclrtMemcpy(void* dst, size_t dstMax, const void* src, size_t n, aclrtMemcpyKind) {
     if (n > dstMax) return ACL_ERROR_INVALID_PARAM;
+    ascendjax_touch(dst);
+    ascendjax_touch(src);
+    ascendjax::rt().memcpy_note(dst, src, n);
     memmove(dst, src, n);
     return ACL_SUCCESS;
 }
 inline aclError aclrtMemset(void* dst, size_t dstMax, int32_t v, size_t n) {
     if (n > dstMax) return ACL_ERROR_INVALID_PARAM;
+    ascendjax_touch(dst);
     memset(dst, v, n);
     return ACL_SUCCESS;
 }
 inline const char* aclGetRecentErrMsg() { return ""; }
+
+// More than one device: P2P access and memory shared between NPUs are outside the model (one
+// device, its cores and their GM); the run stops with NotModelledError naming the call.
+inline aclError aclrtDeviceCanAccessPeer(int32_t*, int32_t dev, int32_t peer, const char* file = __builtin_FILE(),
+                                         int line = __builtin_LINE()) {
+    ascendjax::rt().not_modelled(ascendjax::rt().site(file, line) + ": aclrtDeviceCanAccessPeer(" +
+                                 std::to_string(dev) + ", " + std::to_string(peer) +
+                                 "): a second device (P2P access, GM shared between NPUs) is not modelled: "
+                                 "ascend_jax models one device");
+}
+inline aclError aclrtDeviceEnablePeerAccess(int32_t, uint32_t, const char* file = __builtin_FILE(),
+                                            int line = __builtin_LINE()) {
+    ascendjax::rt().not_modelled(ascendjax::rt().site(file, line) +
+                                 ": aclrtDeviceEnablePeerAccess: P2P access between NPUs is not modelled");
+}
+inline aclError aclrtDeviceDisablePeerAccess(int32_t) { return ACL_SUCCESS; }
+inline aclError aclrtMemP2PMap(void*, size_t, int32_t, uint64_t, const char* file = __builtin_FILE(),
+                               int line = __builtin_LINE()) {
+    ascendjax::rt().not_modelled(ascendjax::rt().site(file, line) +
+                                 ": aclrtMemP2PMap: GM shared between NPUs is not modelled");
+}

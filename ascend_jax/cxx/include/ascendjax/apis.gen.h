@@ -6557,6 +6557,34 @@ inline void SetMaskNorm(ascendjax::Arg0 a0, Args&&... args) {
     rt().record(j, a0.file, a0.line);
 }
 template <typename T = void, bool isSetMask = true>
+inline void SetPadValue(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+    auto j = ascendjax::begin_call("SetPadValue");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    j.close(']');
+    rt().record(j, file, line);
+}
+template <typename T = void, bool isSetMask = true, typename... Args>
+inline void SetPadValue(ascendjax::Arg0 a0, Args&&... args) {
+    auto j = ascendjax::begin_call("SetPadValue");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    (ascendjax::w(j, args), ...);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true>
 inline void SetSaturationFlag(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("SetSaturationFlag");
     j.key("tmpl");

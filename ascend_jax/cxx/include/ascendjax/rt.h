@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 #include <unistd.h>
@@ -89,10 +90,28 @@ struct GmBuf {
     uint8_t* p;
     size_t n;
     bool live;
+    bool used = false;  // written, read or given to a kernel (else: msSanitizer's "unused memory")
+    const char* file = "?";  // the aclrtMalloc call site
+    int line = 0;
+    const char* free_file = "?";  // the aclrtFree call site
+    int free_line = 0;
+};
+
+struct Runtime;
+inline Runtime& rt();
+
+// host memory a ReadFile filled (its path) or an aclrtMemcpy device-to-host filled (its GM buffer):
+// `--cases DIR` reads each case's file for the GM buffer it feeds; outputs keep WriteFile's name
+struct HostRegion {
+    const uint8_t* p;
+    size_t n;
+    std::string path;  // ReadFile's path (empty for a device-to-host copy)
+    int gm;            // the GM buffer (device-to-host copies)
 };
 
 struct Runtime {
     std::vector<GmBuf> gm;
+    std::vector<HostRegion> files, copies;
     std::vector<std::vector<uint8_t>> snapshot;  // GM bytes at the launch
     std::string trace;                           // JSON lines of the current launch
     std::string dir;                             // exchange folder (env ASCENDJAX_DIR)
@@ -107,6 +126,7 @@ struct Runtime {
     std::string launch_name;
     int launch_line = 0;
     bool init = false;
+    long max_events = 2000;   // the call budget of one launch's trace (env ASCENDJAX_MAX_CALLS)
 
     void setup() {
         if (init) return;
@@ -119,12 +139,83 @@ struct Runtime {
         dir = d;
         fd_req = atoi(a);
         fd_rep = atoi(b);
+        if (const char* m = getenv("ASCENDJAX_MAX_CALLS")) max_events = atol(m);
+        atexit([] { rt().at_exit(); });
+    }
+
+    // -- host-side memory findings (the msSanitizer memcheck classes of aclrtMalloc / aclrtFree) --
+    // aclrtMemcpy: host -> device from a ReadFile buffer, device -> host (for WriteFile)
+    void memcpy_note(void* dst, const void* src, size_t n) {
+        if (!init) return;
+        size_t doff = 0, soff = 0;
+        int d = find_gm(dst, &doff), s = find_gm(src, &soff);
+        const uint8_t* q = (const uint8_t*)src;
+        if (d >= 0 && s < 0 && doff == 0) {
+            for (auto it = files.rbegin(); it != files.rend(); ++it) {
+                if (q >= it->p && q + n <= it->p + it->n) {
+                    send("INFILE " + std::to_string(d) + " " + std::to_string(q - it->p) + " " + std::to_string(n) +
+                         " " + it->path);
+                    break;
+                }
+            }
+        } else if (s >= 0 && d < 0 && soff == 0) {
+            copies.push_back({(const uint8_t*)dst, n, "", s});
+        }
+    }
+    void write_note(const std::string& path, const void* buf, size_t n) {
+        if (!init) return;
+        const uint8_t* q = (const uint8_t*)buf;
+        for (auto it = copies.rbegin(); it != copies.rend(); ++it) {
+            if (q == it->p && n <= it->n) {
+                send("OUTFILE " + std::to_string(it->gm) + " " + std::to_string(n) + " " + path);
+                return;
+            }
+        }
+    }
+    void host_finding(const std::string& text) {
+        std::string m = "HOST " + text;
+        for (auto& c : m)
+            if (c == '\n') c = ' ';
+        send(m);
+    }
+    std::string site(const char* file, int line) { return std::string(file) + ":" + std::to_string(line); }
+    void unused_check(const GmBuf& g, size_t id) {
+        if (!g.used)
+            host_finding("memcheck: warning: Unused memory of " + std::to_string(g.n) + " byte(s): GM buffer " +
+                         std::to_string(id) + " (aclrtMalloc at " + site(g.file, g.line) +
+                         ") was never written, read or given to a kernel");
+    }
+    void at_exit() {
+        size_t bytes = 0, n = 0;
+        std::string where;
+        for (size_t i = 0; i < gm.size(); ++i) {
+            if (!gm[i].live) continue;
+            unused_check(gm[i], i);
+            bytes += gm[i].n;
+            ++n;
+            where += (where.empty() ? "" : ", ") + site(gm[i].file, gm[i].line);
+        }
+        if (n)
+            host_finding("memcheck: error: LeakCheck: detected memory leaks: " + std::to_string(bytes) +
+                         " byte(s) leaked in " + std::to_string(n) + " allocation(s) never given to aclrtFree (aclrtMalloc at " +
+                         where + ")");
+    }
+    // Something the sample's host code does that the model does not cover: the run stops with
+    // NotModelledError (exit 2) and this text.
+    [[noreturn]] void not_modelled(const std::string& text) {
+        setup();
+        std::string m = "NOTMODELLED " + text;
+        for (auto& c : m)
+            if (c == '\n') c = ' ';
+        send(m);
+        _exit(97);
     }
 
     int find_gm(const void* p, size_t* off) {
         const uint8_t* q = (const uint8_t*)p;
         for (size_t i = 0; i < gm.size(); ++i) {
             if (gm[i].live && q >= gm[i].p && q <= gm[i].p + gm[i].n) {
+                gm[i].used = true;
                 *off = (size_t)(q - gm[i].p);
                 return (int)i;
             }
@@ -206,7 +297,45 @@ struct Runtime {
         j.close('}');
         trace += j.s;
         trace += '\n';
-        ++events;
+        if (++events > max_events && max_events > 0) too_long();
+    }
+
+    // Past the call budget the recorder stops (before the trace grows without bound): it names
+    // the most repeated call site of the trace so far and its count, and the Python side stops
+    // the run with that message (a loop of 10^6 calls would not compile into one program).
+    [[noreturn]] void too_long() {
+        std::map<std::string, long> count;
+        std::map<std::string, std::string> api;
+        size_t pos = 0;
+        while (pos < trace.size()) {
+            size_t end = trace.find('\n', pos);
+            if (end == std::string::npos) end = trace.size();
+            size_t f = trace.rfind(",\"file\":\"", end);
+            size_t l = f == std::string::npos ? f : trace.find("\",\"line\":", f + 9);
+            if (f != std::string::npos && f >= pos && l != std::string::npos && l < end) {
+                std::string site = trace.substr(f + 9, l - f - 9) + ":" + trace.substr(l + 9, end - l - 10);
+                if (++count[site] == 1) {
+                    size_t a = trace.find("\"api\":\"", pos);
+                    size_t o = trace.find("\"op\":\"", pos);
+                    std::string name;
+                    if (a != std::string::npos && a < end) name = trace.substr(a + 7, trace.find('"', a + 7) - a - 7);
+                    else if (o != std::string::npos && o < end) name = trace.substr(o + 6, trace.find('"', o + 6) - o - 6);
+                    api[site] = name;
+                }
+            }
+            pos = end + 1;
+        }
+        std::string best;
+        long n = 0;
+        for (auto& kv : count)
+            if (kv.second > n) best = kv.first, n = kv.second;
+        char b[128];
+        snprintf(b, sizeof b, "TOOLONG %d %ld %ld %ld\t", launch, max_events, (long)block, n);
+        std::string msg = b + launch_name + "\t" + std::to_string(launch_line) + "\t" + best + "\t" + api[best];
+        for (auto& c : msg)
+            if (c == '\n') c = ' ';
+        send(msg);
+        _exit(97);
     }
     Json start(const char* op) {
         if (!in_kernel) die(2, (std::string("AscendC::") + op + " called outside a kernel launch").c_str());
@@ -274,8 +403,8 @@ struct Runtime {
 };
 
 inline Runtime& rt() {
-    static Runtime r;
-    return r;
+    static Runtime* r = new Runtime;  // never destroyed: the atexit check runs after statics die
+    return *r;
 }
 
 }  // namespace ascendjax
