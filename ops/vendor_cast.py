@@ -28,7 +28,9 @@ MASK = 128
 
 
 def cast_custom_int4b(k, x, y):
-    xGm, yGm = x, y
+    blockIdx = k.GetBlockIdx()
+    xGm = x[BLOCK_LENGTH * blockIdx]  # SetGlobalBuffer(x + blockLength * GetBlockIdx(), blockLength)
+    yGm = y[BLOCK_LENGTH * blockIdx // 2]  # int8_t y: blockLength / 2 bytes a block
     ubAllocator = aj.LocalMemAllocator(k)
     xLocal = ubAllocator.Alloc(aj.half, TILE_LENGTH)
     yLocal = ubAllocator.Alloc(aj.int8, TILE_LENGTH // 2)

@@ -202,7 +202,7 @@ def _other_products():
 def test_vendor_golden_other_products(shared_dir, tmp_path, capsys, op, n, flag, dtype, part, profile):
     dirs = gen_cases(_sample_of(op), flag, n, tmp_path)
     args = ["run", op, "--scenario", str(n), "--cases", str(tmp_path), "--profile", profile] + _findings_flag(
-        op
+        op, n
     )
     assert cli.main(args) == 0, capsys.readouterr().err
     bits = np.dtype(f"u{np.dtype(dtype).itemsize}")
