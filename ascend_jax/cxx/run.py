@@ -10,9 +10,10 @@ the host copies back before it continues (``aclrtMemcpy`` device-to-host, ``Writ
 
 A value the kernel reads back into C++ (``GetValue``, ``GetReduceRepeatSumSpr``, GatherMask's
 ``rsvdCnt``) is answered the same way: the model runs the trace up to that call and sends the value,
-so whatever the C++ then does with it (a branch, an address) is exact. Such a launch is tied to its
-own inputs: ``--cases N`` stops with an error naming the line of the read (never a silently wrong
-batch).
+so whatever the C++ then does with it (a branch, an address) is exact. Such a launch's trace holds
+for its own inputs only: with ``--cases N`` the header's launch loop reruns the kernel's C++ on each
+other case's inputs (``CASE`` requests) and each trace runs on the model on its own -- exact, at
+per-case speed (never a silently wrong batch).
 
 ``--cases N`` (N random input sets for the GM buffers the kernel reads, by dtype, ``--seed``):
 the launch runs N + 1 cases in one compiled program -- case 0 is the host's own inputs (the host
@@ -133,15 +134,8 @@ class Server:
                 "--input DIR"
             )
         gms = launch.gm_inputs()
-        reads = launch.value_reads()
+        per_case = bool(self.cases and launch.value_reads())
         batch = 1 + self.cases
-        if self.cases and reads:
-            e = reads[0]
-            raise RunError(
-                f"{T.where(e)}: the kernel reads a value back into C++ ({T._describe(e) if e['op'] == 'call' else e['op']}); "
-                "its trace holds for the host's own inputs only, so --cases cannot batch other inputs "
-                "(run each input set on its own: --input DIR)"
-            )
         arrays = [g[None] for g in gms]
         rand = {}
         if self.case_dirs and self.cases:
@@ -162,6 +156,76 @@ class Server:
                     arrays[pos] = np.concatenate([gms[pos][None], r])
                 else:
                     arrays[pos] = np.repeat(gms[pos][None], batch, axis=0)
+        if per_case:
+            # SPEC (issue 32 item 3): a value read back into C++ may steer the kernel's control flow
+            # or addresses, so the trace of case 0 holds for case 0 only. Each other case reruns the
+            # kernel's C++ on its own inputs (``CASE`` requests: the header's launch loop), each
+            # trace on the model with batch 1 -- exact, at per-case speed.
+            return self._per_case_start(index, launch, arrays, rand)
+        res, stat = self._execute(launch, arrays, timed=bool(self.cases))
+        self.stats.append(stat)
+        self._collect(launch, res, batch)
+        for pos, cid in enumerate(launch.buffers):
+            out = np.asarray(res.gm[pos])
+            out[0].astype(np.uint8, copy=False).tofile(self.exchange / f"launch_{index}_gm{cid}.out")
+        for cid, (_n, live) in enumerate(zip(launch.gm_bytes, launch.live, strict=True)):
+            if live and cid not in launch.buffers:  # a zero-byte buffer
+                (self.exchange / f"launch_{index}_gm{cid}.out").write_bytes(b"")
+        if self.cases and self.write_cases:
+            written = launch.written_buffers()
+            outs = {
+                cid: np.asarray(res.gm[pos])[1:] for pos, cid in enumerate(launch.buffers) if cid in written
+            }
+            self.pending.append((launch, index, rand, outs))
+        self.launches.append(launch)
+        return 0
+
+    def _per_case_start(self, index, launch, arrays, rand):
+        """Case 0 of a launch with value reads: run it, write each other case's inputs for the
+        header's launch loop (``launch_<i>_case<c>_gm<k>.bin``) and return the number of cases."""
+        res, stat = self._execute(launch, [a[:1] for a in arrays], timed=False)
+        self._collect(launch, res, 1)
+        for pos, cid in enumerate(launch.buffers):
+            np.asarray(res.gm[pos])[0].astype(np.uint8, copy=False).tofile(
+                self.exchange / f"launch_{index}_gm{cid}.out"
+            )
+        for cid, (_n, live) in enumerate(zip(launch.gm_bytes, launch.live, strict=True)):
+            if live and cid not in launch.buffers:
+                (self.exchange / f"launch_{index}_gm{cid}.out").write_bytes(b"")
+        for c in range(1, 1 + self.cases):
+            for pos, cid in enumerate(launch.buffers):
+                a = arrays[pos]
+                row = a[c] if a.shape[0] > 1 else a[0]
+                row.astype(np.uint8, copy=False).tofile(self.exchange / f"launch_{index}_case{c}_gm{cid}.bin")
+        written = launch.written_buffers()
+        outs = {cid: [None] * self.cases for cid in launch.buffers if cid in written}
+        stat.update(cases=1 + self.cases, per_case=True, run_s=stat["first_s"], compile_s=0.0)
+        stat["cases_per_s"] = stat["cases"] / max(stat["run_s"], 1e-9)
+        self.stats.append(stat)
+        self._per_case = {"index": index, "outs": outs, "t0": time.perf_counter()}
+        if self.write_cases:
+            self.pending.append((launch, index, rand, outs))
+        self.launches.append(launch)
+        return self.cases
+
+    def case(self, index, c):
+        """One other case of a launch with value reads: the header reran the kernel on case c's
+        inputs; run its trace (batch 1) and keep its outputs as case c."""
+        launch = T.read_launch(self.exchange, index)
+        st = self._per_case
+        res, _ = self._execute(launch, [g[None] for g in launch.gm_inputs()], timed=False)
+        self._collect(launch, res, 1, case=c)
+        for pos, cid in enumerate(launch.buffers):
+            if cid in st["outs"]:
+                st["outs"][cid][c - 1] = np.asarray(res.gm[pos])[0]
+        stat = self.stats[-1]
+        stat["run_s"] = stat["first_s"] + time.perf_counter() - st["t0"]
+        stat["cases_per_s"] = stat["cases"] / stat["run_s"]
+
+    def _execute(self, launch, arrays, timed):
+        """One compiled program per distinct trace (its key: the trace's events), run on the
+        batch; with ``timed`` a second run gives the model's compile time and cases/s."""
+        batch = arrays[0].shape[0] if arrays else 1
         fn = T.kernel_fn(launch)
         key = "\n".join(json.dumps({k: v for k, v in e.items() if k not in ("file",)}) for e in launch.events)
         run = self._compiled.get(key)
@@ -181,38 +245,34 @@ class Server:
             "calls": calls,
             "first_s": first,
         }
-        if self.cases:
+        if timed:
             t1 = time.perf_counter()
             res = run(*arrays)
             again = time.perf_counter() - t1
             stat.update(
                 cases=batch, run_s=again, compile_s=max(first - again, 0.0), cases_per_s=batch / again
             )
-        self.stats.append(stat)
+        return res, stat
+
+    def _collect(self, launch, res, batch, case=0):
+        """Faults per case, findings and warnings of one run (``case``: the first case's index)."""
         states = res.state if isinstance(res.state, tuple) else (res.state,)  # one per core
         faults = np.concatenate([np.asarray(st.fault).reshape(batch, -1) for st in states], axis=1)
         for b in range(batch):
             f = int(np.bitwise_or.reduce(faults[b]))
             if f:
-                self.faults.append((launch, b, f))
-        for f in res.findings:
-            self.findings.append((launch, f))
+                self.faults.append((launch, case + b, f))
+
+        def key(la, f):
+            return (la.line, f.tool, f.kind, tuple((c.core, c.index, c.api) for c in f.calls))
+
+        seen = {key(la, f) for la, f in self.findings} if case else ()
+        for f in res.findings:  # a per-case rerun reports a finding of its launch once
+            if key(launch, f) not in seen:
+                self.findings.append((launch, f))
         for w in getattr(res, "warnings", None) or []:
             if w and w not in self.warnings:
                 self.warnings.append(w)
-        for pos, cid in enumerate(launch.buffers):
-            out = np.asarray(res.gm[pos])
-            out[0].astype(np.uint8, copy=False).tofile(self.exchange / f"launch_{index}_gm{cid}.out")
-        for cid, (_n, live) in enumerate(zip(launch.gm_bytes, launch.live, strict=True)):
-            if live and cid not in launch.buffers:  # a zero-byte buffer
-                (self.exchange / f"launch_{index}_gm{cid}.out").write_bytes(b"")
-        if self.cases and self.write_cases:
-            written = launch.written_buffers()
-            outs = {
-                cid: np.asarray(res.gm[pos])[1:] for pos, cid in enumerate(launch.buffers) if cid in written
-            }
-            self.pending.append((launch, index, rand, outs))
-        self.launches.append(launch)
 
     def _case_files(self, cid, host_bytes):
         """``--cases DIR``: the bytes of GM buffer ``cid`` for cases 1.. (each case folder's copy of
@@ -343,7 +403,10 @@ def _talk(build, cwd, env, server, req_r, req_w, rep_r, rep_w, out_f, err_f, arg
                 if error is not None:
                     raise error
                 if parts[0] == "LAUNCH":
-                    server.launch(int(parts[1]))
+                    n = server.launch(int(parts[1]))
+                    writer.write(f"OK {n}\n" if n else "OK\n")
+                elif parts[0] == "CASE":
+                    server.case(int(parts[1]), int(parts[2]))
                     writer.write("OK\n")
                 elif parts[0] == "VALUE":
                     writer.write(f"V {server.value(int(parts[1]), int(parts[2]))}\n")
@@ -541,7 +604,12 @@ def cmd_run_cxx(args):
             f"{PROG}: launch {s['launch']} (line {s['line']}), {s['blocks']} blocks, {s['calls']} calls: "
             f"model {s['first_s']:.2f} s"
         )
-        if "cases" in s:
+        if s.get("per_case"):
+            msg += (
+                f"; {s['cases']} cases, each on its own (the kernel reads a value back into C++): "
+                f"run {s['run_s']:.3f} s = {s['cases_per_s']:.0f} cases/s per case"
+            )
+        elif "cases" in s:
             msg += (
                 f"; {s['cases']} cases: compile {s['compile_s']:.2f} s, run {s['run_s']:.3f} s "
                 f"= {s['cases_per_s']:.0f} cases/s"

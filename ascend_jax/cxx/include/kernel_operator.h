@@ -942,14 +942,22 @@ void ascendjax_launch(const char* name, int line, K kernel, uint64_t blocks, L2 
     auto& r = ascendjax::rt();
     if (const char* bd = getenv("ASCENDJAX_BLOCK_DIM")) blocks = strtoull(bd, nullptr, 10);  // --block-dim
     r.begin_launch(name, line, (long)blocks);
-    for (uint64_t b = 0; b < blocks; ++b) {
-        block_idx = (int64_t)b;
-        block_num = (int64_t)blocks;
-        r.begin_block((long)b);
-        kernel(args...);
-        r.end_block();
+    auto blocks_run = [&]() {
+        for (uint64_t b = 0; b < blocks; ++b) {
+            block_idx = (int64_t)b;
+            block_num = (int64_t)blocks;
+            r.begin_block((long)b);
+            kernel(args...);
+            r.end_block();
+        }
+    };
+    blocks_run();
+    long cases = r.end_launch();
+    for (long c = 1; c <= cases; ++c) {  // --cases with a value read back: each case on its own
+        r.begin_case(c);
+        blocks_run();
+        r.end_case(c);
     }
-    r.end_launch();
 }
 
 // A launch of a __cube__ kernel (build.py rewrites it into this): the AI Cube core (L1, L0A/B/C,

@@ -383,13 +383,16 @@ struct Runtime {
         record(j, "", 0);
     }
     void end_block() { in_kernel = false; }
-    void end_launch() {
+    // Returns the number of other cases to rerun the kernel on ("OK <n>": --cases with a value
+    // read back into C++, whose trace holds for its own inputs only; see begin_case).
+    long end_launch() {
         write_exchange();
         char b[32];
         snprintf(b, sizeof b, "LAUNCH %d", launch);
         send(b);
         std::string r = receive();
-        if (r != "OK") die(3, "bad reply from ascend-jax (launch)");
+        if (r.compare(0, 2, "OK") != 0) die(3, "bad reply from ascend-jax (launch)");
+        long cases = r.size() > 3 ? strtol(r.c_str() + 3, nullptr, 10) : 0;
         for (size_t i = 0; i < gm.size(); ++i) {
             if (!gm[i].live) continue;
             char n[32];
@@ -399,6 +402,30 @@ struct Runtime {
             if (fread(gm[i].p, 1, gm[i].n, f) != gm[i].n) die(3, "short GM result from ascend-jax");
             fclose(f);
         }
+        return cases;
+    }
+    // Case c of a per-case launch: the GM bytes the trace starts from are case c's inputs
+    // (written by ascend-jax); the kernel then runs again and records a fresh trace.
+    void begin_case(long c) {
+        for (size_t i = 0; i < gm.size(); ++i) {
+            if (!gm[i].live || !gm[i].n) continue;
+            char n[64];
+            snprintf(n, sizeof n, "case%ld_gm%zu.bin", c, i);
+            FILE* f = fopen(path(n).c_str(), "rb");
+            if (!f) continue;  // a buffer the kernel does not take: its bytes at the launch
+            if (fread(snapshot[i].data(), 1, snapshot[i].size(), f) != snapshot[i].size())
+                die(3, "short case input from ascend-jax");
+            fclose(f);
+        }
+        trace.clear();
+        events = 0;
+    }
+    void end_case(long c) {
+        write_exchange();
+        char b[64];
+        snprintf(b, sizeof b, "CASE %d %ld", launch, c);
+        send(b);
+        if (receive() != "OK") die(3, "bad reply from ascend-jax (case)");
     }
 };
 
