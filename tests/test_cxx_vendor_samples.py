@@ -126,3 +126,43 @@ def test_add_tpipe_tque_cases_dir_one_program(tmp_path, capsys):
         assert np.array_equal(out, np.fromfile(port / d.name / "output.bin", np.uint8)), d.name
         golden = np.fromfile(d / "output" / "golden.bin", np.float32)
         assert V.verify(out.view(np.float32), golden)
+
+
+# The remaining scenarios of the 50: bit-exact against the Python port, the vendor tolerance
+# against the golden (reduce_repeat 3/4 are tolerance-only goldens), the 950 interleave_pair
+# sample (two output files) on ascend950, and ``reduce`` (its host reads 4096 floats of a
+# 2048-float file: padded with zeros as in test_vendor_samples).
+OTHER = [
+    ("vendor_reduce_repeat", 3, "-scenarioNum", np.float32, ("output.bin",)),
+    ("vendor_reduce_repeat", 4, "-scenarioNum", np.float32, ("output.bin",)),
+    ("vendor_interleave_pair", 1, "-scenarioNum", np.float16, ("output_dst0.bin", "output_dst1.bin")),
+    ("vendor_interleave_pair", 2, "-scenarioNum", np.float16, ("output_dst0.bin", "output_dst1.bin")),
+    ("vendor_reduce", 1, "-scenarioNum", np.float32, ("output.bin",)),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("op,n,flag,dtype,outs", OTHER, ids=[f"{p[0]}-s{p[1]}" for p in OTHER])
+def test_other_vendor_scenarios_from_cxx(tmp_path, capsys, op, n, flag, dtype, outs):
+    mod = ops.VENDOR_OPS[op]
+    sample = mod.SAMPLE
+    dirs = V.gen_cases(sample, flag, n, tmp_path / "cases")
+    if op == "vendor_reduce":
+        for d in dirs:
+            x = np.zeros(4096, np.float32)
+            x[:2048] = np.fromfile(d / "input" / "input_x.bin", np.float32)
+            x.tofile(d / "input" / "input_x.bin")
+    py_out = tmp_path / "port"
+    port_args = ["run", op, "--scenario", str(n), "--cases", str(tmp_path / "cases"), "--output", str(py_out)]
+    assert cli.main(port_args + V._findings_flag(op, n)) == 0, capsys.readouterr().err
+    src = SAMPLES / sample / f"{sample}.asc"
+    for d in dirs:
+        args = ["run", str(src), "--scenario", str(n), "--profile", mod.PROFILES[n]]
+        args += ["--input", str(d / "input"), "--output", str(d / "output")]
+        assert cli.main(args) == 0, capsys.readouterr().err
+        for name in outs:
+            out = np.fromfile(d / "output" / name, np.uint8)
+            gold = np.fromfile(d / "output" / name.replace("output", "golden"), dtype)
+            assert V.verify(out.view(dtype)[: gold.size], gold), f"{op} s{n} {d.name} {name}"
+            port = np.fromfile(py_out / d.name / name, np.uint8)
+            assert np.array_equal(out, port), f"{op} s{n} {d.name} {name}: C++ and Python port differ"

@@ -269,7 +269,11 @@ def apis_header():
         parts, rec = _head(spec)
         ret = RETURNS.get(name)
         rtype = "void" if ret is None else ret
-        tail_loc = "const char* file = __builtin_FILE(), int line = __builtin_LINE()"
+        # the zero-argument form's location parameters: F is deduced, so a call whose first
+        # argument is a literal 0 (``SetVectorMask<T>(0, n)``: 0 would convert to a null
+        # ``const char*``) leaves this overload to the any-arguments form
+        tail_loc = "F file = __builtin_FILE(), int line = __builtin_LINE()"
+        loc_parts = ["typename F = const char*", "std::enable_if_t<std::is_same_v<F, const char*>, int> = 0"]
         open_call = f'    auto j = ascendjax::begin_call("{name}");\n    j.key("tmpl");\n    j.open(\'[\');\n'
         mid = "    j.close(']');\n    j.key(\"args\");\n    j.open('[');\n"
         end = "    j.close(']');\n"
@@ -277,7 +281,7 @@ def apis_header():
             end += f'    j.key("ret");\n    j.str(ascendjax::type_name<{rtype}>());\n'
         ret_stmt = "" if ret is None else f"    return ascendjax::read_value<{rtype}>();\n"
         # zero-argument form
-        head0 = "template <" + ", ".join(parts) + ">\n" if parts else ""
+        head0 = "template <" + ", ".join(parts + loc_parts) + ">\n"
         out.append(
             f"{head0}inline {rtype} {name}({tail_loc}) {{\n{open_call}{rec}{mid}{end}"
             f"    rt().record(j, file, line);\n{ret_stmt}}}\n"

@@ -124,8 +124,6 @@ class Replayer:
 
     # -- arguments ------------------------------------------------------------------------------
     def dtype(self, name, e):
-        if name == "int4b_t":
-            raise aj.NotModelledError(f"{where(e)}: int4b_t tensors are not modelled")
         try:
             return aj.as_dtype(name)
         except TypeError as err:
@@ -171,6 +169,8 @@ class Replayer:
             return getattr(cls, a["v"])
         if t == "list":
             return [self.value(x, e) for x in a["v"]]
+        if t == "mask_placeholder":
+            return aj.MASK_PLACEHOLDER
         if t == "p":
             return self.struct(a, e)
         if t == "out":

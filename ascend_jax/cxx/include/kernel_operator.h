@@ -126,6 +126,10 @@ struct int4b_t {
     uint8_t bits = 0;
 };
 struct BinaryDefaultType {};
+// The mask argument of a high-dim call with isSetMask = false: "接口入参中的mask值设置为占位符
+// MASK_PLACEHOLDER，用于占位，无实际含义" (Add.md); recorded as the model's aj.MASK_PLACEHOLDER.
+struct MaskPlaceholder {};
+inline constexpr MaskPlaceholder MASK_PLACEHOLDER{};
 template <bool B, typename T, typename F>
 struct Conditional {
     using type = T;
@@ -377,6 +381,12 @@ inline void w(Json& j, HardEvent e) {
     enum_value(j, "HardEvent", (unsigned)e < sizeof n / sizeof *n ? n[(unsigned)e] : "?");
 }
 inline void w(Json& j, event_t e) { scalar(j, (int32_t)e); }
+inline void w(Json& j, AscendC::MaskPlaceholder) {
+    j.open('{');
+    j.key("t");
+    j.str("mask_placeholder");
+    j.close('}');
+}
 inline void struct_begin(Json& j, const char* ty) {
     j.open('{');
     j.key("t");
