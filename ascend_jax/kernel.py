@@ -26,6 +26,7 @@ from . import sync as _sync
 from ._engine import numerics as _numerics
 from ._engine import static as _static
 from .api.data_copy import copy_footprint
+from .api.layout import footprint_5hd as _footprint_5hd
 from .errors import AscendFault, Fault, UsageError
 from .gm import GlobalTensor, from_gm_bytes, gm_dtype_of, gm_tensor, to_gm_bytes
 from .profile import as_profile
@@ -387,6 +388,8 @@ class Kernel:
             bound = sig.bind_partial(None, *args, **kw)
         except TypeError:
             return ()
+        if api == "TransDataTo5HD":
+            return self._footprint_5hd(bound.arguments)
         has_dst = any(n.startswith("dst") for n in sig.parameters)
         out = []
         for name, val in bound.arguments.items():
@@ -404,6 +407,24 @@ class Kernel:
                     out.append(a)
                     if write and (api in _DST_READ_APIS or name in _SCRATCH_ARGS):
                         out.append(dataclasses.replace(a, write=False))
+        return tuple(out)
+
+    def _footprint_5hd(self, a):
+        """TransDataTo5HD's blocks (``footprint_5hd``: 16 address lists x repeats); the address
+        tables of the table form are read (the blocks they name are UB data: not in the log)."""
+        dst, src, prm = a.get("dstList"), a.get("srcList"), a.get("nchwconvParams")
+        if isinstance(dst, LocalTensor) and isinstance(src, LocalTensor):
+            return tuple(x for x in (self._tensor_access(t, False) for t in (dst, src)) if x is not None)
+        spans = _footprint_5hd(dst, src, prm)
+        if spans is not None:
+            return tuple(_hz.Access("UB", b, e, w) for b, e, w in spans)
+        out = []  # a traced address or parameter: each listed tensor over its length
+        for lst, write in ((dst, True), (src, False)):
+            for t in lst if isinstance(lst, (list, tuple)) else ():
+                if isinstance(t, LocalTensor):
+                    x = self._tensor_access(t, write)
+                    if x is not None:
+                        out.append(x)
         return tuple(out)
 
     def _record(self, api, args=(), kw=None, accesses=None, pipe=None, kind="op", event=None):

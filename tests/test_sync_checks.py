@@ -252,3 +252,49 @@ def test_traced_addresses_are_checked_per_case():
     res = run(x, np.zeros((3, 64), np.float32), off=offs)
     assert res.case_findings and all(f.kind == "RAW" for f in res.case_findings)
     assert res.race_cases.tolist() == [True, False, True]
+
+
+def test_trans_data_to_5hd_address_lists_are_in_the_footprint():
+    """The 16-address forms of TransDataTo5HD (ints and LocalTensor lists) log the blocks each
+    repeat touches: every byte the call changes lies in a logged dst range (random UB, so
+    virtually every written byte changes), and a DataCopy out of a written block with no V_MTE3
+    pair is a RAW race, the same copy after the flag pair is clean."""
+    from ascend_jax.api.layout import footprint_5hd
+
+    rng = np.random.default_rng(7)
+    prm = aj.TransDataTo5HDParams(repeatTimes=3, dstRepStride=16, srcRepStride=1)
+    src = [4096 + 32 * i for i in range(16)]  # a 16 x 16 half matrix per repeat (srcRepStride 1)
+    dst = [32 * j for j in range(16)]  # dst blocks 0..15, then 16..31, 32..47 (dstRepStride 16)
+    spans = footprint_5hd(dst, src, prm)
+    assert [s for s in spans if s[2]] == [(0, 48 * 32, True)]
+    assert [s for s in spans if not s[2]] == [(4096, 4096 + 18 * 32, False)]
+    for form in ("ints", "tensors"):
+        k = aj.Kernel(profile="ascend910b")
+        whole = k.alloc(aj.uint8, 8192)
+        k.write(whole, rng.integers(0, 256, 8192))
+        before = np.asarray(k.state.ub)[:8192].copy()
+        if form == "ints":
+            k.TransDataTo5HD(dst, src, prm, T=aj.half)
+        else:
+            k.TransDataTo5HD(
+                [aj.LocalTensor(aj.half, a, 16) for a in dst],
+                [aj.LocalTensor(aj.half, a, 16) for a in src],
+                prm,
+            )
+        changed = np.flatnonzero(np.asarray(k.state.ub)[:8192] != before)
+        assert changed.size > 1400 and changed.max() < 48 * 32, form
+        (acc,) = [a for a in k.log.calls[-1].accesses if a.write]
+        assert (acc.start, acc.end) == (0, 48 * 32)
+
+    def kernel(k, out, synced):
+        k.TransDataTo5HD(dst, src, prm, T=aj.half)
+        if synced:
+            k.SetFlag(E.V_MTE3, 0)
+            k.WaitFlag(E.V_MTE3, 0)
+        k.DataCopy(out, aj.LocalTensor(aj.half, 40 * 32, 16), 16)
+
+    out = np.zeros(16, np.float16)
+    bad = aj.run_kernel(lambda k, o: kernel(k, o, False), out)
+    assert ("racecheck", "RAW") in _kinds(bad), [str(f) for f in bad.findings]
+    good = aj.run_kernel(lambda k, o: kernel(k, o, True), out)
+    assert good.findings == (), [str(f) for f in good.findings]

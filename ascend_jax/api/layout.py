@@ -373,6 +373,41 @@ def plan_5hd(state, dstList, srcList, nchwconvParams, T, profile, max_repeats=No
     return LY.Nchw5hdStatic(dtype=dt, R=R, profile=p, table=table), dyn
 
 
+_BLK = 32  # bytes per DataBlock
+
+
+def footprint_5hd(dstList, srcList, nchwconvParams):
+    """The UB byte ranges ``[(start, end, write), ...]`` one TransDataTo5HD call touches, for the
+    call log (``Kernel._footprint``): per repeat r < repeatTimes, each of the 16 dst / src
+    DataBlocks at its list address + r * RepStride * 32 bytes -- the rule ``run_5hd`` executes.
+    Runs of blocks that touch merge into one range. Returns None where an address, repeatTimes or
+    a stride is traced, or for the address-table form (the addresses are UB data): CHOICE
+    (docs/MODEL.md "Cores, pipes and sync"): those blocks are not in the footprint."""
+    if isinstance(dstList, LocalTensor) or isinstance(srcList, LocalTensor):
+        return None
+    try:
+        prm = nchwconvParams
+        if not isinstance(prm, TransDataTo5HDParams):
+            prm = (
+                TransDataTo5HDParams(*prm) if isinstance(prm, (tuple, list)) else TransDataTo5HDParams(**prm)
+            )
+        rep, d_rep, s_rep = (int(v) for v in (prm.repeatTimes, prm.dstRepStride, prm.srcRepStride))
+        lists = []
+        for lst in (dstList, srcList):
+            lists.append([int(t.addr) if isinstance(t, LocalTensor) else int(t) for t in lst])
+    except TypeError:  # a traced value (jax's concretization errors are TypeErrors)
+        return None
+    out = []
+    for addrs, step, write in ((lists[0], d_rep * _BLK, True), (lists[1], s_rep * _BLK, False)):
+        blocks = sorted({a + r * step for a in addrs for r in range(rep)})
+        for a in blocks:
+            if out and out[-1][2] == write and a <= out[-1][1]:
+                out[-1] = (out[-1][0], max(out[-1][1], a + _BLK), write)
+            else:
+                out.append((a, a + _BLK, write))
+    return out
+
+
 @register(
     ApiSpec(
         "TransDataTo5HD",
