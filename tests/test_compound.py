@@ -18,7 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from conftest import SCALE
+from conftest import SCALE, nightly_params
 from test_elementwise_differential import FORMS, RB, fast_state, random_case, ref_state
 
 import ascend_jax as aj
@@ -374,7 +374,7 @@ def _other_groups():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("profile_name,group", _other_groups())
+@pytest.mark.parametrize("profile_name,group", nightly_params(_other_groups, 2))
 def test_differential_other_profiles(profile_name, group):
     p = load_profile(profile_name)
     fam, dt, apis = group

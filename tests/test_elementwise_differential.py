@@ -18,7 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from conftest import SCALE
+from conftest import SCALE, nightly_params
 
 import ascend_jax as aj
 from ascend_jax import reference as REF
@@ -378,7 +378,7 @@ def _other_groups():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("profile_name,group", _other_groups())
+@pytest.mark.parametrize("profile_name,group", nightly_params(_other_groups, 2))
 def test_differential_other_profiles(profile_name, group):
     """Every other profile, every (API, dtype): a small count (slow: one compile per (profile,
     family, dtype), ~130 programs)."""
