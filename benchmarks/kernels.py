@@ -182,10 +182,16 @@ def bench_one(ob, batch, rounds, rng, log):
     log(
         f"{ob.name:24} N={n_elems:5} B={batch:6}: {r['ascend_jax_cases_per_s']:11,.0f}/s  numpy 1-by-1 "
         f"{r['numpy_per_case_cases_per_s']:9,.0f}/s  batched {r['numpy_batched_cases_per_s']:10,.0f}/s  "
-        f"ratio {r['ratio_vs_numpy_per_case']:6.2f} / {r['ratio_vs_numpy_batched']:5.2f}  compile "
-        f"{r['compile_seconds']:.1f}s  traces {traces}  {'ok' if ok else 'MISMATCH'}"
+        f"ratio {r['ratio_vs_numpy_per_case']:6.2f} / {r['ratio_vs_numpy_batched']:5.2f}  lean "
+        f"{_fmt(r['numpy_lean_cases_per_s'], '9,.0f')}/s ratio {_fmt(r['ratio_vs_lean_numpy'], '6.2f')}  "
+        f"compile {r['compile_seconds']:.1f}s  traces {traces}  {'ok' if ok else 'MISMATCH'}"
+        + ("" if lean_ok is not False else "  LEAN MISMATCH")
     )
     return r
+
+
+def _fmt(x, spec):
+    return "-" if x is None else format(x, spec)
 
 
 def _fmt(x, spec):
