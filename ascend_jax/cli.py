@@ -273,12 +273,14 @@ def cmd_fuzz(args):
 
 
 # ``ascend-jax demo``: a representative sample of the registered APIs, one or more per fuzz family
-# (the element-wise and scalar-arithmetic APIs of a family share their compiled programs); every
-# dtype and call form of each. A cold run compiles one XLA program per signature: this sample keeps
-# that under a minute on two cores; ``--apis all`` fuzzes every API (many more signatures).
+# (the element-wise and scalar-arithmetic APIs of a family share their compiled programs), in every
+# call form, on two element types. Every (family, signature) costs a trace, a lowering and (cold) an
+# XLA compile, cached or not: the sample keeps that to about 30 programs (every API in every type:
+# ~775); ``--apis all --dtypes all`` fuzzes everything.
 DEMO_APIS = (
     "Adds,Muls,Maxs,Mins,Add,Sub,Mul,Max,Compare,Select,ShiftRight,ReduceSum,Sort32,SetVectorMask,SetCtrlSpr"
 )
+DEMO_DTYPES = "float32,int16"
 DEMO_COVERAGE = "ascend-jax-demo-coverage.txt"
 
 
@@ -355,7 +357,9 @@ def _demo_summary(res, wall):
         f"ascend-jax demo on {m['profile']}: {len(res.records):,} random cases (seed {m['seed']}) over "
         f"{len(apis)} of the {len(REGISTRY)} registered APIs"
         + (" (a sample; --apis all for every one)" if len(apis) < len(REGISTRY) else "")
-        + f", {len({r['dtype'] for r in res.records})} element types"
+        + ", element types "
+        + (",".join(m["dtypes"]) if m.get("dtypes") else "all")
+        + (" (--dtypes all for every one)" if m.get("dtypes") else "")
     )
     lines = [
         textwrap.fill(head, 100),
@@ -393,6 +397,7 @@ def cmd_demo(args):
     t0 = time.perf_counter()
     enable_compilation_cache()
     apis = None if args.apis.strip().lower() == "all" else args.apis
+    dtypes = None if args.dtypes is None or args.dtypes.strip().lower() == "all" else args.dtypes
     res = run(
         apis=apis,
         profile=args.profile,
@@ -402,7 +407,7 @@ def cmd_demo(args):
         oracle_sample=args.oracle_sample,
         invalid_rate=args.invalid_rate,
         progress=not args.quiet,
-        dtypes=args.dtypes,
+        dtypes=dtypes,
     )
     if args.json:
         emit(res.to_json(indent=1))
@@ -995,7 +1000,7 @@ def main(argv=None):
         help="a first result: a differential campaign over a sample of the APIs, then a kernel at speed",
     )
     _campaign_args(d, 5000)
-    d.set_defaults(apis=DEMO_APIS, oracle_sample=2000.0)
+    d.set_defaults(apis=DEMO_APIS, dtypes=DEMO_DTYPES, oracle_sample=1000.0)
     _help(d, "--apis", f"comma-separated API names, or 'all' (default: a sample, {DEMO_APIS})")
     _help(
         d, "--oracle-sample", "share (<= 1) or number (> 1) of cases checked by the reference (default: 2000)"
