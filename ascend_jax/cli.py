@@ -1002,9 +1002,8 @@ def main(argv=None):
     _campaign_args(d, 5000)
     d.set_defaults(apis=DEMO_APIS, dtypes=DEMO_DTYPES, oracle_sample=1000.0)
     _help(d, "--apis", f"comma-separated API names, or 'all' (default: a sample, {DEMO_APIS})")
-    _help(
-        d, "--oracle-sample", "share (<= 1) or number (> 1) of cases checked by the reference (default: 2000)"
-    )
+    _help(d, "--dtypes", f"comma-separated element types, or 'all' (default: {DEMO_DTYPES})")
+    _help(d, "--oracle-sample", "share (<= 1) or number (> 1) of cases the reference checks (default: 1000)")
     d.add_argument(
         "--coverage-out",
         default=DEMO_COVERAGE,
