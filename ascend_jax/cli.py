@@ -429,7 +429,8 @@ def cmd_demo(args):
             )
     bad, line = _kernel_demo(args)
     if line and not args.json:
-        emit(line)
+        for part in line.split("\n"):
+            emit(textwrap.fill(part, 100, subsequent_indent="    "))
     if not args.json:
         emit(
             f"demo: {time.perf_counter() - t0:.1f} s"
