@@ -272,15 +272,29 @@ def cmd_fuzz(args):
     return _run_campaign(args, args.cases)
 
 
+# ``ascend-jax demo``: a representative sample of the registered APIs, one or more per fuzz family
+# (the element-wise and scalar-arithmetic APIs of a family share their compiled programs), in every
+# call form, on two element types. Every (family, signature) costs a trace, a lowering and (cold) an
+# XLA compile, cached or not: the sample keeps that to about 30 programs (every API in every type:
+# ~775); ``--apis all --dtypes all`` fuzzes everything.
+DEMO_APIS = (
+    "Adds,Muls,Maxs,Mins,Add,Sub,Mul,Max,Compare,Select,ShiftRight,ReduceSum,Sort32,SetVectorMask,SetCtrlSpr"
+)
+DEMO_DTYPES = "float32,int16"
+DEMO_COVERAGE = "ascend-jax-demo-coverage.txt"
+
+
 def _kernel_demo(args):
     """An ``ops/`` kernel (select_sample, selMode 2, N = 256 float) over ``args.kernel_cases`` random
     inputs in batches of ``args.kernel_batch`` (one compiled program), checked bit for bit against its
-    NumPy golden. Prints cases/s of the model (compile time apart) and of the golden; returns the
-    number of mismatching cases."""
+    NumPy golden. Returns (number of mismatching cases, one-line summary): cases/s of the model
+    (compile time apart), of the lean per-case NumPy (``ops/lean.py``, as a user writes the kernel)
+    and of the batched golden."""
     import time
 
     import numpy as np
 
+    from ops import lean as L
     from ops import select_sample as S
 
     from . import jit_kernel, load_profile
@@ -288,15 +302,17 @@ def _kernel_demo(args):
     p = load_profile(args.profile)
     total, batch = int(args.kernel_cases), int(args.kernel_batch)
     if total <= 0:
-        return 0
+        return 0, None
     batch = min(batch, total)
-    run = jit_kernel(S.kernel(2, "count", "float32", 256), profile=p)
+    cfg = dict(selMode=2, form="count", dtype="float32", dataSize=256)
+    run = jit_kernel(S.kernel(**cfg), profile=p)
     rng = np.random.default_rng(args.seed)
     t_model = t_golden = compile_s = 0.0
     bad = done = 0
+    lean_rate = None
     for start in range(0, total, batch):
         n = min(batch, total - start)
-        inputs, params = S.gen_data(rng, batch, 2, "count", "float32", 256)
+        inputs, params = S.gen_data(rng, batch, **cfg)
         gm = [inputs[k] for k in S.GM]
         t = time.perf_counter()
         res = run(*gm, **params)
@@ -305,26 +321,129 @@ def _kernel_demo(args):
             t = time.perf_counter()
             res = run(*gm, **params)
             compile_s, dt = max(0.0, dt - (time.perf_counter() - t)), time.perf_counter() - t
+            k = min(batch, 1024)  # the lean NumPy, one case at a time, on a slice of the batch
+            sub_in, sub_prm = ({a: v[:k] for a, v in d.items()} for d in (inputs, params))
+            t = time.perf_counter()
+            lean_bits, _ = L.select_sample(sub_in, sub_prm, p, **cfg)
+            lean_rate = k / (time.perf_counter() - t)
         t_model += dt * n / batch
         t = time.perf_counter()
-        want = S.golden(inputs, params, 2, "count", "float32", 256)
+        want = S.golden(inputs, params, **cfg)
         t_golden += (time.perf_counter() - t) * n / batch
         got = np.asarray(res.gm[3]).view(np.uint32)
         bad += int((got[:n] != want[:n]).any(axis=1).sum())
+        if start == 0:
+            bad += int((lean_bits != want[:k]).any(axis=1).sum())  # the baseline is checked too
         done += n
-    print(
-        f"ops/select_sample (Select selMode 2, 256 float, DataCopy in/out) on {p.name}: {done:,} random "
-        f"cases in batches of {batch:,}, {bad} mismatches vs the NumPy golden; model {done / t_model:,.0f} "
-        f"cases/s (compile {compile_s:.1f} s apart), golden batched {done / t_golden:,.0f} cases/s"
+    model_rate, golden_rate = done / t_model, done / t_golden
+    line = (
+        f"kernel ops/select_sample (Select selMode 2, 256 float, DataCopy in/out) on {p.name}: "
+        f"{done:,} random cases in batches of {batch:,}, {bad} mismatches vs the NumPy golden\n"
+        f"  model {model_rate:,.0f} cases/s (compile {compile_s:.1f} s apart); lean NumPy, one case at "
+        f"a time {lean_rate:,.0f} cases/s (model x{model_rate / lean_rate:.1f}); golden batched "
+        f"{golden_rate:,.0f} cases/s (model x{model_rate / golden_rate:.2f})"
     )
-    return bad
+    return bad, line
+
+
+def _demo_summary(res, wall):
+    """The campaign on a few lines: what ran, what was checked, mismatches, rates, compilation."""
+    from .registry import REGISTRY
+
+    m = res.meta
+    c = res.counts()
+    apis = m["apis"]
+    head = (
+        f"ascend-jax demo on {m['profile']}: {len(res.records):,} random cases (seed {m['seed']}) over "
+        f"{len(apis)} of the {len(REGISTRY)} registered APIs"
+        + (" (a sample; --apis all for every one)" if len(apis) < len(REGISTRY) else "")
+        + ", element types "
+        + (",".join(m["dtypes"]) if m.get("dtypes") else "all")
+        + (" (--dtypes all for every one)" if m.get("dtypes") else "")
+    )
+    lines = [
+        textwrap.fill(head, 100),
+        f"  fast JAX path vs the NumPy reference (UB bytes, registers, fault bits): {res.checked:,} cases "
+        f"checked ({c['ok']:,} equal, {c['rejected']:,} rejected by both), {c['unchecked']:,} run unchecked; "
+        f"{len(res.mismatches)} mismatches",
+        "  fast path "
+        + (f"{res.fast_cases_per_s:,.0f} cases/s" if res.fast_cases_per_s else "-")
+        + ", reference "
+        + (f"{res.oracle_cases_per_s:,.0f} cases/s" if res.oracle_cases_per_s else "-")
+        + f", XLA compilation {res.compile_seconds:.1f} s; campaign wall {res.seconds:.1f} s "
+        f"(demo so far {wall:.1f} s)",
+    ]
+    lines = [textwrap.fill(x, 100, subsequent_indent="    ") for x in lines]
+    per = res.per_api()
+    lines.append(
+        textwrap.fill(
+            "  APIs: " + ", ".join(f"{a} {per[a]['cases']}" for a in sorted(per)),
+            100,
+            subsequent_indent="    ",
+        )
+    )
+    for r in res.mismatches[:10]:
+        lines.append(f"MISMATCH case {r['i']} {r['api']}<{r['dtype']}> [{r['kind']}]: {r.get('diff')}")
+    for cap in res.capsules:
+        lines.append(f"capsule: {cap.get('path', '(in memory)')}  {cap['call']}")
+    return "\n".join(lines)
 
 
 def cmd_demo(args):
-    rc = _run_campaign(args, args.cases)
-    print()
-    bad = _kernel_demo(args)
-    return rc or (1 if bad else 0)
+    import time
+
+    from .fuzz import run
+
+    t0 = time.perf_counter()
+    enable_compilation_cache()
+    apis = None if args.apis.strip().lower() == "all" else args.apis
+    dtypes = None if args.dtypes is None or args.dtypes.strip().lower() == "all" else args.dtypes
+    res = run(
+        apis=apis,
+        profile=args.profile,
+        cases=args.cases,
+        seed=args.seed,
+        batch=args.batch,
+        oracle_sample=args.oracle_sample,
+        invalid_rate=args.invalid_rate,
+        progress=not args.quiet,
+        dtypes=dtypes,
+    )
+    if args.json:
+        emit(res.to_json(indent=1))
+    else:
+        emit(_demo_summary(res, time.perf_counter() - t0))
+    cov = res.coverage_table()
+    if args.coverage:
+        emit()
+        emit(cov)
+    elif args.coverage_out:
+        path = pathlib.Path(args.coverage_out)
+        try:
+            path.write_text(cov + "\n", encoding="utf-8")
+        except OSError as e:
+            raise InputError(f"--coverage-out {path}: cannot write ({e.strerror or e})") from None
+        if not args.json:
+            emit(
+                f"  coverage: {len(res.coverage())} API x dtype x mask x repeat x stride combinations -> {path}"
+            )
+    bad, line = _kernel_demo(args)
+    if line and not args.json:
+        for part in line.split("\n"):
+            emit(textwrap.fill(part, 100, subsequent_indent="    "))
+    if not args.json:
+        emit(
+            f"demo: {time.perf_counter() - t0:.1f} s"
+            + (", MISMATCHES" if res.mismatches or bad else ", clean")
+        )
+    if res.mismatches or bad:
+        return EXIT_MISMATCH
+    if not res.ok:
+        raise InputError(
+            f"the demo checked no case against the reference ({len(res.records)} cases, all unchecked): "
+            "raise --oracle-sample or --invalid-rate"
+        )
+    return EXIT_CLEAN
 
 
 # -- input files ----------------------------------------------------------------------------------
@@ -621,6 +740,12 @@ def _profile_name(v):
     return v
 
 
+def _help(sp, option, text):
+    for a in sp._actions:
+        if option in a.option_strings:
+            a.help = text
+
+
 def _campaign_args(sp, cases):
     sp.add_argument("--apis", default=None, help="comma-separated API names (default: every registered API)")
     sp.add_argument("--dtypes", default=None, help="comma-separated element types (default: all)")
@@ -871,8 +996,21 @@ def main(argv=None):
     )
     f.add_argument("--process-id", type=int, default=None, help="ID in 0..N-1 (default: $JAX_PROCESS_ID)")
     f.set_defaults(fn=cmd_fuzz)
-    d = sub.add_parser("demo", help="the default campaign: 20,000 cases over every modelled API")
-    _campaign_args(d, 20000)
+    d = sub.add_parser(
+        "demo",
+        help="a first result: a differential campaign over a sample of the APIs, then a kernel at speed",
+    )
+    _campaign_args(d, 5000)
+    d.set_defaults(apis=DEMO_APIS, dtypes=DEMO_DTYPES, oracle_sample=1000.0)
+    _help(d, "--apis", f"comma-separated API names, or 'all' (default: a sample, {DEMO_APIS})")
+    _help(d, "--dtypes", f"comma-separated element types, or 'all' (default: {DEMO_DTYPES})")
+    _help(d, "--oracle-sample", "share (<= 1) or number (> 1) of cases the reference checks (default: 1000)")
+    d.add_argument(
+        "--coverage-out",
+        default=DEMO_COVERAGE,
+        help=f"file for the coverage table (default: {DEMO_COVERAGE}; '' : not written)",
+    )
+    d.add_argument("--coverage", action="store_true", help="print the coverage table instead of writing it")
     d.add_argument("--kernel-cases", type=int, default=102400, help="cases of the ops/ kernel demo (0: skip)")
     d.add_argument("--kernel-batch", type=int, default=25600, help="batch size of the ops/ kernel demo")
     d.set_defaults(fn=cmd_demo)

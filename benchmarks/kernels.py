@@ -19,7 +19,10 @@ JSON keys (stable): kernel_ratio_vs_numpy_per_case (geomean over ops, B = 16k, N
 kernel_ratio_vs_numpy_per_case_large (N = 4,096, largest batch run), kernel_ratio_vs_numpy_batched
 (geomean, B = 16k, N = 256), kernel_fraction_of_stream_limit (geomean, B = 16k, N = 256),
 api_mix_ratio_vs_numpy, compile_seconds_per_signature_max, traces_per_signature_max,
-memcpy_bytes_per_s, results[op][N][B].
+memcpy_bytes_per_s, results[op][N][B]; kernel_ratio_vs_lean_numpy (select_sample at N = 2,048 against
+ops/lean.py, the op written plainly in NumPy one case at a time), kernel_ratio_vs_lean_numpy_geomean
+(every op, B = 16k, N = 256), lean_numpy_mismatches; demo_cold_seconds (``ascend-jax demo`` in a
+subprocess with an empty XLA cache).
 """
 
 import argparse
@@ -42,9 +45,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ascend_jax as aj  # noqa: E402
 import ops  # noqa: E402
 from ops import _golden as G  # noqa: E402
+from ops import lean as L  # noqa: E402
 
 GM_ORDER = ("src0", "src1", "sel", "src", "dst")  # every op's GM argument order
 NP_SAMPLE = 64
+LEAN_TARGET = ("select_sample", 2048)  # kernel_ratio_vs_lean_numpy: this op at this N
 NP_BATCH_MAX = 4096  # the batched golden runs on at most this many cases of a batch per round
 
 
@@ -97,6 +102,14 @@ class OpBench:
         res = _call(self.mod.golden, inputs=inputs, params=params, profile=self.p, **self.kw)
         return res if isinstance(res, tuple) else (res, None)
 
+    def lean(self, inputs, params):
+        """ops/lean.py: the op as a user writes it in NumPy, one case at a time (None: not modelled
+        on this profile)."""
+        try:
+            return _call(L.LEAN[self.name], inputs=inputs, params=params, profile=self.p, **self.kw)
+        except NotImplementedError:
+            return None
+
 
 def _slice(d, i, j):
     return {k: v[i:j] for k, v in d.items()}
@@ -121,7 +134,15 @@ def bench_one(ob, batch, rounds, rng, log):
     one_at_a_time = [(_slice(inputs, i, i + 1), _slice(params, i, i + 1)) for i in range(k)]
     kb = min(batch, NP_BATCH_MAX)  # the batched golden's cost is linear in the cases: time a slice
     batched_in, batched_prm = _slice(inputs, 0, kb), _slice(params, 0, kb)
-    fast_t, np1_t, npb_t = [], [], []
+    lean_in, lean_prm = _slice(inputs, 0, k), _slice(params, 0, k)  # the lean loop runs per case
+    lean_res = ob.lean(lean_in, lean_prm)
+    lean_ok = None
+    if lean_res is not None:
+        lw, lc = ob.golden(lean_in, lean_prm)
+        lean_ok = np.array_equal(lean_res[0], G.bits(np.asarray(lw))) and (
+            lc is None or np.array_equal(lean_res[1], lc)
+        )
+    fast_t, np1_t, npb_t, lean_t = [], [], [], []
     for _ in range(rounds):
         t = time.perf_counter()
         ob.run(*gm, **params)
@@ -133,6 +154,10 @@ def bench_one(ob, batch, rounds, rng, log):
         t = time.perf_counter()
         ob.golden(batched_in, batched_prm)
         npb_t.append((time.perf_counter() - t) / kb)
+        if lean_res is not None:
+            t = time.perf_counter()
+            ob.lean(lean_in, lean_prm)
+            lean_t.append((time.perf_counter() - t) / k)
     peak = peak_rss_bytes()
     fast = statistics.median(fast_t)
     r = {
@@ -144,6 +169,11 @@ def bench_one(ob, batch, rounds, rng, log):
         "numpy_batched_cases_per_s": 1 / statistics.median(npb_t),
         "ratio_vs_numpy_per_case": statistics.median([a / b for a, b in zip(np1_t, fast_t, strict=True)]),
         "ratio_vs_numpy_batched": statistics.median([a / b for a, b in zip(npb_t, fast_t, strict=True)]),
+        "numpy_lean_cases_per_s": 1 / statistics.median(lean_t) if lean_t else None,
+        "ratio_vs_lean_numpy": statistics.median([a / b for a, b in zip(lean_t, fast_t, strict=True)])
+        if lean_t
+        else None,
+        "lean_correct": lean_ok,
         "compile_seconds": max(0.0, first - fast * batch),
         "traces": traces,
         "gm_bytes_per_case": gm_bytes,
@@ -152,10 +182,20 @@ def bench_one(ob, batch, rounds, rng, log):
     log(
         f"{ob.name:24} N={n_elems:5} B={batch:6}: {r['ascend_jax_cases_per_s']:11,.0f}/s  numpy 1-by-1 "
         f"{r['numpy_per_case_cases_per_s']:9,.0f}/s  batched {r['numpy_batched_cases_per_s']:10,.0f}/s  "
-        f"ratio {r['ratio_vs_numpy_per_case']:6.2f} / {r['ratio_vs_numpy_batched']:5.2f}  compile "
-        f"{r['compile_seconds']:.1f}s  traces {traces}  {'ok' if ok else 'MISMATCH'}"
+        f"ratio {r['ratio_vs_numpy_per_case']:6.2f} / {r['ratio_vs_numpy_batched']:5.2f}  lean "
+        f"{_fmt(r['numpy_lean_cases_per_s'], '9,.0f')}/s ratio {_fmt(r['ratio_vs_lean_numpy'], '6.2f')}  "
+        f"compile {r['compile_seconds']:.1f}s  traces {traces}  {'ok' if ok else 'MISMATCH'}"
+        + ("" if lean_ok is not False else "  LEAN MISMATCH")
     )
     return r
+
+
+def _fmt(x, spec):
+    return "-" if x is None else format(x, spec)
+
+
+def _fmt(x, spec):
+    return "-" if x is None else format(x, spec)
 
 
 def bench_multicore(log, batch=256, rounds=5):
@@ -198,6 +238,42 @@ def bench_multicore(log, batch=256, rounds=5):
         f"{a / f:.2f} per case / {b / f:.2f} batched, compile {compile_s:.2f} s, correct {correct}"
     )
     return r
+
+
+def lean_target(results, large_b):
+    """``ratio_vs_lean_numpy`` of LEAN_TARGET's op at its N, the largest batch run there."""
+    per = results.get(LEAN_TARGET[0], {}).get(str(LEAN_TARGET[1]), {})
+    r = per.get(large_b) or (per[max(per, key=int)] if per else None)
+    return r["ratio_vs_lean_numpy"] if r else None
+
+
+def bench_demo_cold(log):
+    """``ascend-jax demo`` as a new user first runs it (``make demo`` after the install): a fresh
+    process with an empty XLA compilation cache (a temporary ``$ASCEND_JAX_XLA_CACHE``); wall
+    seconds, and whether it exited 0."""
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="bench_demo_") as tmp:
+        env = dict(os.environ, ASCEND_JAX_XLA_CACHE=os.path.join(tmp, "xla"))
+        env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+        cmd = [
+            sys.executable,
+            "-m",
+            "ascend_jax.cli",
+            "demo",
+            "--quiet",
+            "--coverage-out",
+            os.path.join(tmp, "c.txt"),
+        ]
+        t = time.perf_counter()
+        proc = subprocess.run(cmd, env=env, cwd=tmp, capture_output=True, text=True)
+        wall = time.perf_counter() - t
+    out = {"demo_cold_seconds": wall, "demo_cold_exit_code": proc.returncode}
+    log(f"ascend-jax demo, cold (empty XLA cache): {wall:.1f} s, exit {proc.returncode}")
+    if proc.returncode:
+        log(proc.stdout[-2000:] + proc.stderr[-2000:])
+    return out
 
 
 def geomean(xs):
@@ -273,6 +349,9 @@ def main(argv=None):
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--ops", help="comma-separated op names (default: all)")
     ap.add_argument("--no-mix", action="store_true", help="skip the API mix (benchmarks/run.py)")
+    ap.add_argument(
+        "--no-demo", action="store_true", help="skip demo_cold_seconds (a cold `ascend-jax demo`)"
+    )
     ap.add_argument("--no-cxx", action="store_true", help="skip the C++ front end (add_tpipe_tque.asc)")
     ap.add_argument("--cxx-cases", type=int, default=10000, help="--cases N of the C++ benchmark")
     args = ap.parse_args(argv)
@@ -291,12 +370,14 @@ def main(argv=None):
         mod = ops.OPS[name]
         config = mod.CONFIGS[0]
         sizes = (256, 4096) if sizable(mod) else (None,)
+        if name == LEAN_TARGET[0]:
+            sizes = (256, LEAN_TARGET[1], 4096)
         results[name] = {}
         for n in sizes:
             ob = OpBench(name, mod, config, n, p)
             per = {}
             for b in batches:
-                if n == 4096 and b > args.large_batch:
+                if n is not None and n >= LEAN_TARGET[1] and b > args.large_batch:
                     b = args.large_batch
                     if str(b) in per:
                         continue
@@ -334,9 +415,16 @@ def main(argv=None):
         "compile_seconds_per_signature_max": max(r["compile_seconds"] for r in every),
         "traces_per_signature_max": max(r["traces"] for r in every),
         "kernel_mismatches": sum(not r["correct"] for r in every),
+        "kernel_ratio_vs_lean_numpy": lean_target(results, large_b),
+        "kernel_ratio_vs_lean_numpy_geomean": geomean(
+            [x for x in pick(256, big, "ratio_vs_lean_numpy") if x is not None]
+        ),
+        "lean_numpy_mismatches": sum(r.get("lean_correct") is False for r in every),
         "api_mix_ratio_vs_numpy": None,
     }
     out.update(bench_multicore(log))
+    if not args.no_demo:
+        out.update(bench_demo_cold(log))
     if not args.no_cxx:
         out.update(bench_cxx(log, args.cxx_cases))
     if not args.no_mix:
@@ -354,6 +442,10 @@ def main(argv=None):
         "compile_seconds_per_signature_max",
         "traces_per_signature_max",
         "kernel_mismatches",
+        "kernel_ratio_vs_lean_numpy",
+        "kernel_ratio_vs_lean_numpy_geomean",
+        "lean_numpy_mismatches",
+        "demo_cold_seconds",
         "multicore_vendor_add_cases_per_s",
         "cxx_add_tpipe_tque_cases_per_s",
         "cxx_add_tpipe_tque_build_seconds",
