@@ -72,6 +72,7 @@ from .api import (
     SetCtrlSpr,
     SetMaskCount,
     SetMaskNorm,
+    NdDmaDci,
     SetPadValue,
     SetSaturationFlag,
     SetVectorMask,
@@ -162,7 +163,14 @@ from .params import (
     DataCopyPadExtParams,
     DataCopyPadParams,
     DataCopyParams,
+    NdDmaConfig,
+    NdDmaLoopInfo,
+    NdDmaParams,
+    Nd2NzParams,
+    Nz2NdParamsFull,
+    SliceInfo,
     UnaryRepeatParams,
+    kDefaultNdDmaConfig,
     VdeqInfo,
 )
 from .pipe import QuePosition, TBuf, TPipe, TPosition, TQue, TQueSync
