@@ -48,6 +48,7 @@ from .api import (
     Mul,
     Muls,
     MulsFlexible,
+    NdDmaDci,
     Neg,
     Not,
     Or,
@@ -72,7 +73,6 @@ from .api import (
     SetCtrlSpr,
     SetMaskCount,
     SetMaskNorm,
-    NdDmaDci,
     SetPadValue,
     SetSaturationFlag,
     SetVectorMask,
@@ -163,15 +163,15 @@ from .params import (
     DataCopyPadExtParams,
     DataCopyPadParams,
     DataCopyParams,
+    Nd2NzParams,
     NdDmaConfig,
     NdDmaLoopInfo,
     NdDmaParams,
-    Nd2NzParams,
     Nz2NdParamsFull,
     SliceInfo,
     UnaryRepeatParams,
-    kDefaultNdDmaConfig,
     VdeqInfo,
+    kDefaultNdDmaConfig,
 )
 from .pipe import QuePosition, TBuf, TPipe, TPosition, TQue, TQueSync
 from .profile import DEFAULT_PROFILE, HwProfile, available_profiles, load_profile

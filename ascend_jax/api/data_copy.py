@@ -24,17 +24,17 @@ from jax import lax
 
 from .. import dtypes as _dt
 from .._engine import copy as CP
+from .._engine import copy_layout as CL
 from ..errors import NotModelledError, UnsupportedError, UsageError
 from ..gm import GlobalTensor
-from .._engine import copy_layout as CL
 from ..params import (
     DataCopyExtParams,
     DataCopyPadExtParams,
     DataCopyPadParams,
     DataCopyParams,
+    Nd2NzParams,
     NdDmaConfig,
     NdDmaParams,
-    Nd2NzParams,
     Nz2NdParamsFull,
     SliceInfo,
     as_data_copy_ext_params,
