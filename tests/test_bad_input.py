@@ -438,7 +438,9 @@ def test_out_dir_is_not_overwritten_and_damage_is_reported(tmp_path, capsys):
 
 def test_reinterpret_cast_needs_a_whole_number_of_elements():
     t = aj.LocalTensor(aj.int16, 0, 3)
-    with pytest.raises(aj.UsageError, match="ReinterpretCast: dtype='int32'.*48 bits.*sizeof\\(int32_t\\) = 32 bits"):
+    with pytest.raises(
+        aj.UsageError, match="ReinterpretCast: dtype='int32'.*48 bits.*sizeof\\(int32_t\\) = 32 bits"
+    ):
         t.ReinterpretCast(aj.int32)
     assert t.ReinterpretCast(aj.uint8).length == 6
     assert aj.LocalTensor(aj.int16, 0, 4).ReinterpretCast(aj.int32).length == 2
