@@ -4948,6 +4948,34 @@ inline void MulsCast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&
     rt().record(j, a0.file, a0.line);
 }
 template <typename T = void, bool isSetMask = true>
+inline void NdDmaDci(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+    auto j = ascendjax::begin_call("NdDmaDci");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    j.close(']');
+    rt().record(j, file, line);
+}
+template <typename T = void, bool isSetMask = true, typename... Args>
+inline void NdDmaDci(ascendjax::Arg0 a0, Args&&... args) {
+    auto j = ascendjax::begin_call("NdDmaDci");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    (ascendjax::w(j, args), ...);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true>
 inline void Neg(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("Neg");
     j.key("tmpl");
