@@ -170,6 +170,33 @@ STRUCTS = {
         ("uint8_t", "rightPadding"),
         ("uint64_t", "paddingValue"),
     ),
+    # issue 33 item 2: the layout-conversion DataCopy structs (SliceInfo[] and the templated NDDMA
+    # structs are not passed through the C++ front end)
+    "Nd2NzParams": tuple(
+        ("uint16_t", f)
+        for f in (
+            "ndNum",
+            "nValue",
+            "dValue",
+            "srcNdMatrixStride",
+            "srcDValue",
+            "dstNzC0Stride",
+            "dstNzNStride",
+            "dstNzMatrixStride",
+        )
+    ),
+    "Nz2NdParamsFull": tuple(
+        ("uint16_t", f)
+        for f in (
+            "ndNum",
+            "nValue",
+            "dValue",
+            "srcNdMatrixStride",
+            "srcNStride",
+            "dstDStride",
+            "dstNdMatrixStride",
+        )
+    ),
     "GatherMaskParams": (
         ("uint8_t", "src0BlockStride"),
         ("uint16_t", "repeatTimes"),

@@ -49,6 +49,25 @@ struct DataCopyPadParams {
     uint8_t rightPadding = 0;
     uint64_t paddingValue = 0;
 };
+struct Nd2NzParams {
+    uint16_t ndNum = 0;
+    uint16_t nValue = 0;
+    uint16_t dValue = 0;
+    uint16_t srcNdMatrixStride = 0;
+    uint16_t srcDValue = 0;
+    uint16_t dstNzC0Stride = 0;
+    uint16_t dstNzNStride = 0;
+    uint16_t dstNzMatrixStride = 0;
+};
+struct Nz2NdParamsFull {
+    uint16_t ndNum = 0;
+    uint16_t nValue = 0;
+    uint16_t dValue = 0;
+    uint16_t srcNdMatrixStride = 0;
+    uint16_t srcNStride = 0;
+    uint16_t dstDStride = 0;
+    uint16_t dstNdMatrixStride = 0;
+};
 struct GatherMaskParams {
     uint8_t src0BlockStride = 1;
     uint16_t repeatTimes = 0;

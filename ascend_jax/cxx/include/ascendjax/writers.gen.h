@@ -187,6 +187,44 @@ inline void w(Json& j, const AscendC::DataCopyPadParams& p) {
     w(j, p.paddingValue);
     struct_end(j);
 }
+inline void w(Json& j, const AscendC::Nd2NzParams& p) {
+    struct_begin(j, "Nd2NzParams");
+    j.key("ndNum");
+    w(j, p.ndNum);
+    j.key("nValue");
+    w(j, p.nValue);
+    j.key("dValue");
+    w(j, p.dValue);
+    j.key("srcNdMatrixStride");
+    w(j, p.srcNdMatrixStride);
+    j.key("srcDValue");
+    w(j, p.srcDValue);
+    j.key("dstNzC0Stride");
+    w(j, p.dstNzC0Stride);
+    j.key("dstNzNStride");
+    w(j, p.dstNzNStride);
+    j.key("dstNzMatrixStride");
+    w(j, p.dstNzMatrixStride);
+    struct_end(j);
+}
+inline void w(Json& j, const AscendC::Nz2NdParamsFull& p) {
+    struct_begin(j, "Nz2NdParamsFull");
+    j.key("ndNum");
+    w(j, p.ndNum);
+    j.key("nValue");
+    w(j, p.nValue);
+    j.key("dValue");
+    w(j, p.dValue);
+    j.key("srcNdMatrixStride");
+    w(j, p.srcNdMatrixStride);
+    j.key("srcNStride");
+    w(j, p.srcNStride);
+    j.key("dstDStride");
+    w(j, p.dstDStride);
+    j.key("dstNdMatrixStride");
+    w(j, p.dstNdMatrixStride);
+    struct_end(j);
+}
 inline void w(Json& j, const AscendC::GatherMaskParams& p) {
     struct_begin(j, "GatherMaskParams");
     j.key("src0BlockStride");
