@@ -648,6 +648,17 @@ class Kernel:
         block rule; the layout forms' element map) and run; UB -> GM under SetAtomicAdd/Max/Min
         combines with GM."""
         dspan, sspan = copy_footprint(api, dst, src, params, extra, **(fkw or {}))
+        regs = getattr(self.state, "loop_mode", None)
+        loop = (
+            regs.get(isinstance(src, GlobalTensor))
+            if regs is not None and isinstance(src, GlobalTensor) != isinstance(dst, GlobalTensor)
+            else None
+        )
+        if loop is not None:  # SetLoopModePara: the iterations reach (l1-1)*stride1 + (l2-1)*stride2 further
+            l1, l2, s1, d1, s2, d2 = loop
+            far = max(l1 - 1, 0), max(l2 - 1, 0)
+            dspan = None if dspan is None else (dspan[0], dspan[1] + far[0] * d1 + far[1] * d2)
+            sspan = None if sspan is None else (sspan[0], sspan[1] + far[0] * s1 + far[1] * s2)
         atomic = self._atomic if isinstance(dst, GlobalTensor) else None
         acc = []
         for t, sp, w in ((dst, dspan, True), (src, sspan, False)):

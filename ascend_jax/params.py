@@ -6,6 +6,7 @@ recompile). Range checks on Python ints happen in the API entry; traced values o
 """
 
 import dataclasses
+import enum
 
 import chex
 
@@ -367,6 +368,27 @@ class NdDmaConfig:
 
 
 kDefaultNdDmaConfig = NdDmaConfig()
+
+
+class DataCopyMVType(enum.IntEnum):
+    """``DataCopyMVType`` (寄存器配置说明/SetLoopModePara.md 表3): the data path a loop mode applies to."""
+
+    UB_TO_OUT = 0
+    OUT_TO_UB = 1
+
+
+@dataclasses.dataclass(frozen=True)
+class LoopModeParams:
+    """``LoopModeParams{loop1Size=0, loop2Size=0, loop1SrcStride=0, loop1DstStride=0, loop2SrcStride=0,
+    loop2DstStride=0}`` (SetLoopModePara.md 表2): the inner (1) and outer (2) loop counts and the byte
+    distances between their iterations' source and destination blocks. Python ints only (static)."""
+
+    loop1Size: int = 0
+    loop2Size: int = 0
+    loop1SrcStride: int = 0
+    loop1DstStride: int = 0
+    loop2SrcStride: int = 0
+    loop2DstStride: int = 0
 
 
 @chex.dataclass(frozen=True, mappable_dataclass=False)  # a pytree: jit / vmap take it as traced data

@@ -55,6 +55,8 @@ KNOWN_APIS = (
     "DataCopyPad",
     "SetPadValue",
     "NdDmaDci",  # issue 33 item 2
+    "SetLoopModePara",
+    "ResetLoopModePara",
     # element-wise family (issue 15): tensor-tensor binary, logic and unary APIs
     "Add",
     "Sub",

@@ -16,6 +16,7 @@ Semantics: docs/MODEL.md "GM, DataCopy and UB allocation"; spec pages 数据搬�
 ``BAD_PARAM`` and suppress the call.
 """
 
+import dataclasses
 import math
 
 import jax.numpy as jnp
@@ -29,9 +30,11 @@ from ..errors import NotModelledError, UnsupportedError, UsageError
 from ..gm import GlobalTensor
 from ..params import (
     DataCopyExtParams,
+    DataCopyMVType,
     DataCopyPadExtParams,
     DataCopyPadParams,
     DataCopyParams,
+    LoopModeParams,
     Nd2NzParams,
     NdDmaConfig,
     NdDmaParams,
@@ -43,6 +46,7 @@ from ..params import (
 )
 from ..profile import as_profile
 from ..registry import ApiSpec, register
+from ..state import LoopModeRegs
 from ..tensor import LocalTensor
 from . import _args as A
 
@@ -187,6 +191,18 @@ def DataCopy(
     _check_dtypes(api, dst, src, p)
     dt = dst.dtype
     form = _layout_form(countOrParams)
+    lm = _active_loop(state, kind)
+    if lm is not None:
+        if form is not None:
+            raise NotModelledError("DataCopy: a layout form (ND2NZ / NZ2ND / slice / NDDMA) under loop mode")
+        return _looped(
+            state,
+            gm,
+            dst,
+            src,
+            lm,
+            lambda st, g, d, s: DataCopy(st, g, d, s, countOrParams, profile=p, max_blocks=max_blocks),
+        )
     if form is not None:
         return _layout_copy(
             state, gm, dst, src, kind, form, countOrParams, srcSliceInfo, dimValue, p, config, enableSmallC0
@@ -343,6 +359,18 @@ def DataCopyPad(
     kind = _kind(api, dst, src, p)
     if kind == "ub2ub":
         raise UsageError(api, "dst/src", "LocalTensor, LocalTensor", "GM -> UB or UB -> GM", p)
+    lm = _active_loop(state, kind)
+    if lm is not None:
+        return _looped(
+            state,
+            gm,
+            dst,
+            src,
+            lm,
+            lambda st, g, d, s: DataCopyPad(
+                st, g, d, s, dataCopyParams, padParams, profile=p, max_blocks=max_blocks, mode=mode
+            ),
+        )
     _check_dtypes(api, dst, src, p)
     dt = dst.dtype
     size = dt.itemsize
@@ -990,3 +1018,121 @@ def NdDmaDci(state, *, profile=None):
     p = as_profile(profile)
     p.require_api("NdDmaDci")
     return state
+
+
+# -- loop mode (寄存器配置说明/SetLoopModePara.md, ResetLoopModePara.md; 950) -------------------------
+
+MAX_LOOP_ITERATIONS = 4096  # model limit: loop1Size * loop2Size (each call is unrolled at trace time)
+
+
+def _active_loop(state, kind):
+    regs = getattr(state, "loop_mode", None)
+    if regs is None or kind not in ("gm2ub", "ub2gm"):
+        return None
+    return regs.get(kind == "gm2ub")
+
+
+def _shifted(t, nbytes):
+    return dataclasses.replace(t, addr=t.addr + nbytes) if nbytes else t
+
+
+def _looped(state, gm, dst, src, lm, one):
+    """The call ``one`` repeated loop2Size x loop1Size times, the source and destination moved by the
+    loop strides (bytes) each iteration (SPEC: "loop1SrcStride 用于设置内层循环中相邻迭代源操作数的数据块间
+    的间隔，单位为字节"). CHOICE: a fault in any iteration suppresses the whole call (its fault bits are
+    recorded, nothing is written), as for every other call."""
+    l1, l2, s1, d1, s2, d2 = lm
+    if l1 == 0 or l2 == 0:
+        raise NotModelledError(
+            "DataCopy/DataCopyPad under loop mode with a loop size of 0 (the page does not say what moves)"
+        )
+    if l1 * l2 > MAX_LOOP_ITERATIONS:
+        raise NotModelledError(
+            f"loop mode with loop1Size * loop2Size = {l1 * l2} iterations (model limit {MAX_LOOP_ITERATIONS})"
+        )
+    regs = state.loop_mode
+    st0, gm0 = state, tuple(gm or ())
+    st, g = state.replace(loop_mode=None), gm0
+    for j in range(l2):
+        for i in range(l1):
+            st, g = one(st, g, _shifted(dst, i * d1 + j * d2), _shifted(src, i * s1 + j * s2))
+    new = st.fault != st0.fault
+    ub = jnp.where(new, st0.ub, st.ub)
+    g = tuple(b if b is a else jnp.where(new, a, b) for a, b in zip(gm0, g, strict=True))
+    return st.replace(ub=ub, loop_mode=regs), g
+
+
+def _loop_regs(api, loopParams, type, p):
+    p.require_api(api)
+    if not isinstance(type, DataCopyMVType):
+        try:
+            type = DataCopyMVType(type)
+        except ValueError:
+            raise UsageError(
+                api, "type", type, "DataCopyMVType.UB_TO_OUT | DataCopyMVType.OUT_TO_UB", p
+            ) from None
+    return type
+
+
+@register(
+    ApiSpec(
+        "SetLoopModePara",
+        "data_copy",
+        ("SetLoopModePara(LoopModeParams loopParams, DataCopyMVType type)",),
+        "memory-vector/数据搬运/GM与UB数据搬运/寄存器配置说明/SetLoopModePara.md",
+    )
+)
+def SetLoopModePara(state, loopParams, type, *, profile=None):
+    """Enable loop mode on one data path (``DataCopyMVType.OUT_TO_UB``: GM -> UB, ``UB_TO_OUT``: UB ->
+    GM): a later DataCopy (count / DataCopyParams) or DataCopyPad on that path runs ``loop2Size`` x
+    ``loop1Size`` times, each iteration's source and destination ``loop1*Stride`` / ``loop2*Stride``
+    bytes on. Every field a Python int. Returns the state.
+
+    **Spec:** memory-vector/数据搬运/GM与UB数据搬运/寄存器配置说明/SetLoopModePara.md. Profile keys:
+    ``apis.SetLoopModePara`` (950).
+    """
+    p = as_profile(profile)
+    api = "SetLoopModePara"
+    type = _loop_regs(api, loopParams, type, p)
+    if not isinstance(loopParams, LoopModeParams):
+        raise UsageError(api, "loopParams", loopParams, "a LoopModeParams", p)
+    out_to_ub = type == DataCopyMVType.OUT_TO_UB
+    vals = []
+    for f in dataclasses.fields(LoopModeParams):
+        name = f.name
+        v = getattr(loopParams, name)
+        if name.endswith("Size"):
+            # SPEC: loop1Size / loop2Size "取值范围为[0, 2^21)"
+            vals.append(_sint(api, f"loopParams.{name}", v, 0, 2**21 - 1, p))
+            continue
+        ub_side = ("Src" in name) != out_to_ub  # UB_TO_OUT: the source is UB; OUT_TO_UB: the destination
+        hi = 2**21 - 1 if ub_side else 2**40 - 1
+        v = _sint(api, f"loopParams.{name}", v, 0, hi, p)
+        if ub_side and v % BLK:
+            # SPEC: the UB-side strides "取值范围为[0, 2^21)，并且...必须32字节对齐"
+            raise UsageError(api, f"loopParams.{name}", v, "a multiple of 32 in [0, 2^21)", p)
+        vals.append(v)
+    regs = state.loop_mode if state.loop_mode is not None else LoopModeRegs()
+    return state.replace(loop_mode=regs.set(out_to_ub, tuple(vals)))
+
+
+@register(
+    ApiSpec(
+        "ResetLoopModePara",
+        "data_copy",
+        ("ResetLoopModePara(DataCopyMVType type)",),
+        "memory-vector/数据搬运/GM与UB数据搬运/寄存器配置说明/ResetLoopModePara.md",
+    )
+)
+def ResetLoopModePara(state, type, *, profile=None):
+    """Reset one data path's loop-mode registers (loop mode off on that path). Returns the state.
+
+    **Spec:** memory-vector/数据搬运/GM与UB数据搬运/寄存器配置说明/ResetLoopModePara.md. Profile keys:
+    ``apis.ResetLoopModePara`` (950).
+    """
+    p = as_profile(profile)
+    type = _loop_regs("ResetLoopModePara", None, type, p)
+    if state.loop_mode is None:
+        return state
+    regs = state.loop_mode.set(type == DataCopyMVType.OUT_TO_UB, None)
+    return state.replace(loop_mode=None if regs == LoopModeRegs() else regs)

@@ -15,7 +15,7 @@ UB与UB数据搬运/UBToUB连续数据搬运(DataCopy).md, UBToUB高维切分数
 import numpy as np
 
 from .. import dtypes as _dt
-from ..errors import Fault, UnsupportedError
+from ..errors import Fault, NotModelledError, UnsupportedError
 from ..gm import OUT_OF_GM, GlobalTensor
 from ..params import (
     Nd2NzParams,
@@ -104,6 +104,11 @@ def DataCopy(
     a = p.api("DataCopy")
     gm = list(gm or [])
     size = dst.dtype.itemsize
+    loop = _loop_of(state, dst, src)
+    if loop is not None:
+        return _loop(
+            state, gm, dst, src, loop, lambda st, g, d, s: DataCopy(st, g, d, s, countOrParams, profile=p)
+        )
     if isinstance(countOrParams, Nd2NzParams):
         return _nd2nz(state, gm, dst, src, countOrParams, p, enableSmallC0)
     if isinstance(countOrParams, Nz2NdParamsFull):
@@ -149,6 +154,16 @@ def DataCopy(
 
 def DataCopyPad(state, gm, dst, src, dataCopyParams, padParams=None, *, profile=None):
     p = as_profile(profile)
+    loop = _loop_of(state, dst, src)
+    if loop is not None:
+        return _loop(
+            state,
+            gm,
+            dst,
+            src,
+            loop,
+            lambda st, g, d, s: DataCopyPad(st, g, d, s, dataCopyParams, padParams, profile=p),
+        )
     a = p.api("DataCopyPad")
     gm = list(gm or [])
     size = dst.dtype.itemsize
@@ -454,3 +469,78 @@ def NdDmaDci(state, *, profile=None):
     if not p.api("NdDmaDci").supported:
         raise UnsupportedError("NdDmaDci", "api", "NdDmaDci", "none", p)
     return copy_state(state)
+
+
+# -- loop mode (寄存器配置说明/SetLoopModePara.md, ResetLoopModePara.md) ------------------------------
+
+OUT_TO_UB, UB_TO_OUT = 1, 0  # DataCopyMVType
+
+
+def _loop_of(state, dst, src):
+    """The loop-mode registers of the call's path (GM -> UB: OUT_TO_UB, UB -> GM: UB_TO_OUT), or None."""
+    regs = state.loop_mode or {}
+    if isinstance(src, GlobalTensor) and isinstance(dst, LocalTensor):
+        return regs.get(OUT_TO_UB)
+    if isinstance(src, LocalTensor) and isinstance(dst, GlobalTensor):
+        return regs.get(UB_TO_OUT)
+    return None
+
+
+def _moved(t, nbytes):
+    if isinstance(t, GlobalTensor):
+        return GlobalTensor(t.dtype, t.buf, int(t.addr) + nbytes, t.length)
+    return LocalTensor(t.dtype, int(t.addr) + nbytes, t.length)
+
+
+def _loop(state, gm, dst, src, loop, one):
+    """SetLoopModePara.md: for the outer loop (loop2Size) and the inner loop (loop1Size), the call
+    once with the source / destination moved by the loops' strides (bytes). A fault in any iteration:
+    the whole call changes nothing (the fault bits ORed)."""
+    l1, l2, s1, d1, s2, d2 = loop
+    if l1 == 0 or l2 == 0:
+        raise NotModelledError("loop mode with a loop size of 0")
+    st = copy_state(state)
+    st.loop_mode = None
+    g = [np.array(b, copy=True) for b in gm]
+    for j in range(l2):
+        for i in range(l1):
+            st, g = one(st, g, _moved(dst, i * d1 + j * d2), _moved(src, i * s1 + j * s2))
+    if st.fault != state.fault:
+        return with_fault(state, st.fault), [np.array(b, copy=True) for b in gm]
+    st.loop_mode = dict(state.loop_mode)
+    return st, g
+
+
+def SetLoopModePara(state, loopParams, type, *, profile=None):
+    """SetLoopModePara.md: the path's six registers := the LoopModeParams fields (ranges: sizes
+    [0, 2^21), UB-side strides [0, 2^21) and 32-byte aligned, GM-side strides [0, 2^40))."""
+    p = as_profile(profile)
+    if not p.api("SetLoopModePara").supported:
+        raise UnsupportedError("SetLoopModePara", "api", "SetLoopModePara", "none", p)
+    t = int(type)
+    f = loopParams
+    vals = (f.loop1Size, f.loop2Size, f.loop1SrcStride, f.loop1DstStride, f.loop2SrcStride, f.loop2DstStride)
+    ub_src = t == UB_TO_OUT  # UB_TO_OUT: the source strides are on UB
+    ok = all(0 <= v < 2**21 for v in vals[:2])
+    for k, v in enumerate(vals[2:]):
+        is_src = k % 2 == 0
+        ub_side = is_src == ub_src
+        ok = ok and (0 <= v < 2**21 and v % 32 == 0 if ub_side else 0 <= v < 2**40)
+    if not ok:
+        return with_fault(state, int(Fault.BAD_PARAM))
+    out = copy_state(state)
+    out.loop_mode = dict(state.loop_mode or {})
+    out.loop_mode[t] = tuple(int(v) for v in vals)
+    return out
+
+
+def ResetLoopModePara(state, type, *, profile=None):
+    """ResetLoopModePara.md: loop mode off on the path."""
+    p = as_profile(profile)
+    if not p.api("ResetLoopModePara").supported:
+        raise UnsupportedError("ResetLoopModePara", "api", "ResetLoopModePara", "none", p)
+    out = copy_state(state)
+    regs = dict(state.loop_mode or {})
+    regs.pop(int(type), None)
+    out.loop_mode = regs or None
+    return out

@@ -6108,6 +6108,34 @@ inline void ResetCtrlSpr(ascendjax::Arg0 a0, Args&&... args) {
     rt().record(j, a0.file, a0.line);
 }
 template <typename T = void, bool isSetMask = true>
+inline void ResetLoopModePara(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+    auto j = ascendjax::begin_call("ResetLoopModePara");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    j.close(']');
+    rt().record(j, file, line);
+}
+template <typename T = void, bool isSetMask = true, typename... Args>
+inline void ResetLoopModePara(ascendjax::Arg0 a0, Args&&... args) {
+    auto j = ascendjax::begin_call("ResetLoopModePara");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    (ascendjax::w(j, args), ...);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true>
 inline void ResetMask(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("ResetMask");
     j.key("tmpl");
@@ -6516,6 +6544,34 @@ inline void SetDeqScale(const char* file = __builtin_FILE(), int line = __builti
 template <typename T = void, bool isSetMask = true, typename... Args>
 inline void SetDeqScale(ascendjax::Arg0 a0, Args&&... args) {
     auto j = ascendjax::begin_call("SetDeqScale");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    (ascendjax::w(j, args), ...);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true>
+inline void SetLoopModePara(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+    auto j = ascendjax::begin_call("SetLoopModePara");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    j.close(']');
+    rt().record(j, file, line);
+}
+template <typename T = void, bool isSetMask = true, typename... Args>
+inline void SetLoopModePara(ascendjax::Arg0 a0, Args&&... args) {
+    auto j = ascendjax::begin_call("SetLoopModePara");
     j.key("tmpl");
     j.open('[');
     ascendjax::tmpl_type<T>(j, "T");
