@@ -232,3 +232,22 @@ def test_nd2nz_struct_from_cxx(work, capsys):
     z = np.fromfile(work / "output" / "z.bin", np.float32).reshape(2, 16, 8)
     for g in range(2):
         assert np.array_equal(z[g].view(np.uint32), x[:, g * 8 : g * 8 + 8].view(np.uint32)), g
+
+
+LOOP = (
+    "KERNEL_EXTRA=AscendC::SetFlag<AscendC::HardEvent::V_MTE2>(0); "
+    "AscendC::WaitFlag<AscendC::HardEvent::V_MTE2>(0); "
+    "AscendC::LoopModeParams lp{2, 1, 512, 512, 0, 0}; "
+    "AscendC::SetLoopModePara(lp, AscendC::DataCopyMVType::OUT_TO_UB); "
+    "AscendC::DataCopy(zl, xGm, 128); "
+    "AscendC::ResetLoopModePara(AscendC::DataCopyMVType::OUT_TO_UB); "
+    "AscendC::SetFlag<AscendC::HardEvent::MTE2_MTE3>(0); AscendC::WaitFlag<AscendC::HardEvent::MTE2_MTE3>(0);"
+)
+
+
+def test_loop_mode_from_cxx(work, capsys):
+    """SetLoopModePara from C++ (950): a 128-float DataCopy run twice, 512 bytes on, copies all of x."""
+    assert run(work, "-D", LOOP, "--profile", "ascend950") == 0, capsys.readouterr().err
+    x = np.fromfile(work / "input" / "x.bin", np.float32)
+    z = np.fromfile(work / "output" / "z.bin", np.float32)
+    assert np.array_equal(z.view(np.uint32), x.view(np.uint32))

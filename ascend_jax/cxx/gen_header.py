@@ -127,6 +127,7 @@ ENUMS = (
     "MaskMode",
     "TransposeType",
     "SaturationMode",
+    "DataCopyMVType",
 )
 
 # Parameter structs: name -> ((C++ type, field), ...) in C++ order; defaults from the Python model.
@@ -196,6 +197,14 @@ STRUCTS = {
             "dstDStride",
             "dstNdMatrixStride",
         )
+    ),
+    "LoopModeParams": (
+        ("uint32_t", "loop1Size"),
+        ("uint32_t", "loop2Size"),
+        ("uint64_t", "loop1SrcStride"),
+        ("uint64_t", "loop1DstStride"),
+        ("uint64_t", "loop2SrcStride"),
+        ("uint64_t", "loop2DstStride"),
     ),
     "GatherMaskParams": (
         ("uint8_t", "src0BlockStride"),

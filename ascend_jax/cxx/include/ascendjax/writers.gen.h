@@ -113,6 +113,14 @@ inline void w(Json& j, AscendC::SaturationMode v) {
     }
     enum_value(j, "SaturationMode", n);
 }
+inline void w(Json& j, AscendC::DataCopyMVType v) {
+    const char* n = "?";
+    switch (v) {
+        case AscendC::DataCopyMVType::UB_TO_OUT: n = "UB_TO_OUT"; break;
+        case AscendC::DataCopyMVType::OUT_TO_UB: n = "OUT_TO_UB"; break;
+    }
+    enum_value(j, "DataCopyMVType", n);
+}
 inline void w(Json& j, const AscendC::UnaryRepeatParams& p) {
     struct_begin(j, "UnaryRepeatParams");
     j.key("dstBlkStride");
@@ -223,6 +231,22 @@ inline void w(Json& j, const AscendC::Nz2NdParamsFull& p) {
     w(j, p.dstDStride);
     j.key("dstNdMatrixStride");
     w(j, p.dstNdMatrixStride);
+    struct_end(j);
+}
+inline void w(Json& j, const AscendC::LoopModeParams& p) {
+    struct_begin(j, "LoopModeParams");
+    j.key("loop1Size");
+    w(j, p.loop1Size);
+    j.key("loop2Size");
+    w(j, p.loop2Size);
+    j.key("loop1SrcStride");
+    w(j, p.loop1SrcStride);
+    j.key("loop1DstStride");
+    w(j, p.loop1DstStride);
+    j.key("loop2SrcStride");
+    w(j, p.loop2SrcStride);
+    j.key("loop2DstStride");
+    w(j, p.loop2DstStride);
     struct_end(j);
 }
 inline void w(Json& j, const AscendC::GatherMaskParams& p) {
