@@ -242,7 +242,7 @@ def _rand_slice(rng, size, ub_side):
     return dst, src, dims
 
 
-def _rand_nddma(rng, size):
+def _rand_nddma(rng, size, complex_=False):
     dims = int(rng.integers(1, 4))
     n = [int(rng.integers(1, 5)) for _ in range(dims)]
     lp = [int(rng.integers(0, 3)) for _ in range(dims)]
@@ -257,7 +257,7 @@ def _rand_nddma(rng, size):
     else:
         src_s = [int(rng.integers(0, 3)) * int(np.prod(n[:k])) + (1 if k == 0 else 0) for k in range(dims)]
     nearest = size < 8 and rng.random() < 0.4
-    value = 0 if size == 8 else int(rng.integers(-5, 100))
+    value = 0 if size == 8 or complex_ else int(rng.integers(-5, 100))  # complex32: bits of T, not a number
     return aj.NdDmaLoopInfo(tuple(src_s), tuple(dst_s), tuple(n), tuple(lp), tuple(rp)), value, nearest
 
 
@@ -299,7 +299,7 @@ def _compare(profile, form, n_params, seed, batch=6):
         elif form == "nz2nd":
             prm, kind = _rand_nz2nd(rng, size), "ub2gm"
         elif form == "nddma":
-            loop, value, nearest = _rand_nddma(rng, size)
+            loop, value, nearest = _rand_nddma(rng, size, d.kind == "complex")
             prm = aj.NdDmaParams(loop, value)
             kw["config"] = aj.NdDmaConfig(nearest)
         else:

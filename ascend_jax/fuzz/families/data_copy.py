@@ -314,7 +314,7 @@ def random_copy_case(
     count, prm, pad, is_pad, bits, reg = 0, (1, 0, 0, 0), (0, 0), False, 0, -1
     layout = ()
     if form in LAY.LAYOUT_FORMS:
-        layout = LAY.random_layout(rng, p, form, size)
+        layout = LAY.random_layout(rng, p, form, size, d.kind == "complex")
     elif api == "DataCopy":
         count, prm = _datacopy_params(rng, form, BLK // size, nb, fault_rate)
     else:

@@ -29,7 +29,7 @@ def _i(rng, lo, hi):
     return int(rng.integers(lo, hi + 1))
 
 
-def random_layout(rng, p, form, size):
+def random_layout(rng, p, form, size, complex_=False):
     """A valid ``CopyCase.layout`` of ``form`` for ``sizeof(T) = size`` (small enough for the arena)."""
     if form == "nd2nz":
         small = int(p.api("DataCopy").nd2nz_small_c0 and rng.random() < 0.3)
@@ -88,7 +88,7 @@ def random_layout(rng, p, form, size):
     if rng.random() < 0.2 and dims > 1:
         src_s[int(rng.integers(dims))] = 0  # broadcast
     nearest = int(size < 8 and rng.random() < 0.4)
-    value = 0 if size == 8 else _i(rng, -3, 100)
+    value = 0 if size == 8 or complex_ else _i(rng, -3, 100)  # complex32: no scalar drawn
     return (tuple(src_s), tuple(dst_s), tuple(n), tuple(lp), tuple(rp), value, nearest)
 
 
