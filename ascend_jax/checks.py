@@ -54,6 +54,10 @@ WARN_APIS = (
     "VectorPadding",
     # appended in issue 33 (SetPadValue(ISASI))
     "SetPadValue",
+    # appended in issue 33 item 2 (寄存器配置说明/NdDmaDci)
+    "NdDmaDci",
+    "SetLoopModePara",
+    "ResetLoopModePara",
 )  # fmt: skip
 WARN_ARGS = ("dst", "src", "src0", "src1")
 WARN_ARGS += ("src2", "src3", "src4")  # appended by the sort helper: MrgSortSrcList queues

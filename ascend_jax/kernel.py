@@ -664,10 +664,22 @@ class Kernel:
                     f"use after free: {a.handle.describe()}",
                 )
 
-    def _copy_call(self, api, dst, src, params, run):
+    def _copy_call(self, api, dst, src, params, run, extra=(), fkw=None):
         """A DataCopy/DataCopyPad call: logged with its footprint (``copy_footprint``, the engine's
-        block rule) and run; UB -> GM under SetAtomicAdd/Max/Min combines with GM."""
-        dspan, sspan = copy_footprint(api, dst, src, params)
+        block rule; the layout forms' element map) and run; UB -> GM under SetAtomicAdd/Max/Min
+        combines with GM."""
+        dspan, sspan = copy_footprint(api, dst, src, params, extra, **(fkw or {}))
+        regs = getattr(self.state, "loop_mode", None)
+        loop = (
+            regs.get(isinstance(src, GlobalTensor))
+            if regs is not None and isinstance(src, GlobalTensor) != isinstance(dst, GlobalTensor)
+            else None
+        )
+        if loop is not None:  # SetLoopModePara: the iterations reach (l1-1)*stride1 + (l2-1)*stride2 further
+            l1, l2, s1, d1, s2, d2 = loop
+            far = max(l1 - 1, 0), max(l2 - 1, 0)
+            dspan = None if dspan is None else (dspan[0], dspan[1] + far[0] * d1 + far[1] * d2)
+            sspan = None if sspan is None else (sspan[0], sspan[1] + far[0] * s1 + far[1] * s2)
         atomic = self._atomic if isinstance(dst, GlobalTensor) else None
         acc = []
         for t, sp, w in ((dst, dspan, True), (src, sspan, False)):
@@ -703,16 +715,21 @@ class Kernel:
 
         self._run(c, thunk)
 
-    def DataCopy(self, dst, src, countOrParams, **kw):
-        """``DataCopy(dst, src, count | DataCopyParams)``: GM -> UB, UB -> GM or UB -> UB."""
+    def DataCopy(self, dst, src, countOrParams, *more, **kw):
+        """``DataCopy(dst, src, count | DataCopyParams)``: GM -> UB, UB -> GM or UB -> UB; the layout
+        forms ``DataCopy(dst, src, Nd2NzParams | Nz2NdParamsFull | NdDmaParams)`` and
+        ``DataCopy(dst, src, dstSliceInfo, srcSliceInfo, dimValue)``."""
         self._check_live("DataCopy", (dst, src))
         kw.setdefault("profile", self.profile)
+        fkw = {k: kw[k] for k in ("profile", "config", "enableSmallC0") if k in kw}
         self._copy_call(
             "DataCopy",
             dst,
             src,
             countOrParams,
-            lambda st, gm: _api.DataCopy(st, tuple(gm), dst, src, countOrParams, **kw),
+            lambda st, gm: _api.DataCopy(st, tuple(gm), dst, src, countOrParams, *more, **kw),
+            extra=more,
+            fkw=fkw,
         )
 
     def DataCopyPad(self, dst, src, dataCopyParams, padParams=None, **kw):

@@ -6,6 +6,7 @@ recompile). Range checks on Python ints happen in the API entry; traced values o
 """
 
 import dataclasses
+import enum
 
 import chex
 
@@ -228,6 +229,166 @@ def as_pad_params(p):
     if isinstance(p, DataCopyPadParams):
         return DataCopyPadExtParams(p.isPad, p.leftPadding, p.rightPadding, p.paddingValue)
     return _as_struct(DataCopyPadExtParams, p, 4)
+
+
+# -- DataCopy with on-the-fly layout conversion, slices and NDDMA (issue 33 item 2) ----------------
+# The pages give each field's range but no default: every field defaults to 0 (CHOICE; a 0 that is
+# out of range -- srcDValue, the dst strides -- is a UsageError when the struct is used).
+
+
+@_pytree_dataclass
+class Nd2NzParams:
+    """``Nd2NzParams{ndNum, nValue, dValue, srcNdMatrixStride, srcDValue, dstNzC0Stride, dstNzNStride,
+    dstNzMatrixStride}`` (GMToUB随路转换ND2NZ搬运(DataCopy).md 表3): ``ndNum`` ND matrices of ``nValue``
+    rows by ``dValue`` columns; src strides in elements, ``dstNzC0Stride``/``dstNzNStride`` in C0_SIZE
+    (32 bytes), ``dstNzMatrixStride`` in elements."""
+
+    ndNum: object = 0
+    nValue: object = 0
+    dValue: object = 0
+    srcNdMatrixStride: object = 0
+    srcDValue: object = 0
+    dstNzC0Stride: object = 0
+    dstNzNStride: object = 0
+    dstNzMatrixStride: object = 0
+
+    _RANGES = {
+        "ndNum": 4095,
+        "nValue": 16384,
+        "dValue": 65535,
+        "srcNdMatrixStride": 65535,
+        "srcDValue": 65535,
+        "dstNzC0Stride": 16384,
+        "dstNzNStride": 16384,
+        "dstNzMatrixStride": 65535,
+    }
+
+
+@_pytree_dataclass
+class Nz2NdParamsFull:
+    """``Nz2NdParamsFull{ndNum, nValue, dValue, srcNdMatrixStride, srcNStride, dstDStride,
+    dstNdMatrixStride}`` (UBToGM随路转换NZ2ND搬运(DataCopy).md 表3): ``srcNdMatrixStride`` in 256
+    elements (16 * 16), ``srcNStride`` in 16 elements, the dst strides in elements."""
+
+    ndNum: object = 0
+    nValue: object = 0
+    dValue: object = 0
+    srcNdMatrixStride: object = 0
+    srcNStride: object = 0
+    dstDStride: object = 0
+    dstNdMatrixStride: object = 0
+
+    _RANGES = {
+        "ndNum": 4095,
+        "nValue": 8192,
+        "dValue": 8192,
+        "srcNdMatrixStride": 512,
+        "srcNStride": 4096,
+        "dstDStride": 65535,
+        "dstNdMatrixStride": 65535,
+    }
+
+
+@_pytree_dataclass
+class SliceInfo:
+    """``SliceInfo{startIndex, endIndex, stride, burstLen, shapeValue}`` (GM与UB切片数据搬运(DataCopy).md
+    表3), all uint32: one dimension of a slice. ``burstLen`` is in DataBlocks (32 bytes) for the first
+    dimension and must be 1 for the others; the rest are element (or row) counts."""
+
+    startIndex: object = 0
+    endIndex: object = 0
+    stride: object = 0
+    burstLen: object = 0
+    shapeValue: object = 0
+
+    _RANGES = {
+        "startIndex": 2**32 - 1,
+        "endIndex": 2**32 - 1,
+        "stride": 2**32 - 1,
+        "burstLen": 2**32 - 1,
+        "shapeValue": 2**32 - 1,
+    }
+
+
+def as_slice_info(p):
+    return _as_struct(SliceInfo, p, 5)
+
+
+def _tuple_field(v):
+    return tuple(int(x) for x in v) if isinstance(v, (tuple, list)) else v
+
+
+@dataclasses.dataclass(frozen=True)
+class NdDmaLoopInfo:
+    """``NdDmaLoopInfo<dim>{loopSrcStride[dim], loopDstStride[dim], loopSize[dim], loopLpSize[dim],
+    loopRpSize[dim]}`` (GMToUB多维数据搬运NDDMA(DataCopy).md 表5): per dimension (index 0 the first,
+    innermost one) the src and dst element strides, the element count and the left / right padding.
+    ``dim`` (the C++ template argument) is the arrays' length; an array shorter than ``dim`` is
+    zero-filled as a C++ brace initialiser is. Python ints only (static)."""
+
+    loopSrcStride: tuple = ()
+    loopDstStride: tuple = ()
+    loopSize: tuple = ()
+    loopLpSize: tuple = ()
+    loopRpSize: tuple = ()
+    dim: int = None
+
+    def __post_init__(self):
+        names = ("loopSrcStride", "loopDstStride", "loopSize", "loopLpSize", "loopRpSize")
+        vals = {n: _tuple_field(getattr(self, n)) for n in names}
+        dim = self.dim if self.dim is not None else max(len(v) for v in vals.values())
+        for n, v in vals.items():
+            if isinstance(v, tuple) and len(v) < dim:
+                v = v + (0,) * (dim - len(v))
+            object.__setattr__(self, n, v)
+        object.__setattr__(self, "dim", dim)
+
+
+@dataclasses.dataclass(frozen=True)
+class NdDmaParams:
+    """``NdDmaParams<T, dim>{loopInfo, constantValue}``: the loops and the constant padding value
+    (a value of T; used when a dimension has padding and ``isNearestValueMode`` is false)."""
+
+    loopInfo: NdDmaLoopInfo = None
+    constantValue: object = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class NdDmaConfig:
+    """``NdDmaConfig{isNearestValueMode=false, loopLpSize=unsetPad, loopRpSize=unsetPad,
+    ascOptimize=false}`` (表3), the DataCopy NDDMA template argument; ``unsetPad = 0xFFFF``. A padding
+    size other than ``unsetPad`` applies to every dimension and overrides ``NdDmaLoopInfo``'s."""
+
+    isNearestValueMode: bool = False
+    loopLpSize: int = 0xFFFF
+    loopRpSize: int = 0xFFFF
+    ascOptimize: bool = False
+
+    unsetPad = 0xFFFF
+
+
+kDefaultNdDmaConfig = NdDmaConfig()
+
+
+class DataCopyMVType(enum.IntEnum):
+    """``DataCopyMVType`` (寄存器配置说明/SetLoopModePara.md 表3): the data path a loop mode applies to."""
+
+    UB_TO_OUT = 0
+    OUT_TO_UB = 1
+
+
+@dataclasses.dataclass(frozen=True)
+class LoopModeParams:
+    """``LoopModeParams{loop1Size=0, loop2Size=0, loop1SrcStride=0, loop1DstStride=0, loop2SrcStride=0,
+    loop2DstStride=0}`` (SetLoopModePara.md 表2): the inner (1) and outer (2) loop counts and the byte
+    distances between their iterations' source and destination blocks. Python ints only (static)."""
+
+    loop1Size: int = 0
+    loop2Size: int = 0
+    loop1SrcStride: int = 0
+    loop1DstStride: int = 0
+    loop2SrcStride: int = 0
+    loop2DstStride: int = 0
 
 
 @chex.dataclass(frozen=True, mappable_dataclass=False)  # a pytree: jit / vmap take it as traced data

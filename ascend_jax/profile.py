@@ -54,6 +54,9 @@ KNOWN_APIS = (
     "DataCopy",
     "DataCopyPad",
     "SetPadValue",
+    "NdDmaDci",  # issue 33 item 2
+    "SetLoopModePara",
+    "ResetLoopModePara",
     # element-wise family (issue 15): tensor-tensor binary, logic and unary APIs
     "Add",
     "Sub",
@@ -274,6 +277,12 @@ _API_EXTRA = {
         "ub_to_ub": (_BOOL, False, True),  # the UB -> UB prototypes exist
         "zero_block": (("nop", "fault"), False, "nop"),  # blockCount or blockLen 0
         "count_unaligned": (("error", "round_down"), False, "error"),  # count*sizeof(T) % 32 != 0
+        # issue 33 item 2: the dtypes of each layout prototype; () = the product lacks it
+        "nd2nz_dtypes": (_LIST, False, ()),  # DataCopy(LocalTensor, GlobalTensor, Nd2NzParams)
+        "nd2nz_small_c0": (_BOOL, False, False),  # the enableSmallC0 template flag (950)
+        "nz2nd_dtypes": (_LIST, False, ()),  # DataCopy(GlobalTensor, LocalTensor, Nz2NdParamsFull)
+        "slice_dtypes": (_LIST, False, ()),  # DataCopy(dst, src, SliceInfo[], SliceInfo[], dimValue)
+        "nddma_dtypes": (_LIST, False, ()),  # DataCopy<T, dim, config>(..., NdDmaParams<T, dim>)
     },
     "DataCopyPad": {
         "zero_block": (("nop", "fault"), False, "nop"),

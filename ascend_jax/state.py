@@ -19,6 +19,7 @@ state built by hand without them) reads as zero: ``register_words``. ``pad_value
 padding register of SetPadValue (``None``: never set; docs/MODEL.md "DataCopyPad").
 """
 
+import dataclasses
 from typing import Any
 
 import chex
@@ -29,6 +30,23 @@ import numpy as np
 from ._scalar import host_int
 from .errors import UsageError
 from .profile import as_profile
+
+
+@jax.tree_util.register_static
+@dataclasses.dataclass(frozen=True)
+class LoopModeRegs:
+    """The loop-mode registers of the two data paths (SetLoopModePara.md): per ``DataCopyMVType``
+    value the six ``LoopModeParams`` fields, or None when reset. Static (part of the pytree's
+    structure): its values are compile-time constants, as the pages' kernels set them."""
+
+    ub_to_out: tuple = None
+    out_to_ub: tuple = None
+
+    def get(self, out_to_ub):
+        return self.out_to_ub if out_to_ub else self.ub_to_out
+
+    def set(self, out_to_ub, value):
+        return dataclasses.replace(self, **{"out_to_ub" if out_to_ub else "ub_to_out": value})
 
 
 # A chex dataclass: a registered pytree (leaves keyed by field name, so tree paths read
@@ -57,6 +75,8 @@ class CoreState:
     # the DataCopyPad padding register SetPadValue writes (uint8[8]: the value's bytes repeated);
     # None until SetPadValue runs (DataCopyPad with isPad = false then keeps the old UB bytes)
     pad_value: Any = None
+    # the loop-mode registers SetLoopModePara writes (LoopModeRegs: static, no pytree leaves); None: off
+    loop_mode: Any = None
 
     @property
     def ub_bytes(self) -> int:

@@ -234,3 +234,42 @@ def test_cases_dir_reads_each_folders_files(work, capsys):
     os.remove(root / "b" / "input" / "x.bin")
     assert run(work, "-D", "KERNEL_EXTRA=", "--cases", str(root)) == 2
     assert "--cases: case b: no " in capsys.readouterr().err
+
+
+ND2NZ = (
+    "KERNEL_EXTRA=AscendC::SetFlag<AscendC::HardEvent::V_MTE2>(0); "
+    "AscendC::WaitFlag<AscendC::HardEvent::V_MTE2>(0); "
+    "AscendC::Nd2NzParams p; p.ndNum = 1; p.nValue = 16; p.dValue = 16; p.srcNdMatrixStride = 0; "
+    "p.srcDValue = 16; p.dstNzC0Stride = 16; p.dstNzNStride = 1; p.dstNzMatrixStride = 0; "
+    "AscendC::DataCopy(zl, xGm, p); "
+    "AscendC::SetFlag<AscendC::HardEvent::MTE2_MTE3>(0); AscendC::WaitFlag<AscendC::HardEvent::MTE2_MTE3>(0);"
+)
+
+
+def test_nd2nz_struct_from_cxx(work, capsys):
+    """A C++ kernel filling an Nd2NzParams field by field (issue 33 item 2): z is x (16 x 16 floats)
+    in NZ: C0 = 8 floats, the two column groups 16 blocks apart, a row a block."""
+    assert run(work, "-D", ND2NZ) == 0, capsys.readouterr().err
+    x = np.fromfile(work / "input" / "x.bin", np.float32).reshape(16, 16)
+    z = np.fromfile(work / "output" / "z.bin", np.float32).reshape(2, 16, 8)
+    for g in range(2):
+        assert np.array_equal(z[g].view(np.uint32), x[:, g * 8 : g * 8 + 8].view(np.uint32)), g
+
+
+LOOP = (
+    "KERNEL_EXTRA=AscendC::SetFlag<AscendC::HardEvent::V_MTE2>(0); "
+    "AscendC::WaitFlag<AscendC::HardEvent::V_MTE2>(0); "
+    "AscendC::LoopModeParams lp{2, 1, 512, 512, 0, 0}; "
+    "AscendC::SetLoopModePara(lp, AscendC::DataCopyMVType::OUT_TO_UB); "
+    "AscendC::DataCopy(zl, xGm, 128); "
+    "AscendC::ResetLoopModePara(AscendC::DataCopyMVType::OUT_TO_UB); "
+    "AscendC::SetFlag<AscendC::HardEvent::MTE2_MTE3>(0); AscendC::WaitFlag<AscendC::HardEvent::MTE2_MTE3>(0);"
+)
+
+
+def test_loop_mode_from_cxx(work, capsys):
+    """SetLoopModePara from C++ (950): a 128-float DataCopy run twice, 512 bytes on, copies all of x."""
+    assert run(work, "-D", LOOP, "--profile", "ascend950") == 0, capsys.readouterr().err
+    x = np.fromfile(work / "input" / "x.bin", np.float32)
+    z = np.fromfile(work / "output" / "z.bin", np.float32)
+    assert np.array_equal(z.view(np.uint32), x.view(np.uint32))

@@ -41,6 +41,11 @@ ALL_FORMS = {
     "gm2ub/legacy",
     "ub2gm/ext",
     "ub2gm/legacy",
+    # the layout forms (issue 33 item 2; fuzz/families/data_copy_layout.py)
+    "gm2ub/nd2nz",
+    "ub2gm/nz2nd",
+    "gm2ub/slice",
+    "ub2gm/slice",
 }
 
 
@@ -291,3 +296,36 @@ def test_known_mismatch_ub_stride_overflow(kind):
 def test_known_mismatch_stride_above_2_30(prm):
     c = CC.CopyCase("DataCopyPad", "gm2ub", "ext", "half", params=prm)
     assert evaluate(FAM, [c], P, BATCH) == [None]
+
+
+@pytest.mark.parametrize("profile", ["ascend910b", "ascend910_93", "ascend310p", "ascend950"])
+def test_layout_forms_fuzzed(profile):
+    """The layout forms of the data_copy family (ND2NZ, NZ2ND, slices, NDDMA on 950): random valid
+    cases (addresses sometimes misaligned or past the end) and planted static misuse, fast vs
+    reference through the engine's runner and the invalid-static check."""
+    from ascend_jax.fuzz.engine import check_static
+    from ascend_jax.fuzz.families import data_copy_layout as LAY
+    from ascend_jax.fuzz.generate import FuzzCase
+
+    p = load_profile(profile)
+    units = LAY.units(p)
+    forms = {u[2] for u in units}
+    assert forms == (
+        {"nd2nz", "nz2nd", "slice", "nddma"} if profile == "ascend950" else {"nd2nz", "nz2nd", "slice"}
+    )
+    rng = np.random.default_rng(abs(hash(profile)) % 2**32)
+    cases = [FAM.generate(rng, p, units[int(rng.integers(len(units)))], 0.15) for _ in range(24 * SCALE)]
+    planted = [FAM.invalid_data(rng, p, c) for c in cases[:8]]
+    cases += [r[0] for r in planted if r is not None]  # misaligned / past the UB or GM end
+    fast, refs = FAM.run_all(cases, p)
+    faults = set()
+    for c, f, r in zip(cases, fast, refs, strict=True):
+        assert FAM.compare(f, r) is None, (c.call_repr(), FAM.compare(f, r))
+        faults.add(int(r[0].fault))
+    assert 0 in faults and len(faults) >= 2, faults
+    assert {c.form for c in cases} == forms
+    for i, c in enumerate(cases[:8]):
+        bad, what = FAM.invalid_static(rng, p, c)
+        rec = check_static(FuzzCase(i, "DataCopy", FAM, bad, "invalid-static", what, True), p)
+        assert rec["status"] == "rejected", rec
+        assert what in rec["note"], rec["note"]

@@ -16,7 +16,7 @@ from .compare import (
     SetCmpMask,
 )
 from .compound import AbsSub, AddRelu, Axpy, ExpSub, FusedMulAdd, MulAddDst, MulAddRelu, Mull, Prelu, SubRelu
-from .data_copy import DataCopy, DataCopyPad, SetPadValue
+from .data_copy import DataCopy, DataCopyPad, NdDmaDci, ResetLoopModePara, SetLoopModePara, SetPadValue
 from .dequant import CastDequant  # helper deq
 from .fill import Brcb, CreateVecIndex, Duplicate
 from .gather import Gather, Gatherb, GatherRepeatParams, Scatter  # 离散与聚合 (issue 16)

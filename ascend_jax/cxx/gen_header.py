@@ -127,6 +127,7 @@ ENUMS = (
     "MaskMode",
     "TransposeType",
     "SaturationMode",
+    "DataCopyMVType",
 )
 
 # Parameter structs: name -> ((C++ type, field), ...) in C++ order; defaults from the Python model.
@@ -169,6 +170,41 @@ STRUCTS = {
         ("uint8_t", "leftPadding"),
         ("uint8_t", "rightPadding"),
         ("uint64_t", "paddingValue"),
+    ),
+    # issue 33 item 2: the layout-conversion DataCopy structs (SliceInfo[] and the templated NDDMA
+    # structs are not passed through the C++ front end)
+    "Nd2NzParams": tuple(
+        ("uint16_t", f)
+        for f in (
+            "ndNum",
+            "nValue",
+            "dValue",
+            "srcNdMatrixStride",
+            "srcDValue",
+            "dstNzC0Stride",
+            "dstNzNStride",
+            "dstNzMatrixStride",
+        )
+    ),
+    "Nz2NdParamsFull": tuple(
+        ("uint16_t", f)
+        for f in (
+            "ndNum",
+            "nValue",
+            "dValue",
+            "srcNdMatrixStride",
+            "srcNStride",
+            "dstDStride",
+            "dstNdMatrixStride",
+        )
+    ),
+    "LoopModeParams": (
+        ("uint32_t", "loop1Size"),
+        ("uint32_t", "loop2Size"),
+        ("uint64_t", "loop1SrcStride"),
+        ("uint64_t", "loop1DstStride"),
+        ("uint64_t", "loop2SrcStride"),
+        ("uint64_t", "loop2DstStride"),
     ),
     "GatherMaskParams": (
         ("uint8_t", "src0BlockStride"),

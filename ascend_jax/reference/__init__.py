@@ -83,9 +83,9 @@ from .gather_mask import GatherMask, GetGatherMaskRemainCount  # noqa: E402
 __all__ += ["GatherMask", "GetGatherMaskRemainCount"]
 
 # GM <-> UB data movement (issue 5)
-from .data_copy import DataCopy, DataCopyPad, SetPadValue  # noqa: E402
+from .data_copy import DataCopy, DataCopyPad, NdDmaDci, ResetLoopModePara, SetLoopModePara, SetPadValue  # noqa: E402
 
-__all__ += ["DataCopy", "DataCopyPad", "SetPadValue"]
+__all__ += ["DataCopy", "DataCopyPad", "NdDmaDci", "ResetLoopModePara", "SetLoopModePara", "SetPadValue"]
 
 # Element-wise family (issue 15): tensor-tensor binary and unary APIs
 from .binary import Add, And, Div, Max, Min, Mul, Or, Sub  # noqa: E402

@@ -43,6 +43,8 @@ class RefState:
     mrgsort_cnt: tuple = (0, 0, 0, 0)
     # the DataCopyPad padding register (SetPadValue): 8 bytes, the value's bytes repeated; None: not set
     pad_value: object = None
+    # the loop-mode registers (SetLoopModePara): {DataCopyMVType value: the six LoopModeParams fields}
+    loop_mode: object = None
 
 
 def copy_state(state: RefState) -> RefState:
@@ -64,6 +66,7 @@ def copy_state(state: RefState) -> RefState:
         reduce_maxmin=tuple(int(x) for x in state.reduce_maxmin),
         mrgsort_cnt=tuple(int(x) for x in state.mrgsort_cnt),
         pad_value=None if state.pad_value is None else bytes(state.pad_value),
+        loop_mode=None if state.loop_mode is None else dict(state.loop_mode),
     )
 
 

@@ -51,6 +51,11 @@ FAMILIES = (
 NOT_FUZZED = {
     "SetPadValue": "a register write, drawn by the data_copy family as CopyCase.reg_bits (SetPadValue "
     "before a DataCopyPad GM -> UB; its effect is the padding bytes)",
+    "NdDmaDci": "the NDDMA cache refresh: the model has no NDDMA cache, the call changes nothing "
+    "(tests/test_data_copy_layout.py calls it before every NDDMA copy)",
+    "SetLoopModePara": "a static register write (the loop-mode registers are part of the state's structure); "
+    "tests/test_data_copy_loop_mode.py runs DataCopy / DataCopyPad under it against the reference",
+    "ResetLoopModePara": "a static register reset (see SetLoopModePara)",
 }
 
 

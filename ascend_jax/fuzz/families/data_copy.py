@@ -41,6 +41,7 @@ from ...params import DataCopyExtParams, DataCopyPadExtParams, DataCopyPadParams
 from ...profile import as_profile
 from ...tensor import LocalTensor
 from ..regs import draw as draw_registers
+from . import data_copy_layout as LAY
 from .base import Operand, random_ub, smaller_ints
 from .base import is_reference as _is_reference
 from .family import Family
@@ -85,9 +86,11 @@ class CopyCase:
     ub_bytes: int = UB_BYTES
     gm_bytes: int = GM_BYTES
     nb: int = NB
+    layout: tuple = ()  # the layout forms' static parameters (data_copy_layout.py)
 
     def key(self):
         return (
+            self.layout,
             self.api,
             self.kind,
             self.form,
@@ -111,7 +114,9 @@ class CopyCase:
             return f"LocalTensor<{t.cpp}>@UB+{a}" if side == "ub" else f"GlobalTensor<{t.cpp}>@GM0+{a}"
 
         args = f"{opnd(self.kind[-2:], d, self.dst)}, {opnd(self.kind[:2], s, self.src)}"
-        if self.form == "count":
+        if self.form in LAY.LAYOUT_FORMS:
+            x = LAY.call_text(self)
+        elif self.form == "count":
             x = str(self.count)
         elif self.form == "params" or (self.api == "DataCopyPad" and self.form == "legacy"):
             x = "DataCopyParams{{{}, {}, {}, {}}}".format(*self.params)
@@ -173,7 +178,8 @@ def units(p, api):
     kinds = ["gm2ub", "ub2gm"]
     if api == "DataCopy" and a.ub_to_ub:
         kinds.append("ub2ub")
-    return [(api, k, f, dt) for k in kinds for f in FORMS[api] for dt in a.dtypes]
+    out = [(api, k, f, dt) for k in kinds for f in FORMS[api] for dt in a.dtypes]
+    return out + (LAY.units(p) if api == "DataCopy" else [])
 
 
 def reg_value(c):
@@ -306,7 +312,10 @@ def random_copy_case(
     d = _dt.as_dtype(dtype)
     size = d.itemsize
     count, prm, pad, is_pad, bits, reg = 0, (1, 0, 0, 0), (0, 0), False, 0, -1
-    if api == "DataCopy":
+    layout = ()
+    if form in LAY.LAYOUT_FORMS:
+        layout = LAY.random_layout(rng, p, form, size, d.kind == "complex")
+    elif api == "DataCopy":
         count, prm = _datacopy_params(rng, form, BLK // size, nb, fault_rate)
     else:
         prm, pad = _pad_params(rng, p, kind, size, nb, fault_rate)
@@ -342,8 +351,12 @@ def random_copy_case(
         ub_bytes=ub_bytes,
         gm_bytes=gm_bytes,
         nb=nb,
+        layout=layout,
     )
-    sp = spans(c) if _in_bucket_ranges(c) else {"src": (0, 1, BLK), "dst": (0, 1, BLK)}
+    if layout:
+        sp = {side: (0, 1, n) for side, n in LAY.spans(c).items()}
+    else:
+        sp = spans(c) if _in_bucket_ranges(c) else {"src": (0, 1, BLK), "dst": (0, 1, BLK)}
     addr = {}
     for side in ("src", "dst"):
         on_ub = (kind[:2] if side == "src" else kind[-2:]) == "ub"
@@ -411,6 +424,10 @@ def call(mod, c, st, p, dyn=None):
     kw = {"profile": p}
     if not _is_reference(mod):
         kw["max_blocks"] = c.nb
+    if c.form in LAY.LAYOUT_FORMS:
+        x, extra, lkw = LAY.arguments(c)
+        st, gm = mod.DataCopy(st, gm, dst, src, x, *extra, profile=p, **lkw)
+        return _join(mod, st, gm)
     prm = tuple(g(f"p{i}", c.params[i]) for i in range(4))
     if c.api == "DataCopy":
         x = g("count", c.count) if c.form == "count" else DataCopyParams(*prm)
@@ -445,6 +462,8 @@ def stack_dyn(cases, p):
 
     c0 = cases[0]
     dyn = {"src": col(lambda c: c.src), "dst": col(lambda c: c.dst)}
+    if c0.form in LAY.LAYOUT_FORMS:
+        return dyn
     if c0.form == "count":
         dyn["count"] = col(lambda c: c.count)
     else:
@@ -474,6 +493,19 @@ def static_error(c, p):
     def err(arg, value, allowed, bit=0, detail=""):
         return UsageError(api, arg, value, allowed, p, detail), int(bit)
 
+    if c.form in LAY.LAYOUT_FORMS:
+        e = LAY.static_error(c, p)
+        if e is not None:
+            return e, int(Fault.BAD_PARAM)
+        for side, n in LAY.spans(c).items():  # a static GM access outside its buffer
+            base = getattr(c, side)
+            if (
+                (c.kind[:2] if side == "src" else c.kind[-2:]) == "gm"
+                and n
+                and (base < 0 or base + n > c.gm_bytes)
+            ):
+                return err(side, f"bytes [{base}, {base + n})", f"inside [0, {c.gm_bytes})", OUT_OF_GM)
+        return None
     if api == "DataCopyPad" and c.kind == "ub2ub":
         return err("dst/src", "LocalTensor, LocalTensor", "GM -> UB or UB -> GM")
     if c.src_dtype and c.src_dtype != c.dtype:
@@ -557,6 +589,8 @@ def call_static(mod, c, st, p):
 
 def labels(c):
     """(direction/form, size regime of the slots, stride regime)."""
+    if c.form in LAY.LAYOUT_FORMS:
+        return LAY.labels(c)
     n = slots(c) if _in_bucket_ranges(c) else -1
     size = "bad" if n < 0 else ("0" if n == 0 else ("1" if n == 1 else ("bucket" if n >= c.nb else "mid")))
     bc, bl, ss, ds = c.params
@@ -577,7 +611,10 @@ def labels(c):
 
 def footprint(c, side):
     """(image address, bytes) of the region ``side`` may touch (GM sides offset by ub_bytes)."""
-    sp = spans(c) if _in_bucket_ranges(c) else {"src": (0, 1, BLK), "dst": (0, 1, BLK)}
+    if c.form in LAY.LAYOUT_FORMS:
+        sp = {k: (0, 1, n) for k, n in LAY.spans(c).items()}
+    else:
+        sp = spans(c) if _in_bucket_ranges(c) else {"src": (0, 1, BLK), "dst": (0, 1, BLK)}
     on_ub = (c.kind[:2] if side == "src" else c.kind[-2:]) == "ub"
     a = getattr(c, side)
     n = max(span_bytes(*sp[side]), 1)
@@ -623,6 +660,9 @@ class DataCopyFamily(Family):
     def invalid_static(self, rng, p, case):
         """One static misuse (``static_error`` names the argument both sides must name)."""
         rep = dataclasses.replace
+        if case.form in LAY.LAYOUT_FORMS:
+            layout, what = LAY.inject_static(rng, case)
+            return rep(case, layout=layout), what
         c = _one_block_at_least(case)
         a = p.api(c.api)
         size = c.size
@@ -684,10 +724,12 @@ class DataCopyFamily(Family):
         """One data-dependent fault: a misaligned, out-of-UB or out-of-GM address, zero blocks,
         or a traced value out of range."""
         rep = dataclasses.replace
-        c = _one_block_at_least(case)
+        c = case if case.form in LAY.LAYOUT_FORMS else _one_block_at_least(case)
         ub_sides = [s for s in ("src", "dst") if (c.kind[:2] if s == "src" else c.kind[-2:]) == "ub"]
         gm_sides = [s for s in ("src", "dst") if s not in ub_sides]
         kinds = ["misaligned-ub", "out-of-ub", "zero-blocks", "bad-param"]
+        if c.form in LAY.LAYOUT_FORMS:
+            kinds = ["misaligned-ub", "out-of-ub", "out-of-gm"]
         if gm_sides:
             kinds.append("out-of-gm")
             if c.api == "DataCopy" and c.size > 1:
@@ -744,7 +786,9 @@ class DataCopyFamily(Family):
         out = []
         E = _BLK // case.size
         bc, bl, ss, ds = case.params
-        if case.form == "count":
+        if case.form in LAY.LAYOUT_FORMS:
+            pass  # the static layout is kept; registers and addresses shrink below
+        elif case.form == "count":
             blocks = case.count // E
             out += [rep(case, count=b * E) for b in smaller_ints(blocks, lo=1)]
         else:

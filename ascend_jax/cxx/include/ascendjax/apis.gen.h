@@ -4948,6 +4948,34 @@ inline void MulsCast(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&
     rt().record(j, a0.file, a0.line);
 }
 template <typename T = void, bool isSetMask = true, typename F = const char*, std::enable_if_t<std::is_same_v<F, const char*>, int> = 0>
+inline void NdDmaDci(F file = __builtin_FILE(), int line = __builtin_LINE()) {
+    auto j = ascendjax::begin_call("NdDmaDci");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    j.close(']');
+    rt().record(j, file, line);
+}
+template <typename T = void, bool isSetMask = true, typename... Args>
+inline void NdDmaDci(ascendjax::Arg0 a0, Args&&... args) {
+    auto j = ascendjax::begin_call("NdDmaDci");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    (ascendjax::w(j, args), ...);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename F = const char*, std::enable_if_t<std::is_same_v<F, const char*>, int> = 0>
 inline void Neg(F file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("Neg");
     j.key("tmpl");
@@ -6080,6 +6108,34 @@ inline void ResetCtrlSpr(ascendjax::Arg0 a0, Args&&... args) {
     rt().record(j, a0.file, a0.line);
 }
 template <typename T = void, bool isSetMask = true, typename F = const char*, std::enable_if_t<std::is_same_v<F, const char*>, int> = 0>
+inline void ResetLoopModePara(F file = __builtin_FILE(), int line = __builtin_LINE()) {
+    auto j = ascendjax::begin_call("ResetLoopModePara");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    j.close(']');
+    rt().record(j, file, line);
+}
+template <typename T = void, bool isSetMask = true, typename... Args>
+inline void ResetLoopModePara(ascendjax::Arg0 a0, Args&&... args) {
+    auto j = ascendjax::begin_call("ResetLoopModePara");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    (ascendjax::w(j, args), ...);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename F = const char*, std::enable_if_t<std::is_same_v<F, const char*>, int> = 0>
 inline void ResetMask(F file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("ResetMask");
     j.key("tmpl");
@@ -6488,6 +6544,34 @@ inline void SetDeqScale(F file = __builtin_FILE(), int line = __builtin_LINE()) 
 template <typename T = void, bool isSetMask = true, typename... Args>
 inline void SetDeqScale(ascendjax::Arg0 a0, Args&&... args) {
     auto j = ascendjax::begin_call("SetDeqScale");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    (ascendjax::w(j, args), ...);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isSetMask = true, typename F = const char*, std::enable_if_t<std::is_same_v<F, const char*>, int> = 0>
+inline void SetLoopModePara(F file = __builtin_FILE(), int line = __builtin_LINE()) {
+    auto j = ascendjax::begin_call("SetLoopModePara");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    j.close(']');
+    rt().record(j, file, line);
+}
+template <typename T = void, bool isSetMask = true, typename... Args>
+inline void SetLoopModePara(ascendjax::Arg0 a0, Args&&... args) {
+    auto j = ascendjax::begin_call("SetLoopModePara");
     j.key("tmpl");
     j.open('[');
     ascendjax::tmpl_type<T>(j, "T");

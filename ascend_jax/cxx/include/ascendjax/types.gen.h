@@ -10,6 +10,7 @@ enum class ReduceOrder : int32_t { ORDER_VALUE_INDEX, ORDER_INDEX_VALUE, ORDER_O
 enum class MaskMode : int32_t { NORMAL = 0, COUNTER = 1 };
 enum class TransposeType : int32_t { TRANSPOSE_TYPE_NONE = 0, TRANSPOSE_NZ2ND_0213 = 1, TRANSPOSE_NZ2NZ_0213 = 2, TRANSPOSE_NZ2NZ_012_WITH_N = 3, TRANSPOSE_NZ2ND_012_WITH_N = 4, TRANSPOSE_NZ2ND_012_WITHOUT_N = 5, TRANSPOSE_NZ2NZ_012_WITHOUT_N = 6, TRANSPOSE_ND2ND_ONLY = 7, TRANSPOSE_ND_UB_GM = 8, TRANSPOSE_GRAD_ND_UB_GM = 9, TRANSPOSE_ND2ND_B16 = 10, TRANSPOSE_NCHW2NHWC = 11, TRANSPOSE_NHWC2NCHW = 12 };
 enum class SaturationMode : int32_t { FLOAT = 0, CAST = 1 };
+enum class DataCopyMVType : int32_t { UB_TO_OUT = 0, OUT_TO_UB = 1 };
 using QuePosition = TPosition;
 
 struct UnaryRepeatParams {
@@ -48,6 +49,33 @@ struct DataCopyPadParams {
     uint8_t leftPadding = 0;
     uint8_t rightPadding = 0;
     uint64_t paddingValue = 0;
+};
+struct Nd2NzParams {
+    uint16_t ndNum = 0;
+    uint16_t nValue = 0;
+    uint16_t dValue = 0;
+    uint16_t srcNdMatrixStride = 0;
+    uint16_t srcDValue = 0;
+    uint16_t dstNzC0Stride = 0;
+    uint16_t dstNzNStride = 0;
+    uint16_t dstNzMatrixStride = 0;
+};
+struct Nz2NdParamsFull {
+    uint16_t ndNum = 0;
+    uint16_t nValue = 0;
+    uint16_t dValue = 0;
+    uint16_t srcNdMatrixStride = 0;
+    uint16_t srcNStride = 0;
+    uint16_t dstDStride = 0;
+    uint16_t dstNdMatrixStride = 0;
+};
+struct LoopModeParams {
+    uint32_t loop1Size = 0;
+    uint32_t loop2Size = 0;
+    uint64_t loop1SrcStride = 0;
+    uint64_t loop1DstStride = 0;
+    uint64_t loop2SrcStride = 0;
+    uint64_t loop2DstStride = 0;
 };
 struct GatherMaskParams {
     uint8_t src0BlockStride = 1;

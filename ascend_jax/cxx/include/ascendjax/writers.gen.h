@@ -113,6 +113,14 @@ inline void w(Json& j, AscendC::SaturationMode v) {
     }
     enum_value(j, "SaturationMode", n);
 }
+inline void w(Json& j, AscendC::DataCopyMVType v) {
+    const char* n = "?";
+    switch (v) {
+        case AscendC::DataCopyMVType::UB_TO_OUT: n = "UB_TO_OUT"; break;
+        case AscendC::DataCopyMVType::OUT_TO_UB: n = "OUT_TO_UB"; break;
+    }
+    enum_value(j, "DataCopyMVType", n);
+}
 inline void w(Json& j, const AscendC::UnaryRepeatParams& p) {
     struct_begin(j, "UnaryRepeatParams");
     j.key("dstBlkStride");
@@ -185,6 +193,60 @@ inline void w(Json& j, const AscendC::DataCopyPadParams& p) {
     w(j, p.rightPadding);
     j.key("paddingValue");
     w(j, p.paddingValue);
+    struct_end(j);
+}
+inline void w(Json& j, const AscendC::Nd2NzParams& p) {
+    struct_begin(j, "Nd2NzParams");
+    j.key("ndNum");
+    w(j, p.ndNum);
+    j.key("nValue");
+    w(j, p.nValue);
+    j.key("dValue");
+    w(j, p.dValue);
+    j.key("srcNdMatrixStride");
+    w(j, p.srcNdMatrixStride);
+    j.key("srcDValue");
+    w(j, p.srcDValue);
+    j.key("dstNzC0Stride");
+    w(j, p.dstNzC0Stride);
+    j.key("dstNzNStride");
+    w(j, p.dstNzNStride);
+    j.key("dstNzMatrixStride");
+    w(j, p.dstNzMatrixStride);
+    struct_end(j);
+}
+inline void w(Json& j, const AscendC::Nz2NdParamsFull& p) {
+    struct_begin(j, "Nz2NdParamsFull");
+    j.key("ndNum");
+    w(j, p.ndNum);
+    j.key("nValue");
+    w(j, p.nValue);
+    j.key("dValue");
+    w(j, p.dValue);
+    j.key("srcNdMatrixStride");
+    w(j, p.srcNdMatrixStride);
+    j.key("srcNStride");
+    w(j, p.srcNStride);
+    j.key("dstDStride");
+    w(j, p.dstDStride);
+    j.key("dstNdMatrixStride");
+    w(j, p.dstNdMatrixStride);
+    struct_end(j);
+}
+inline void w(Json& j, const AscendC::LoopModeParams& p) {
+    struct_begin(j, "LoopModeParams");
+    j.key("loop1Size");
+    w(j, p.loop1Size);
+    j.key("loop2Size");
+    w(j, p.loop2Size);
+    j.key("loop1SrcStride");
+    w(j, p.loop1SrcStride);
+    j.key("loop1DstStride");
+    w(j, p.loop1DstStride);
+    j.key("loop2SrcStride");
+    w(j, p.loop2SrcStride);
+    j.key("loop2DstStride");
+    w(j, p.loop2DstStride);
     struct_end(j);
 }
 inline void w(Json& j, const AscendC::GatherMaskParams& p) {
