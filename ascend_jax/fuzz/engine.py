@@ -9,7 +9,6 @@ import time
 
 import numpy as np
 
-from .. import _compile
 from .. import reference as _ref
 from ..errors import AscendCError, UsageError
 from ..profile import as_profile
@@ -182,7 +181,7 @@ def _run_dynamic(fcs, p, batch, workers, oracle, emit, timing=None, sharding=Non
                 batch,
                 None,
                 sharding,
-                _compile.quick_for(len(groups[key])),  # the signature's cases in this run
+                RUN.quick_for(fcs[ch[0]].family, len(groups[key])),  # the signature's cases in this run
             )
             for key, ch in zip(keys, chunks, strict=True)
         ]
