@@ -354,6 +354,8 @@ def main(argv=None):
     )
     ap.add_argument("--no-cxx", action="store_true", help="skip the C++ front end (add_tpipe_tque.asc)")
     ap.add_argument("--cxx-cases", type=int, default=10000, help="--cases N of the C++ benchmark")
+    ap.add_argument("--no-fuzz", action="store_true", help="skip the fuzz campaign (benchmarks/fuzz.py)")
+    ap.add_argument("--fuzz-cases", type=int, default=30000, help="--cases N of the fuzz campaign")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     log = lambda s: print(s, flush=True)  # noqa: E731
@@ -427,6 +429,10 @@ def main(argv=None):
         out.update(bench_demo_cold(log))
     if not args.no_cxx:
         out.update(bench_cxx(log, args.cxx_cases))
+    if not args.no_fuzz:
+        from fuzz import bench_fuzz
+
+        out.update(bench_fuzz(log, args.fuzz_cases, profile=p.name))
     if not args.no_mix:
         import run as mixrun
 
@@ -450,6 +456,8 @@ def main(argv=None):
         "cxx_add_tpipe_tque_cases_per_s",
         "cxx_add_tpipe_tque_build_seconds",
         "cxx_add_tpipe_tque_compile_seconds",
+        "fuzz_fast_path_cases_per_s",
+        "fuzz_campaign_cases_per_s_oracle300",
     ):
         log(f"{key} = {out.get(key)}")
     if args.json:

@@ -92,6 +92,34 @@ def test_case_regenerated_alone_equals_case_of_the_run(run16):
         assert digest(st, ret) == r["digest"], r
 
 
+def test_resume_keeps_the_journal_digest_version(tmp_path, run16):
+    """A campaign journaled before digest version 2 (its meta.json has no "digest_version") is
+    resumed with version-1 digests, so its records stay comparable; a new campaign writes version 2,
+    and the two versions differ."""
+    out = tmp_path / "c"
+    fuzz.run(cases=40, seed=11, batch=16, out=out, shrink=False, **SMALL)
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["digest_version"] == 2
+    del meta["digest_version"]  # as a journal written before version 2
+    (out / "meta.json").write_text(json.dumps(meta))
+    lines = (out / "results.jsonl").read_text().splitlines(keepends=True)
+    (out / "results.jsonl").write_text("".join(lines[:10]))
+    kept = {json.loads(x)["i"] for x in lines[:10]}
+    res = fuzz.run(cases=40, seed=11, batch=16, out=out, resume=True, shrink=False, **SMALL)
+    assert json.loads((out / "meta.json").read_text())["digest_version"] == 1
+    plan = make_plan(P, SMALL["apis"], SMALL["dtypes"])
+    checked = 0
+    for r in res.records:
+        if r["i"] in kept or "digest" not in r:
+            continue
+        fc = generate_case(plan, 11, r["i"], 0.1, 1.0)
+        ((st, ret),) = runner.run_fast_chunk(fc.family, [fc.case], P, 16)
+        assert digest(st, ret, version=1) == r["digest"] != digest(st, ret), r
+        assert digest(st, ret) == run16.records[r["i"]]["digest"]  # version 2, as the fresh run
+        checked += 1
+    assert checked >= 5
+
+
 def test_summary_and_coverage(run16):
     text = run16.summary_table()
     assert "Maxs" in text and "TOTAL" in text

@@ -285,6 +285,19 @@ def round_to_float_bits(value, dtype):
     return mag | ((1 << (dtype.bits - 1)) if neg else 0)
 
 
+def host_scalar_bits(api, value, dtype, profile, argument="scalarValue"):
+    """``scalar_bits`` of a host scalar (not complex) as NumPy uint32 (no device array: the fuzz
+    families stack thousands of them per batch)."""
+    value = _scalar.check_scalar(api, value, dtype, profile, argument)  # the one scalar rule (_scalar.py)
+    if dtype.is_float:
+        b = round_to_float_bits(value, dtype)
+    else:
+        b = int(value) & ((1 << dtype.bits) - 1)
+    if dtype.itemsize == 8:  # 64-bit lanes travel as (low, high) uint32 words
+        return np.array([b & 0xFFFFFFFF, b >> 32], np.uint32)
+    return np.uint32(b)
+
+
 def scalar_bits(api, value, dtype, profile, argument="scalarValue"):
     """The scalar converted to T (C++ ``const T&``), as its bit pattern in a uint32 (64-bit types:
     a (low, high) uint32 pair; complex32: real half | imag half << 16; complex64: (real, imag))."""
@@ -313,14 +326,7 @@ def scalar_bits(api, value, dtype, profile, argument="scalarValue"):
             return jnp.asarray(re | (im << 16), U32)
         return jnp.asarray([re, im], U32)
     if _scalar.is_host_scalar(value):
-        value = _scalar.check_scalar(api, value, dtype, profile, argument)  # the one scalar rule (_scalar.py)
-        if dtype.is_float:
-            b = round_to_float_bits(value, dtype)
-        else:
-            b = int(value) & ((1 << dtype.bits) - 1)
-        if dtype.itemsize == 8:  # 64-bit lanes travel as (low, high) uint32 words
-            return jnp.asarray([b & 0xFFFFFFFF, b >> 32], U32)
-        return jnp.asarray(b, U32)
+        return jnp.asarray(host_scalar_bits(api, value, dtype, profile, argument))
     if not isinstance(value, (jax.Array, jax.core.Tracer, np.ndarray)):
         _scalar.host_value(api, value, profile, argument)  # a string, None, a list...: UsageError
     v = jnp.asarray(value)

@@ -9,7 +9,6 @@ import time
 
 import numpy as np
 
-from .. import _compile
 from .. import reference as _ref
 from ..errors import AscendCError, UsageError
 from ..profile import as_profile
@@ -38,6 +37,11 @@ class Oracle:
         return getattr(self.__dict__["_base"], name)
 
 
+# the digest version of the campaign being written (``run`` sets it: a resumed campaign keeps the
+# version its journal was started with; records are built on the main thread only)
+_DIGEST_VERSION = [CMP.DIGEST_VERSION]
+
+
 def _record(fc, p, status, fast=None, ref=None, diff=None, note=None):
     fam = fc.family
     rec = {
@@ -57,7 +61,7 @@ def _record(fc, p, status, fast=None, ref=None, diff=None, note=None):
         rec["fault"] = int(np.asarray(st.fault))
         if getattr(st, "warn", None) is not None and int(np.asarray(st.warn)):
             rec["warn"] = int(np.asarray(st.warn))  # checker warnings (docs/MODEL.md)
-        rec["digest"] = CMP.digest(st, ret)
+        rec["digest"] = CMP.digest(st, ret, _DIGEST_VERSION[0])
     if ref is not None:
         rec["ref_fault"] = int(ref[0].fault)
         if getattr(ref[0], "warn", 0):
@@ -177,7 +181,7 @@ def _run_dynamic(fcs, p, batch, workers, oracle, emit, timing=None, sharding=Non
                 batch,
                 None,
                 sharding,
-                _compile.quick_for(len(groups[key])),  # the signature's cases in this run
+                RUN.quick_for(fcs[ch[0]].family, len(groups[key])),  # the signature's cases in this run
             )
             for key, ch in zip(keys, chunks, strict=True)
         ]
@@ -367,7 +371,9 @@ def run(
     }
     if shard is not None:
         meta["shard"] = list(shard)
+    meta["digest_version"] = CMP.DIGEST_VERSION
     journal = Journal(out, meta, resume, force) if out is not None else None
+    _DIGEST_VERSION[0] = meta["digest_version"]  # a resumed journal's own (resume.Journal)
     records = dict(journal.done) if journal else {}
     resumed = len(records)
     mine = range(int(cases)) if shard is None else range(shard[0], int(cases), shard[1])

@@ -43,6 +43,8 @@ class Journal:
                     f"({', '.join(f'{k}={old.get(k)!r}' for k in diff)})"
                 )
             self.done = read_results(self.path, repair=True)
+            # new records use the digest version the journal's records have (absent: 1)
+            meta["digest_version"] = old.get("digest_version", 1)
             # the campaign's size is the larger of the recorded one and the one asked for now
             # (a --resume with fewer cases keeps every finished case and says so in meta.json)
             meta["cases"] = max(int(meta["cases"]), int(old.get("cases", 0)), len(self.done))

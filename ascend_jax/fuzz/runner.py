@@ -129,7 +129,7 @@ def run_fast_chunk(adapter, cases, p, batch, fields=None, sharding=None, quick=N
     count pass it."""
     n = len(cases)
     if quick is None:
-        quick = _compile.quick_for(n)
+        quick = quick_for(adapter, n)
     with _compile.quick_compile(quick):
         return _run_fast_chunk(adapter, cases, p, batch, fields, sharding, quick)
 
@@ -173,13 +173,19 @@ def chunks(adapter, cases, p, batch):
     return out
 
 
-def quick_by_signature(chunk_list):
+def quick_for(adapter, n_cases):
+    """Build the family's program for compile time (``ascend_jax._compile``)? Up to the family's
+    ``quick_max_cases`` cases of a signature in the run (default ``_compile.QUICK_MAX_CASES``)."""
+    return n_cases <= getattr(adapter, "quick_max_cases", _compile.QUICK_MAX_CASES)
+
+
+def quick_by_signature(chunk_list, adapter=None):
     """{signature: build its program for compile time?} from ``chunks``' output: by the number of
     cases the signature has in this run (``ascend_jax._compile.quick_for``)."""
     n = {}
     for sig, idx in chunk_list:
         n[sig] = n.get(sig, 0) + len(idx)
-    return {sig: _compile.quick_for(k) for sig, k in n.items()}
+    return {sig: quick_for(adapter, k) for sig, k in n.items()}
 
 
 def run_fast(adapter, cases, p, batch=256, fields=None, sharding=None):
@@ -187,7 +193,7 @@ def run_fast(adapter, cases, p, batch=256, fields=None, sharding=None):
     p = as_profile(p)
     out = [None] * len(cases)
     ch = chunks(adapter, cases, p, batch)
-    quick = quick_by_signature(ch)
+    quick = quick_by_signature(ch, adapter)
     for sig, idx in ch:
         fl = None if fields is None else [fields[i] for i in idx]
         res = run_fast_chunk(adapter, [cases[i] for i in idx], p, batch, fl, sharding, quick[sig])
@@ -230,7 +236,7 @@ def run_all(adapter, cases, p, batch=256, workers=2, oracle=None, sharding=None)
     with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as ex:
         futs = {}
         ch = chunks(adapter, cases, p, batch)
-        quick = quick_by_signature(ch)
+        quick = quick_by_signature(ch, adapter)
         for sig, idx in ch:
             fl = [fields_of(adapter, cases[i], p) for i in idx]
             sub = [cases[i] for i in idx]

@@ -765,10 +765,20 @@ class ShiftFamily(_Common):
         return ops
 
 
+def _lane_dtype(p, dtype):
+    """The first element type GatherMask takes on ``p`` with ``dtype``'s width."""
+    size = _dt.as_dtype(dtype).itemsize
+    return next(d for d in p.api("GatherMask").dtypes if _dt.as_dtype(d).itemsize == size)
+
+
 class GatherFamily(_Common):
     name = "gather_mask"
     apis = ("GatherMask",)
     case_type = GatherCase
+    # never the quick build (ascend_jax._compile): measured on this campaign's GatherMask programs
+    # (issue 36, benchmarks/README.md) it ran 15-20x slower a case (0.6 -> 11 ms at load 12) for
+    # about the same compile time, so it loses from the first chunk on
+    quick_max_cases = 0
 
     def api_of(self, case):
         return "GatherMask"
@@ -806,8 +816,15 @@ class GatherFamily(_Common):
     def initial_ub(self, case):
         return gather_initial_ub(case)
 
+    def signature(self, case, p):
+        # one program per lane width (GatherMask moves bit patterns: the API itself compiles one
+        # core per lane width), so every element type of a width shares the batch
+        return (self.name, "gather", _lane_dtype(p, case.dtype), case.counter, case.user, case.big)
+
     def call(self, mod, case, state, p, dyn=None):
         R = None if dyn is None else (BIG_R if case.big else SMALL_R)
+        if dyn is not None:  # the batched fast path: the signature's element type (same bits)
+            case = dataclasses.replace(case, dtype=_lane_dtype(p, case.dtype))
         return call_gather(mod, case, state, p, dyn=dyn, R=R)
 
     def call_static(self, mod, case, state, p):

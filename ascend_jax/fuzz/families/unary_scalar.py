@@ -292,6 +292,14 @@ def _kind(c):
     ]
 
 
+def _scalar_bits(api, v, d, p):
+    """The scalar's bit pattern (``api._args.scalar_bits``) as NumPy: a host scalar without a device
+    array (it was most of a batch's Python time)."""
+    if d.kind == "complex":
+        return np.asarray(A.scalar_bits(api, v, d, p))
+    return A.host_scalar_bits(api, v, d, p)
+
+
 def stack_params(cs, p):
     """The traced parameters of a batch of cases of one dtype, in the pipeline's ``dyn`` format."""
     d = _dt.as_dtype(cs[0].dtype)
@@ -311,7 +319,7 @@ def stack_params(cs, p):
         "dst": np.array([c.dst for c in cs], np.int32),
         "src": np.array([c.src for c in cs], np.int32),
         # uint32 bits; 64-bit lanes: (low, high) pairs
-        "scalar": np.array([np.asarray(A.scalar_bits(c.api, c.scalar, d, p)) for c in cs], np.uint32),
+        "scalar": np.array([_scalar_bits(c.api, c.scalar, d, p) for c in cs], np.uint32),
         "count": np.stack([np.array([c.count for c in cs], np.uint32), np.zeros(n, np.uint32)], 1),
         "cont": cont,
         "words": words,
