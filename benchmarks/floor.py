@@ -38,6 +38,34 @@ def _select(a, b, sel):
     return jnp.where(bits, a, b)
 
 
+BARE_OF_OP = {"relu": "relu", "muls_sample": "muls", "select_sample": "select"}  # ops/ kernel -> bare program
+
+
+def bare_case(name, n, batch, dtype=np.float32, seed=0):
+    """(jitted bare program, its 64-byte aligned NumPy arguments, GM bytes in + out per case) of
+    ``name`` ("relu", "muls", "select") on ``batch`` cases of ``n`` elements of ``dtype``."""
+    rng = np.random.default_rng(seed)
+    dt = np.dtype(dtype)
+
+    def values():
+        if dt.kind == "f":
+            return aligned(rng.standard_normal((batch, n)).astype(dt))
+        info = np.iinfo(dt)
+        return aligned(rng.integers(info.min, info.max, (batch, n), dtype=dt, endpoint=True))
+
+    x = values()
+    three = np.asarray(3, dt)
+    if name == "relu":
+        return jax.jit(lambda a: jnp.where(a > 0, a, jnp.zeros((), dt))), (x,), 2 * n * dt.itemsize
+    if name == "muls":
+        return jax.jit(lambda a: a * three), (x,), 2 * n * dt.itemsize
+    if name == "select":
+        y = values()
+        m = aligned(rng.integers(0, 256, (batch, n // 8), dtype=np.uint8))
+        return jax.jit(_select), (x, y, m), 3 * n * dt.itemsize + n // 8
+    raise ValueError(name)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json")
@@ -47,17 +75,8 @@ def main(argv=None):
     out = {"memcpy_bytes_per_s": bw, "results": {}}
     print(f"memcpy {bw / 1e9:.1f} GB/s; jax {jax.__version__} on {jax.default_backend()}")
     for n, batch in ((256, 16384), (4096, 4096)):
-        rng = np.random.default_rng(0)
-        x = aligned(rng.standard_normal((batch, n)).astype(np.float32))
-        y = aligned(rng.standard_normal((batch, n)).astype(np.float32))
-        m = aligned(rng.integers(0, 256, (batch, n // 8), dtype=np.uint8))
-        cases = {
-            "relu": (lambda a: jnp.where(a > 0, a, 0), (x,), 2 * n * 4),
-            "muls": (lambda a: a * np.float32(3.0), (x,), 2 * n * 4),
-            "select": (_select, (x, y, m), 3 * n * 4 + n // 8),
-        }
-        for name, (fn, fargs, gm_bytes) in cases.items():
-            f = jax.jit(fn)
+        for name in ("relu", "muls", "select"):
+            f, fargs, gm_bytes = bare_case(name, n, batch)
             np.asarray(f(*fargs))
             ts = []
             for _ in range(args.rounds):

@@ -18,6 +18,9 @@ batch 1k) for ``api_mix_ratio_vs_numpy``.
 JSON keys (stable): kernel_ratio_vs_numpy_per_case (geomean over ops, B = 16k, N = 256),
 kernel_ratio_vs_numpy_per_case_large (N = 4,096, largest batch run), kernel_ratio_vs_numpy_batched
 (geomean, B = 16k, N = 256), kernel_fraction_of_stream_limit (geomean, B = 16k, N = 256),
+kernel_fraction_of_bare_math (the model's per-case time over benchmarks/floor.py's bare JAX program
+of the same op, dtype and size, timed in the same interleaved rounds; geomean of relu, muls_sample
+and select_sample at N = 256, B = 16k and N = 4,096, B = --large-batch),
 api_mix_ratio_vs_numpy, compile_seconds_per_signature_max, traces_per_signature_max,
 memcpy_bytes_per_s, results[op][N][B]; kernel_ratio_vs_lean_numpy (select_sample at N = 2,048 against
 ops/lean.py, the op written plainly in NumPy one case at a time), kernel_ratio_vs_lean_numpy_geomean
@@ -142,11 +145,17 @@ def bench_one(ob, batch, rounds, rng, log):
         lean_ok = np.array_equal(lean_res[0], G.bits(np.asarray(lw))) and (
             lc is None or np.array_equal(lean_res[1], lc)
         )
-    fast_t, np1_t, npb_t, lean_t = [], [], [], []
+    bare = _bare_program(ob.name, n_elems, batch, gm[-1].dtype)
+    fast_t, np1_t, npb_t, lean_t, bare_t = [], [], [], [], []
     for _ in range(rounds):
         t = time.perf_counter()
         ob.run(*gm, **params)
         fast_t.append((time.perf_counter() - t) / batch)
+        if bare is not None:  # floor.py's bare math of the same op and size, interleaved
+            f, fargs = bare
+            t = time.perf_counter()
+            np.asarray(f(*fargs))
+            bare_t.append((time.perf_counter() - t) / batch)
         t = time.perf_counter()
         for inp, prm in one_at_a_time:
             ob.golden(inp, prm)
@@ -179,6 +188,9 @@ def bench_one(ob, batch, rounds, rng, log):
         "gm_bytes_per_case": gm_bytes,
         "peak_rss_growth_per_case_bytes": max(0, peak - peak0) / batch,
     }
+    if bare_t:
+        r["bare_math_us_per_case"] = statistics.median(bare_t) * 1e6
+        r["fraction_of_bare_math"] = statistics.median([a / b for a, b in zip(fast_t, bare_t, strict=True)])
     log(
         f"{ob.name:24} N={n_elems:5} B={batch:6}: {r['ascend_jax_cases_per_s']:11,.0f}/s  numpy 1-by-1 "
         f"{r['numpy_per_case_cases_per_s']:9,.0f}/s  batched {r['numpy_batched_cases_per_s']:10,.0f}/s  "
@@ -186,6 +198,7 @@ def bench_one(ob, batch, rounds, rng, log):
         f"{_fmt(r['numpy_lean_cases_per_s'], '9,.0f')}/s ratio {_fmt(r['ratio_vs_lean_numpy'], '6.2f')}  "
         f"compile {r['compile_seconds']:.1f}s  traces {traces}  {'ok' if ok else 'MISMATCH'}"
         + ("" if lean_ok is not False else "  LEAN MISMATCH")
+        + (f"  x{r['fraction_of_bare_math']:.1f} bare math" if bare_t else "")
     )
     return r
 
@@ -194,8 +207,16 @@ def _fmt(x, spec):
     return "-" if x is None else format(x, spec)
 
 
-def _fmt(x, spec):
-    return "-" if x is None else format(x, spec)
+def _bare_program(name, n, batch, dtype):
+    """floor.py's bare JAX program of op ``name`` at ``n`` elements of ``dtype`` (compiled, run once),
+    with its arguments; None for an op without one (floor.BARE_OF_OP) or at B = 1."""
+    import floor
+
+    if name not in floor.BARE_OF_OP or batch < 2:
+        return None
+    f, fargs, _ = floor.bare_case(floor.BARE_OF_OP[name], n, batch, dtype)
+    np.asarray(f(*fargs))
+    return f, fargs
 
 
 def bench_multicore(log, batch=256, rounds=5):
@@ -414,6 +435,19 @@ def main(argv=None):
         "kernel_ratio_vs_numpy_per_case_large": geomean(pick(4096, large_b, "ratio_vs_numpy_per_case")),
         "kernel_ratio_vs_numpy_batched": geomean(pick(256, big, "ratio_vs_numpy_batched")),
         "kernel_fraction_of_stream_limit": geomean(pick(256, big, "fraction_of_stream_limit")),
+        # the model's per-case time over floor.py's bare JAX program of the same op and size (relu,
+        # muls_sample, select_sample at N = 256, B = 16k and N = 4,096, B = --large-batch)
+        "kernel_fraction_of_bare_math": geomean(
+            [
+                r["fraction_of_bare_math"]
+                for n, b in ((256, big), (4096, large_b))
+                for r in (
+                    results.get(op, {}).get(str(n), {}).get(b)
+                    for op in ("relu", "muls_sample", "select_sample")
+                )
+                if r is not None and "fraction_of_bare_math" in r
+            ]
+        ),
         "compile_seconds_per_signature_max": max(r["compile_seconds"] for r in every),
         "traces_per_signature_max": max(r["traces"] for r in every),
         "kernel_mismatches": sum(not r["correct"] for r in every),
@@ -444,6 +478,7 @@ def main(argv=None):
         "kernel_ratio_vs_numpy_per_case_large",
         "kernel_ratio_vs_numpy_batched",
         "kernel_fraction_of_stream_limit",
+        "kernel_fraction_of_bare_math",
         "api_mix_ratio_vs_numpy",
         "compile_seconds_per_signature_max",
         "traces_per_signature_max",
