@@ -165,12 +165,7 @@ class Server:
         res, stat = self._execute(launch, arrays, timed=bool(self.cases))
         self.stats.append(stat)
         self._collect(launch, res, batch)
-        for pos, cid in enumerate(launch.buffers):
-            out = np.asarray(res.gm[pos])
-            out[0].astype(np.uint8, copy=False).tofile(self.exchange / f"launch_{index}_gm{cid}.out")
-        for cid, (_n, live) in enumerate(zip(launch.gm_bytes, launch.live, strict=True)):
-            if live and cid not in launch.buffers:  # a zero-byte buffer
-                (self.exchange / f"launch_{index}_gm{cid}.out").write_bytes(b"")
+        self._answer(index, launch, res)
         if self.cases and self.write_cases:
             written = launch.written_buffers()
             outs = {
@@ -180,18 +175,21 @@ class Server:
         self.launches.append(launch)
         return 0
 
+    def _answer(self, index, launch, res):
+        """Case 0's GM bytes back to the host (``launch_<i>_gm<k>.out``; "" for a zero-byte buffer)."""
+        for pos, cid in enumerate(launch.buffers):
+            out = np.asarray(res.gm[pos])
+            out[0].astype(np.uint8, copy=False).tofile(self.exchange / f"launch_{index}_gm{cid}.out")
+        for cid, (_n, live) in enumerate(zip(launch.gm_bytes, launch.live, strict=True)):
+            if live and cid not in launch.buffers:
+                (self.exchange / f"launch_{index}_gm{cid}.out").write_bytes(b"")
+
     def _per_case_start(self, index, launch, arrays, rand):
         """Case 0 of a launch with value reads: run it, write each other case's inputs for the
         header's launch loop (``launch_<i>_case<c>_gm<k>.bin``) and return the number of cases."""
         res, stat = self._execute(launch, [a[:1] for a in arrays], timed=False)
         self._collect(launch, res, 1)
-        for pos, cid in enumerate(launch.buffers):
-            np.asarray(res.gm[pos])[0].astype(np.uint8, copy=False).tofile(
-                self.exchange / f"launch_{index}_gm{cid}.out"
-            )
-        for cid, (_n, live) in enumerate(zip(launch.gm_bytes, launch.live, strict=True)):
-            if live and cid not in launch.buffers:
-                (self.exchange / f"launch_{index}_gm{cid}.out").write_bytes(b"")
+        self._answer(index, launch, res)
         for c in range(1, 1 + self.cases):
             for pos, cid in enumerate(launch.buffers):
                 a = arrays[pos]
