@@ -386,17 +386,13 @@ def footprint_5hd(dstList, srcList, nchwconvParams):
     if isinstance(dstList, LocalTensor) or isinstance(srcList, LocalTensor):
         return None
     try:
-        prm = nchwconvParams
-        if not isinstance(prm, TransDataTo5HDParams):
-            prm = (
-                TransDataTo5HDParams(*prm) if isinstance(prm, (tuple, list)) else TransDataTo5HDParams(**prm)
-            )
+        prm = _as_struct("TransDataTo5HD", "nchwconvParams", nchwconvParams, TransDataTo5HDParams, None)
         rep, d_rep, s_rep = (int(v) for v in (prm.repeatTimes, prm.dstRepStride, prm.srcRepStride))
         lists = []
         for lst in (dstList, srcList):
             lists.append([int(t.addr) if isinstance(t, LocalTensor) else int(t) for t in lst])
-    except TypeError:  # a traced value (jax's concretization errors are TypeErrors)
-        return None
+    except (TypeError, UsageError):  # a traced value (jax's concretization errors are TypeErrors)
+        return None  # or a bad argument: the call itself raises it
     out = []
     for addrs, step, write in ((lists[0], d_rep * _BLK, True), (lists[1], s_rep * _BLK, False)):
         blocks = sorted({a + r * step for a in addrs for r in range(rep)})
