@@ -151,6 +151,41 @@ def digest(state, ret=None, version=DIGEST_VERSION):
 _DIGEST_REGS = ("vmask", "mask_mode", "cmpmask", "ctrl", "rsvd_cnt", "fault")
 
 
+def digests(fields, ret=None, version=DIGEST_VERSION):
+    """``digest`` of every case of a batch at once: ``fields`` maps the CoreState field names to
+    arrays with a leading case axis, ``ret`` the returned values (or None). The same hex strings as
+    ``digest`` on each case (tests/test_fuzz_engine.py), with the register bytes built once per batch."""
+    n = len(fields["ub"])
+    if version == 1:
+        import types
+
+        return [
+            _digest_v1(
+                types.SimpleNamespace(**{f: v[j] for f, v in fields.items()}), None if ret is None else ret[j]
+            )
+            for j in range(n)
+        ]
+    import hashlib
+
+    ub = np.ascontiguousarray(np.asarray(fields["ub"]), np.uint8)
+    regs = np.concatenate([np.asarray(fields[f]).astype(np.int64).reshape(n, -1) for f in _DIGEST_REGS], 1)
+    parts = [regs]
+    for f in SPECIAL_FIELDS:
+        if f in fields:
+            w = np.asarray(fields[f]).astype(np.uint32).reshape(n, -1).astype(np.int64)
+            parts.append(np.where(w.any(axis=1, keepdims=True), w, -1))  # -1 rows: left out below
+    tail = None if ret is None else np.asarray(ret).astype(np.int64).reshape(n, -1)
+    out = []
+    for j in range(n):
+        h = hashlib.blake2b(ub[j].data, digest_size=8)
+        row = [parts[0][j]] + [q[j] for q in parts[1:] if q[j, 0] != -1]
+        if tail is not None:
+            row.append(tail[j])
+        h.update(np.concatenate(row).tobytes() if len(row) > 1 else row[0].tobytes())
+        out.append(h.hexdigest())
+    return out
+
+
 def _digest_v1(state, ret=None):
     import hashlib
 

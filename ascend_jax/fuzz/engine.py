@@ -1,9 +1,10 @@
 """``run``: a differential campaign. Cases come from ``generate`` (case ``i`` from ``(seed, i)``),
-are bucketed by static signature and run batched through the fast path in worker threads while
-the main thread runs the NumPy reference on the oracle sample; results go to the journal as each
-bucket finishes; mismatches are shrunk and written as repro capsules."""
+are bucketed by static signature and run batched through the fast path, one compiled program per
+signature, dispatched asynchronously from the main thread, which runs the NumPy reference on the
+oracle sample meanwhile; results go to the journal as each chunk finishes (records built per
+batch); mismatches are shrunk and written as repro capsules."""
 
-import concurrent.futures
+import collections
 import sys
 import time
 
@@ -14,6 +15,7 @@ from ..errors import AscendCError, UsageError
 from ..profile import as_profile
 from . import compare as CMP
 from . import runner as RUN
+from .families.base import UB_GENERATOR
 from .generate import generate_case, make_plan, oracle_fraction
 from .report import FuzzResult, Progress
 from .resume import Journal
@@ -42,7 +44,9 @@ class Oracle:
 _DIGEST_VERSION = [CMP.DIGEST_VERSION]
 
 
-def _record(fc, p, status, fast=None, ref=None, diff=None, note=None):
+def _record(fc, p, status, fast=None, ref=None, diff=None, note=None, row=None):
+    """One journal record. ``fast``: the fast path's (state, ret) of the case; or ``row``: its
+    (fault, warn, digest) already taken from a batch (``_run_dynamic``)."""
     fam = fc.family
     rec = {
         "i": fc.index,
@@ -58,10 +62,14 @@ def _record(fc, p, status, fast=None, ref=None, diff=None, note=None):
         rec["what"] = fc.what
     if fast is not None:
         st, ret = fast
-        rec["fault"] = int(np.asarray(st.fault))
-        if getattr(st, "warn", None) is not None and int(np.asarray(st.warn)):
-            rec["warn"] = int(np.asarray(st.warn))  # checker warnings (docs/MODEL.md)
-        rec["digest"] = CMP.digest(st, ret, _DIGEST_VERSION[0])
+        warn = getattr(st, "warn", None)
+        row = (int(np.asarray(st.fault)), 0 if warn is None else int(np.asarray(warn)))
+        row += (CMP.digest(st, ret, _DIGEST_VERSION[0]),)
+    if row is not None:
+        rec["fault"] = row[0]
+        if row[1]:
+            rec["warn"] = row[1]  # checker warnings (docs/MODEL.md)
+        rec["digest"] = row[2]
     if ref is not None:
         rec["ref_fault"] = int(ref[0].fault)
         if getattr(ref[0], "warn", 0):
@@ -126,13 +134,6 @@ def check_static(fc, p, oracle=None):
     return _record(fc, p, "mismatch" if d else "ok", fast=fres, ref=rres, diff=d, note="accepted by both")
 
 
-def _timed(timing, key, fn, *args):
-    t = time.perf_counter()
-    out = fn(*args)
-    timing.setdefault("fast", []).append((key, len(args[1]), time.perf_counter() - t))
-    return out
-
-
 def timing_summary(timing):
     """(fast cases/s after each signature's first chunk, seconds of first chunks beyond their
     steady-state cost = compilation, oracle cases/s) from ``_run_dynamic``'s ``timing``."""
@@ -154,66 +155,82 @@ def timing_summary(timing):
 
 
 def _run_dynamic(fcs, p, batch, workers, oracle, emit, timing=None, sharding=None):
-    """Bucket ``fcs`` by (family, signature), run the fast chunks in worker threads, the reference
-    on the main thread, compare, emit the records chunk by chunk. ``timing`` (a dict) collects the
-    fast chunks' durations per signature and the oracle's time; ``sharding`` splits each fast chunk
-    over devices (``runner.run_fast_chunk``)."""
+    """Bucket ``fcs`` by (family, signature) and run them chunk by chunk on this thread: each chunk
+    is dispatched to the fast path (``runner.launch_chunk``: one compiled program per signature,
+    JAX runs it asynchronously) up to ``workers`` chunks ahead, and while it runs this thread
+    computes the reference on the chunk's oracle sample, then reads the results back as one batch,
+    compares, and emits the records (digests built per batch). ``timing`` (a dict) collects the
+    fast path's seconds per chunk (building its inputs, dispatching, waiting for and reading back
+    its results) and the oracle's; ``sharding`` splits each chunk over devices."""
     timing = {} if timing is None else timing
     groups = {}
     for k, fc in enumerate(fcs):
         groups.setdefault((fc.family.name, fc.family.signature(fc.case, p)), []).append(k)
-    chunks = []
-    keys = []
-    for key, idx in groups.items():
-        for s in range(0, len(idx), batch):
-            chunks.append(idx[s : s + batch])
-            keys.append(key)
-    with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as ex:
-        futs = [
-            ex.submit(
-                _timed,
-                timing,
-                key,
-                RUN.run_fast_chunk,
-                fcs[ch[0]].family,
+    inflight = collections.deque()
+
+    def launch(key, ch):
+        fam = fcs[ch[0]].family
+        t = time.perf_counter()
+        try:
+            out = RUN.launch_chunk(
+                fam,
                 [fcs[k].case for k in ch],
                 p,
-                batch,
-                None,
+                RUN.chunk_size(len(groups[key]), batch),
                 sharding,
-                RUN.quick_for(fcs[ch[0]].family, len(groups[key])),  # the signature's cases in this run
+                RUN.quick_for(fam, len(groups[key])),
             )
-            for key, ch in zip(keys, chunks, strict=True)
-        ]
-        for ch, fut in zip(chunks, futs, strict=True):
-            refs = {}
-            t_or = time.perf_counter()
-            for k in ch:
-                fc = fcs[k]
-                if fc.oracle:
-                    try:
-                        refs[k] = RUN.run_reference(fc.family, fc.case, p, oracle)
-                    except Exception as e:  # noqa: BLE001  (reported per case)
-                        refs[k] = e
-            timing["oracle_seconds"] = timing.get("oracle_seconds", 0.0) + time.perf_counter() - t_or
-            timing["oracle_cases"] = timing.get("oracle_cases", 0) + len(refs)
-            try:
-                res = fut.result()
-            except Exception as e:  # noqa: BLE001  (the whole bucket failed: reported per case)
-                emit([_record(fcs[k], p, "error", diff=f"fast path raised {_exc_text(e)}") for k in ch])
-                continue
-            recs = []
-            for k, fast in zip(ch, res, strict=True):
-                fc = fcs[k]
-                r = refs.get(k)
-                if r is None:
-                    recs.append(_record(fc, p, "unchecked", fast=fast))
-                elif isinstance(r, Exception):
-                    recs.append(_record(fc, p, "error", fast=fast, diff=f"reference raised {_exc_text(r)}"))
-                else:
-                    d = CMP.compare(fast[0], r[0], fast[1], r[1])
-                    recs.append(_record(fc, p, "mismatch" if d else "ok", fast=fast, ref=r, diff=d))
-            emit(recs)
+        except Exception as e:  # noqa: BLE001  (the whole bucket failed: reported per case)
+            out = e
+        inflight.append((key, ch, out, time.perf_counter() - t))
+
+    def finish(key, ch, out, t_launch):
+        refs = {}
+        t_or = time.perf_counter()
+        for k in ch:
+            fc = fcs[k]
+            if fc.oracle:
+                try:
+                    refs[k] = RUN.run_reference(fc.family, fc.case, p, oracle)
+                except Exception as e:  # noqa: BLE001  (reported per case)
+                    refs[k] = e
+        timing["oracle_seconds"] = timing.get("oracle_seconds", 0.0) + time.perf_counter() - t_or
+        timing["oracle_cases"] = timing.get("oracle_cases", 0) + len(refs)
+        t = time.perf_counter()
+        try:
+            if isinstance(out, Exception):
+                raise out
+            res = out.result()
+        except Exception as e:  # noqa: BLE001
+            emit([_record(fcs[k], p, "error", diff=f"fast path raised {_exc_text(e)}") for k in ch])
+            return
+        timing.setdefault("fast", []).append((key, len(ch), t_launch + time.perf_counter() - t))
+        dig = CMP.digests(res.fields, res.ret, _DIGEST_VERSION[0])
+        faults = res.fields["fault"].astype(np.int64).tolist()
+        warns = res.fields["warn"].astype(np.int64).tolist()
+        recs = []
+        for j, k in enumerate(ch):
+            fc = fcs[k]
+            row = (faults[j], warns[j], dig[j])
+            r = refs.get(k)
+            if r is None:
+                recs.append(_record(fc, p, "unchecked", row=row))
+            elif isinstance(r, Exception):
+                recs.append(_record(fc, p, "error", row=row, diff=f"reference raised {_exc_text(r)}"))
+            else:
+                st, ret = res.row(j)
+                d = CMP.compare(st, r[0], ret, r[1])
+                recs.append(_record(fc, p, "mismatch" if d else "ok", row=row, ref=r, diff=d))
+        emit(recs)
+
+    depth = max(1, int(workers))
+    for key, idx in groups.items():
+        for s in range(0, len(idx), batch):
+            launch(key, idx[s : s + batch])
+            if len(inflight) > depth:
+                finish(*inflight.popleft())
+    while inflight:
+        finish(*inflight.popleft())
 
 
 def _int_arg(name, v, lo=None):
@@ -327,7 +344,8 @@ def run(
     hardware profile (default ascend910b); ``cases``: number of cases, ``seed``: campaign seed
     (case ``i`` depends on ``(seed, i)`` only); ``out``: directory for meta.json, results.jsonl,
     capsules/ and summary.json (None: nothing written); ``batch``: padded batch size of the fast
-    path; ``oracle_sample``: share (<= 1) or number (> 1) of cases checked by the reference (None:
+    path (a signature with fewer cases runs them in the smallest power of two >= 8 that holds
+    them); ``workers``: chunks dispatched ahead of the one being checked; ``oracle_sample``: share (<= 1) or number (> 1) of cases checked by the reference (None:
     all up to 20,000 cases, then about 20,000); ``invalid_rate``: share of deliberately invalid
     cases (half static misuse, half data-dependent faults); ``resume``: continue the campaign in
     ``out``; ``oracle``: a stand-in for the reference (``Oracle``); ``shrink``: shrink mismatches
@@ -372,6 +390,7 @@ def run(
     if shard is not None:
         meta["shard"] = list(shard)
     meta["digest_version"] = CMP.DIGEST_VERSION
+    meta["ub_generator"] = UB_GENERATOR
     journal = Journal(out, meta, resume, force) if out is not None else None
     _DIGEST_VERSION[0] = meta["digest_version"]  # a resumed journal's own (resume.Journal)
     records = dict(journal.done) if journal else {}

@@ -11,7 +11,8 @@ import os
 import pathlib
 
 # "shard": [process id, number of processes] of one process's journal in a --distributed campaign
-IDENTITY = ("seed", "profile", "apis", "dtypes", "invalid_rate", "oracle_frac", "shard")
+# "ub_generator": how the cases' UB bytes are drawn (``families.base.UB_GENERATOR``; absent: 1)
+IDENTITY = ("seed", "profile", "apis", "dtypes", "invalid_rate", "oracle_frac", "shard", "ub_generator")
 _RECORD_KEYS = ("i", "api", "status", "kind")
 
 

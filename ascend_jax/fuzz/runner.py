@@ -15,6 +15,7 @@ A family adapter (``ascend_jax.fuzz.families``) supplies ``signature``, ``initia
 
 import concurrent.futures
 import threading
+import types
 
 import jax
 import jax.numpy as jnp
@@ -94,6 +95,38 @@ def core_state(fields_list):
     )
 
 
+def batch_fields(adapter, cases, p, fields=None):
+    """The initial fields of ``cases`` stacked over a leading case axis (NumPy), as
+    ``initial_fields`` gives them one by one; ``fields``: per-case field dicts to stack instead."""
+    if fields is not None:
+        return {f: np.stack([np.asarray(d.get(f, _DEFAULTS.get(f))) for d in fields]) for f in _FIELDS}
+    n = len(cases)
+    return {
+        "ub": np.stack([np.asarray(adapter.initial_ub(c), np.uint8) for c in cases]),
+        "vmask": np.array([c.vmask for c in cases], np.uint32),
+        "mask_mode": np.array([c.mask_mode for c in cases], np.int32),
+        "cmpmask": np.array([getattr(c, "cmpmask", (0, 0, 0, 0)) for c in cases], np.uint32),
+        "ctrl": np.array([c.ctrl for c in cases], np.uint32),
+        "rsvd_cnt": np.array([getattr(c, "rsvd_init", 0) for c in cases], np.int32),
+        "fault": np.zeros(n, np.uint32),
+        "warn": np.zeros(n, np.uint32),
+        "warn_at": np.zeros((n, 2), np.int32),
+        "deqscale": np.array([getattr(c, "deqscale_init", (0, 0)) for c in cases], np.uint32),
+        "reduce_spr": np.array([getattr(c, "reduce_spr_init", (0, 0, 0)) for c in cases], np.uint32),
+    }
+
+
+def _pad_rows(tree, total):
+    """Every leaf's leading axis padded to ``total`` rows with copies of row 0."""
+
+    def pad(x):
+        x = np.asarray(x)
+        k = total - x.shape[0]
+        return x if k <= 0 else np.concatenate([x, np.repeat(x[:1], k, axis=0)])
+
+    return jax.tree_util.tree_map(pad, tree)
+
+
 def fields_of(adapter, case, p, fields=None):
     return fields if fields is not None else initial_fields(case, adapter.initial_ub(case))
 
@@ -145,9 +178,8 @@ def _run_fast_chunk(adapter, cases, p, batch, fields, sharding, quick):
         return out
     total = padded_cases(batch, sharding)
     padded = list(cases) + [cases[0]] * (total - n)
-    fl = [fields_of(adapter, c, p, None if fields is None else fields[k]) for k, c in enumerate(cases)]
-    fl += [fl[0]] * (total - n)
-    state = place_cases(core_state(fl), sharding, total)
+    fb = _pad_rows(batch_fields(adapter, cases, p, fields), total)
+    state = place_cases(CoreState(**{f: jnp.asarray(fb[f]) for f in _FIELDS}), sharding, total)
     dyn = place_cases(adapter.stack_dyn(padded, p), sharding, total)
     st, ret = _first_call_locked(
         (type(adapter).__name__, adapter.signature(padded[0], p), id(p), total, sharding is not None, quick),
@@ -158,6 +190,76 @@ def _run_fast_chunk(adapter, cases, p, batch, fields, sharding, quick):
     sts = _split(st, n)
     rets = [None] * n if ret is None else [np.asarray(r) for r in _split(ret, n)]
     return list(zip(sts, rets, strict=True))
+
+
+class Batch:
+    """The fast path's results of one chunk, batched: ``fields`` (NumPy arrays with a leading axis
+    of ``n`` cases, the CoreState field names) and ``ret`` (the returned values, or None)."""
+
+    def __init__(self, fields, ret, n):
+        self.fields, self.ret, self.n = fields, ret, n
+
+    def row(self, j):
+        """(state, returned value) of case ``j``: a state with the CoreState field names."""
+        st = types.SimpleNamespace(**{f: v[j] for f, v in self.fields.items()})
+        return st, None if self.ret is None else self.ret[j]
+
+
+class Launched:
+    """A chunk dispatched to the fast path (``launch_chunk``): ``result()`` waits for it and reads
+    it back as a ``Batch``."""
+
+    def __init__(self, out, n):
+        self._out, self._n = out, n
+
+    def result(self):
+        st, ret = self._out
+        n = self._n
+        fields = {f: np.asarray(getattr(st, f))[:n] for f in _FIELDS}
+        return Batch(fields, None if ret is None else np.asarray(ret)[:n], n)
+
+
+_PROGRAMS = {}
+
+
+def fast_program(adapter, case0, p):
+    """The batched fast call of ``case0``'s signature as one compiled program, cached per
+    (family, signature, profile): a family whose ``fast_fn`` is already one
+    (``fast_fn_is_program``) gives it as it is; otherwise its ``fast_fn`` (the public API vmapped)
+    is jitted whole, so a chunk costs one dispatch, not the eager vmap's ~0.2 s of Python."""
+    if getattr(adapter, "fast_fn_is_program", False):
+        return adapter.fast_fn(case0, p)
+    key = (type(adapter).__name__, adapter.signature(case0, p), id(p))
+    hit = _PROGRAMS.get(key)
+    if hit is None or hit[1] is not p:
+        hit = (_compile.jit(adapter.fast_fn(case0, p)), p)  # ``p`` kept alive: its id stays its own
+        _PROGRAMS[key] = hit
+    return hit[0]
+
+
+def launch_chunk(adapter, cases, p, batch, sharding=None, quick=None):
+    """Dispatch at most ``batch`` cases of one signature to the fast path without waiting (JAX
+    dispatches asynchronously): the caller's thread builds the inputs, compiles the signature's
+    program on its first chunk, and may do other work (the oracle) while it runs. Called from one
+    thread only (the campaign engine's main thread): no program compiles concurrently."""
+    n = len(cases)
+    if quick is None:
+        quick = quick_for(adapter, n)
+    if not adapter.batched:
+        res = _run_fast_chunk(adapter, cases, p, batch, None, sharding, quick)
+        st = {f: np.stack([np.asarray(getattr(s, f)) for s, _ in res]) for f in _FIELDS}
+        ret = None if res[0][1] is None else np.stack([np.asarray(r) for _, r in res])
+        return Launched((types.SimpleNamespace(**st), ret), n)
+    total = padded_cases(batch, sharding)
+    padded = list(cases) + [cases[0]] * (total - n)
+    fb = _pad_rows(batch_fields(adapter, cases, p), total)
+    # NumPy leaves: the program transfers them itself (a ``jnp.asarray`` here would queue behind
+    # the chunk still running and wait for it)
+    state = place_cases(CoreState(**{f: fb[f] for f in _FIELDS}), sharding, total)
+    dyn = place_cases(adapter.stack_dyn(padded, p), sharding, total)
+    with _compile.quick_compile(quick):
+        out = fast_program(adapter, padded[0], p)(state, dyn)
+    return Launched(out, n)
 
 
 def chunks(adapter, cases, p, batch):
@@ -171,6 +273,15 @@ def chunks(adapter, cases, p, batch):
         for k in range(0, len(idx), batch):
             out.append((sig, idx[k : k + batch]))
     return out
+
+
+def chunk_size(n_cases, batch):
+    """The padded batch of a signature with ``n_cases`` cases in the run: ``batch``, or the power
+    of two (at least 8) that holds them all when they are fewer (a signature drawn 4 times runs 8
+    padded cases, not 256: its program compiles for that size once)."""
+    if n_cases >= batch:
+        return batch
+    return min(batch, max(8, 1 << max(0, int(n_cases) - 1).bit_length()))
 
 
 def quick_for(adapter, n_cases):

@@ -336,26 +336,81 @@ def specials(dtype):
     return [v & ((1 << d.bits) - 1) for v in vals]
 
 
+# -- a case's initial UB bytes ------------------------------------------------------------------
+# Drawn by a counter-based hash (splitmix64 over (seed, stream, word index)), not a seeded NumPy
+# Generator per case: building one cost ~20 us a case and drawing through it ~20-100 us more, the
+# largest share of a campaign's fast path (issue 36). Every byte still depends on the case's seed
+# alone. Campaign journals record the generator (``UB_GENERATOR``); one written with the old one
+# is not resumed (its cases would get other UB bytes).
+
+UB_GENERATOR = 2
+_M64 = (1 << 64) - 1
+_GOLDEN = 0x9E3779B97F4A7C15
+
+
+def _mix64(x):
+    """splitmix64's finaliser on uint64 arrays (products wrap)."""
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+def _key(seed, stream):
+    x = (int(seed) * 0x100000001B3 + stream * _GOLDEN + 1) & _M64
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _M64
+    return np.uint64(x ^ (x >> 31))
+
+
+_COUNTERS = {}
+
+
+def hash_words(seed, n, stream=0):
+    """``n`` pseudo-random uint64 words of ``(seed, stream)`` (word ``k`` depends on them and ``k``
+    alone)."""
+    c = _COUNTERS.get(n)
+    if c is None:
+        c = _COUNTERS.setdefault(n, np.arange(1, n + 1, dtype=np.uint64) * np.uint64(_GOLDEN))
+    return _mix64(c + _key(seed, stream))
+
+
+_POOLS = {}
+
+
+def _special_pool(d):
+    """``specials(d)`` as an array of ``d``'s bit type (built once per type)."""
+    pool = _POOLS.get(d.name)
+    if pool is None:
+        pool = _POOLS.setdefault(d.name, np.array(specials(d), dtype=np.uint64).astype(d.bits_dtype))
+    return pool
+
+
+def _hash_u32(seed, n, stream):
+    """``n`` pseudo-random uint32 values of ``(seed, stream)`` (the halves of ``hash_words``)."""
+    return hash_words(seed, -(-n // 2), stream).view(np.uint32)[:n]
+
+
 def make_ub(case):
     """The case's initial UB bytes (deterministic from ub_seed and the data style)."""
-    rng = np.random.default_rng(case.ub_seed)
-    ub = rng.integers(0, 256, case.ub_bytes, dtype=np.uint8)
+    ub = random_ub(case.ub_seed, case.ub_bytes)
+    if case.data == "raw":
+        return ub
     d = _dt.as_dtype(case.dtype)
     if case.data == "specials":
-        pool = np.array(specials(d), dtype=np.uint64).astype(d.bits_dtype)
+        pool = _special_pool(d)
         n = case.ub_bytes // d.itemsize
-        pick = pool[rng.integers(0, len(pool), n)]
-        keep = rng.random(n) < 0.5
-        words = ub.view(d.bits_dtype).copy()
+        h = _hash_u32(case.ub_seed, n, 1)
+        pick = pool[((h & np.uint32(0xFFFF)) * np.uint32(len(pool))) >> np.uint32(16)]
+        keep = h >= np.uint32(1 << 31)
+        words = ub.view(d.bits_dtype)
         words[keep] = pick[keep]
-        ub = words.view(np.uint8).copy()
     elif case.data == "small":
         n = case.ub_bytes // d.itemsize
+        h = (_hash_u32(case.ub_seed, n, 2) >> np.uint32(25)).astype(np.int32)  # 0 .. 127
         if d.is_float:
-            vals = rng.integers(-64, 64, n).astype(np.float32) / 4
-            ub = vals.astype(d.np_dtype).view(np.uint8).copy()
+            ub = ((h - 64).astype(np.float32) / 4).astype(d.np_dtype).view(np.uint8).copy()
         else:
-            ub = rng.integers(-100, 100, n).astype(d.np_dtype).view(np.uint8).copy()
+            ub = ((h * 200 >> 7) - 100).astype(d.np_dtype).view(np.uint8).copy()
     return ub
 
 
@@ -375,8 +430,8 @@ def bucket_kw(fn, R):
 
 
 def random_ub(seed, n):
-    """``n`` random UB bytes of a case's seed."""
-    return np.random.default_rng(seed).integers(0, 256, n, dtype=np.uint8)
+    """``n`` random UB bytes of a case's seed (a writable array)."""
+    return hash_words(seed, -(-int(n) // 8)).view(np.uint8)[:n]
 
 
 def is_reference(mod):

@@ -187,6 +187,7 @@ class CastFamily(Family):
     name = "cast"
     apis = APIS
     case_type = CastCase
+    fast_fn_is_program = True  # its own jitted program per static key
     run_batch = 128
 
     def __init__(self, buckets=(4, 16, 256)):

@@ -383,6 +383,7 @@ class CompoundFamily(Family):
     name = "compound"
     apis = tuple(API_TABLE)
     case_type = CompoundCase
+    fast_fn_is_program = True  # its own jitted program per static key
     run_batch = 128
 
     def __init__(self, buckets=(4, 16, 256)):

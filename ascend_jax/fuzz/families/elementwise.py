@@ -425,6 +425,7 @@ class ElementwiseFamily(Family):
     name = "elementwise"
     apis = tuple(API_TABLE)
     case_type = EwCase
+    fast_fn_is_program = True  # its own jitted program per static key
     run_batch = 128
 
     def __init__(self, buckets=(4, 16, 256)):

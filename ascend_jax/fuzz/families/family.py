@@ -20,6 +20,9 @@ class Family:
     batched = True  # False: ``fast_one`` runs each case eagerly (register APIs)
     run_batch = 256  # chunk size and worker threads of ``run_fast`` / ``run_all``
     run_workers = 2
+    # True: ``fast_fn`` returns one compiled program already (the campaign engine runs it as it
+    # is); False: the engine jits ``fast_fn`` once per signature (``runner.fast_program``)
+    fast_fn_is_program = False
 
     # -- generation
     def units(self, p, api):

@@ -277,6 +277,7 @@ class ReduceFamily(Family):
     name = "reduce"
     apis = PER_REPEAT + WHOLE
     case_type = ReduceCase
+    fast_fn_is_program = True  # its own jitted program per static key
     run_batch = 128
 
     def __init__(self, buckets=(4, 16, 256)):

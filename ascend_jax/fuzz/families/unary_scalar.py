@@ -364,6 +364,7 @@ class UnaryScalarFamily(Family):
     name = "unary_scalar"
     apis = tuple(UNARY_SCALAR)
     case_type = Case
+    fast_fn_is_program = True  # its own jitted program per static key
     run_batch = 128
 
     def __init__(self, buckets=(4, 16, 256)):

@@ -1,0 +1,159 @@
+"""The campaign engine's batched paths (issue 36): a chunk's records are built from one batch (its
+digests at once, its initial fields stacked at once), each signature's chunk runs as one compiled
+program (``runner.launch_chunk``), and the UB bytes of a case come from a counter-based hash of its
+seed. Each is checked against the per-case path it replaces, bit for bit."""
+
+import json
+
+import numpy as np
+import pytest
+
+from ascend_jax import fuzz
+from ascend_jax.fuzz import runner
+from ascend_jax.fuzz.compare import digest, digests
+from ascend_jax.fuzz.families import base
+from ascend_jax.fuzz.generate import generate_case, make_plan
+from ascend_jax.fuzz.resume import JournalError
+from ascend_jax.profile import load_profile
+
+P = load_profile("ascend910b")
+
+
+def _random_fields(rng, n, ub_bytes=64):
+    return {
+        "ub": rng.integers(0, 256, (n, ub_bytes), dtype=np.uint8),
+        "vmask": rng.integers(0, 2**32, (n, 8), dtype=np.uint32),
+        "mask_mode": rng.integers(0, 2, n, dtype=np.int32),
+        "cmpmask": rng.integers(0, 2**32, (n, 4), dtype=np.uint32),
+        "ctrl": rng.integers(0, 2**32, (n, 2), dtype=np.uint32),
+        "rsvd_cnt": rng.integers(0, 500, n, dtype=np.int32),
+        "fault": rng.integers(0, 2**12, n, dtype=np.uint32),
+        "warn": rng.integers(0, 4, n, dtype=np.uint32),
+        "warn_at": rng.integers(0, 9, (n, 2), dtype=np.int32),
+        # some rows with the special registers zero (left out of the digest), some not
+        "deqscale": rng.integers(0, 2**32, (n, 2), dtype=np.uint32) * (rng.random((n, 1)) < 0.5),
+        "reduce_spr": rng.integers(0, 2**32, (n, 3), dtype=np.uint32) * (rng.random((n, 1)) < 0.5),
+    }
+
+
+@pytest.mark.parametrize("with_ret", [False, True])
+@pytest.mark.parametrize("version", [1, 2])
+def test_batch_digests_equal_the_per_case_digest(with_ret, version):
+    import types
+
+    rng = np.random.default_rng(7)
+    n = 40
+    f = _random_fields(rng, n)
+    ret = rng.integers(-(2**31), 2**31, n, dtype=np.int64) if with_ret else None
+    got = digests(f, ret, version)
+    want = [
+        digest(
+            types.SimpleNamespace(**{k: v[j] for k, v in f.items()}), None if ret is None else ret[j], version
+        )
+        for j in range(n)
+    ]
+    assert got == want
+    assert len(set(got)) == n  # random states: no collisions
+
+
+def test_ub_bytes_come_from_the_seed_alone():
+    a = base.random_ub(1234, 8192)
+    assert a.dtype == np.uint8 and a.shape == (8192,) and a.flags.writeable
+    assert np.array_equal(a, base.random_ub(1234, 8192))
+    assert np.array_equal(base.random_ub(1234, 100), a[:100])  # a prefix does not depend on n
+    b = base.random_ub(1235, 8192)
+    assert np.mean(a == b) < 0.01  # another seed: other bytes (1/256 equal by chance)
+    # roughly uniform bytes
+    counts = np.bincount(np.concatenate([base.random_ub(s, 8192) for s in range(8)]), minlength=256)
+    assert counts.min() > 150 and counts.max() < 370
+
+
+@pytest.mark.parametrize("dtype", ["half", "float32", "int16", "int32", "uint8"])
+def test_make_ub_data_styles(dtype):
+    from types import SimpleNamespace
+
+    from ascend_jax import dtypes as dt
+
+    d = dt.as_dtype(dtype)
+    raw = base.make_ub(SimpleNamespace(ub_seed=9, ub_bytes=4096, dtype=dtype, data="raw"))
+    assert np.array_equal(raw, base.random_ub(9, 4096))
+    sp = base.make_ub(SimpleNamespace(ub_seed=9, ub_bytes=4096, dtype=dtype, data="specials"))
+    words, raw_words = sp.view(d.bits_dtype), raw.view(d.bits_dtype)
+    pool = set(int(x) for x in base._special_pool(d))
+    from_pool = np.array([int(w) in pool for w in words])
+    # every lane is its raw bits or a special value; about half are specials, every special appears
+    assert np.all(from_pool | (words == raw_words))
+    assert 0.35 < from_pool.mean() < 0.7
+    assert {int(w) for w in words[from_pool]} == pool
+    sm = base.make_ub(SimpleNamespace(ub_seed=9, ub_bytes=4096, dtype=dtype, data="small"))
+    v = sm.view(d.np_dtype).astype(np.float64)
+    if d.is_float:
+        assert set(np.unique(v * 4)) <= set(range(-64, 64)) and len(np.unique(v)) > 100
+    else:
+        if d.is_signed_int:
+            assert -100 <= v.min() and v.max() < 100
+        assert len(np.unique(v)) > 50
+
+
+def test_batch_fields_equal_the_per_case_fields():
+    plan = make_plan(P, "Adds,Select,GatherMask,ReduceMax")
+    fcs = [generate_case(plan, 3, i, 0.1, 1.0) for i in range(200)]
+    by_fam = {}
+    for fc in fcs:
+        if fc.kind != "invalid-static":
+            by_fam.setdefault(fc.family.name, (fc.family, []))[1].append(fc.case)
+    assert len(by_fam) == 4
+    for fam, cases in by_fam.values():
+        got = runner.batch_fields(fam, cases, P)
+        for j, c in enumerate(cases):
+            want = runner.initial_fields(c, fam.initial_ub(c))
+            for k, v in want.items():
+                assert np.array_equal(got[k][j], v) and got[k].dtype == np.asarray(v).dtype, (fam.name, k)
+
+
+def test_chunk_size():
+    assert runner.chunk_size(1, 256) == 8
+    assert runner.chunk_size(8, 256) == 8
+    assert runner.chunk_size(9, 256) == 16
+    assert runner.chunk_size(200, 256) == 256
+    assert runner.chunk_size(5000, 256) == 256
+    assert runner.chunk_size(3, 4) == 4
+
+
+def test_compiled_chunk_equals_the_eager_chunk():
+    """The campaign's chunk (the family's public-API call jitted whole per signature, padded to
+    ``chunk_size``) gives the eager vmap's bits (``run_fast_chunk``, padded to 16), for families on
+    ``Family.fast_fn`` (Select, GatherMask) and one with its own program (Adds)."""
+    plan = make_plan(P, "Adds,Select,GatherMask")
+    fcs = [generate_case(plan, 5, i, 0.1, 1.0) for i in range(400)]
+    groups = {}
+    for fc in fcs:
+        if fc.kind != "invalid-static":
+            groups.setdefault((fc.family.name, fc.family.signature(fc.case, P)), []).append(fc)
+    picked = {}
+    for key, fl in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+        picked.setdefault(key[0], fl[:11])
+    assert set(picked) == {"unary_scalar", "compare_select", "gather_mask"}
+    for fl in picked.values():
+        fam, cases = fl[0].family, [fc.case for fc in fl]
+        batch = runner.launch_chunk(fam, cases, P, runner.chunk_size(len(cases), 256), quick=True).result()
+        eager = runner.run_fast_chunk(fam, cases, P, 16, quick=True)
+        assert batch.n == len(cases)
+        for j, (st, ret) in enumerate(eager):
+            row, ret_b = batch.row(j)
+            for f in runner._FIELDS:
+                assert np.array_equal(np.asarray(getattr(st, f)), getattr(row, f)), (fam.name, f, j)
+            assert (ret is None) == (ret_b is None)
+        assert digests(batch.fields, batch.ret) == [digest(st, ret) for st, ret in eager]
+
+
+def test_a_journal_of_the_old_ub_generator_is_not_resumed(tmp_path):
+    out = tmp_path / "c"
+    small = dict(apis="Adds", dtypes="float32", profile=P, shrink=False)
+    fuzz.run(cases=10, seed=1, batch=16, out=out, **small)
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["ub_generator"] == base.UB_GENERATOR
+    del meta["ub_generator"]  # as a journal written before the counter-based UB bytes
+    (out / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(JournalError, match="ub_generator"):
+        fuzz.run(cases=10, seed=1, batch=16, out=out, resume=True, **small)
