@@ -5,6 +5,9 @@ oracle sample meanwhile; results go to the journal as each chunk finishes (recor
 batch); mismatches are shrunk and written as repro capsules."""
 
 import collections
+import json
+import os
+import pathlib
 import sys
 import time
 
@@ -154,6 +157,68 @@ def timing_summary(timing):
     return fast_cps, compile_s, (on / ot if ot else None)
 
 
+# A signature drawn few times is built for compile time (``ascend_jax._compile``: quick build,
+# ~5-10x slower to run); once its first chunk has run, the rest of its cases switch to the optimised
+# build when their projected extra run time exceeds what that build costs to compile (~1 s of XLA
+# codegen a signature, measured on the Adds/Select/GatherMask campaign programs). Same bits either way.
+QUICK_SWITCH_SECONDS = 1.0
+QUICK_SWITCH_SLOWDOWN = 5.0
+
+
+class _FullBuilds:
+    """The signatures whose optimised build a campaign compiled into the persistent XLA cache
+    (``ascend_jax._cache``), listed in ``fuzz-full-builds.json`` beside it: a later campaign starts
+    them on that build (a cache load, as the quick build's would be) instead of running a first
+    chunk on the quick build. Nothing is listed without a persistent cache. The key names the
+    package version and JAX's, so an upgrade starts afresh; a listed build that is not in the cache
+    after all is compiled again (slower, the same bits)."""
+
+    FILE = "fuzz-full-builds.json"
+
+    def __init__(self, p, sharding):
+        import jax
+
+        d = jax.config.jax_compilation_cache_dir
+        self.path = pathlib.Path(d) / self.FILE if d else None
+        self.tag = f"{_version()}|jax {jax.__version__}|{p.name}|{'sharded' if sharding is not None else '1'}"
+        self.keys, self.new = set(), False
+        if self.path is not None and self.path.is_file():
+            try:
+                self.keys = set(json.loads(self.path.read_text()))
+            except (OSError, ValueError, TypeError):
+                self.keys = set()
+
+    def _key(self, key, size):
+        return f"{self.tag}|{key!r}|{size}"
+
+    def known(self, key, size):
+        return self._key(key, size) in self.keys
+
+    def add(self, key, size):
+        if self.path is not None and self._key(key, size) not in self.keys:
+            self.keys.add(self._key(key, size))
+            self.new = True
+
+    def save(self):
+        if not self.new:
+            return
+        tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
+        try:
+            tmp.write_text(json.dumps(sorted(self.keys)))
+            os.replace(tmp, self.path)
+        except OSError:
+            pass  # a read-only cache directory: nothing is remembered
+
+
+def _version():
+    try:
+        from importlib.metadata import version
+
+        return version("ascend_jax")
+    except Exception:  # noqa: BLE001  (not installed: a source checkout)
+        return "source"
+
+
 def _run_dynamic(fcs, p, batch, workers, oracle, emit, timing=None, sharding=None):
     """Bucket ``fcs`` by (family, signature) and run them chunk by chunk on this thread: each chunk
     is dispatched to the fast path (``runner.launch_chunk``: one compiled program per signature,
@@ -167,22 +232,37 @@ def _run_dynamic(fcs, p, batch, workers, oracle, emit, timing=None, sharding=Non
     for k, fc in enumerate(fcs):
         groups.setdefault((fc.family.name, fc.family.signature(fc.case, p)), []).append(k)
     inflight = collections.deque()
+    built = _FullBuilds(p, sharding)
+    quick = {
+        key: RUN.quick_for(fcs[idx[0]].family, len(idx))
+        and not built.known(key, RUN.chunk_size(len(idx), batch))
+        for key, idx in groups.items()
+    }
+    launched = dict.fromkeys(groups, 0)
 
     def launch(key, ch):
         fam = fcs[ch[0]].family
+        size = RUN.chunk_size(len(groups[key]), batch)
+        q, first = quick[key], launched[key] == 0
+        launched[key] += len(ch)
         t = time.perf_counter()
         try:
-            out = RUN.launch_chunk(
-                fam,
-                [fcs[k].case for k in ch],
-                p,
-                RUN.chunk_size(len(groups[key]), batch),
-                sharding,
-                RUN.quick_for(fam, len(groups[key])),
-            )
+            out = RUN.launch_chunk(fam, [fcs[k].case for k in ch], p, size, sharding, q)
+            if not q:
+                built.add(key, size)
+            left = len(groups[key]) - launched[key]
+            if q and first and left:
+                # the quick build's run time decides whether the rest of the signature's cases
+                # pay for the optimised build (QUICK_SWITCH_*)
+                t_run = time.perf_counter()
+                out.wait()
+                slow = left * (time.perf_counter() - t_run) / size * (1 - 1 / QUICK_SWITCH_SLOWDOWN)
+                quick[key] = slow <= QUICK_SWITCH_SECONDS
+                if not quick[key]:
+                    timing["switched"] = timing.get("switched", 0) + 1
         except Exception as e:  # noqa: BLE001  (the whole bucket failed: reported per case)
             out = e
-        inflight.append((key, ch, out, time.perf_counter() - t))
+        inflight.append(((key, q), ch, out, time.perf_counter() - t))
 
     def finish(key, ch, out, t_launch):
         refs = {}
@@ -231,6 +311,7 @@ def _run_dynamic(fcs, p, batch, workers, oracle, emit, timing=None, sharding=Non
                 finish(*inflight.popleft())
     while inflight:
         finish(*inflight.popleft())
+    built.save()
 
 
 def _int_arg(name, v, lo=None):

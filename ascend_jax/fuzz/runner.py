@@ -212,6 +212,9 @@ class Launched:
     def __init__(self, out, n):
         self._out, self._n = out, n
 
+    def wait(self):
+        jax.block_until_ready(self._out)
+
     def result(self):
         st, ret = self._out
         n = self._n
