@@ -140,8 +140,10 @@ def drops_last_block(state, gm, dst, src, countOrParams, **kw):
     out, out_gm = ref.DataCopy(state, gm, dst, src, countOrParams, **kw)
     if isinstance(countOrParams, (int, np.integer)):
         bc, bl, gap = 1, int(countOrParams) * dst.dtype.itemsize // 32, 0
-    else:
+    elif hasattr(countOrParams, "blockCount"):
         bc, bl, gap = countOrParams.blockCount, countOrParams.blockLen, countOrParams.dstStride
+    else:  # the layout-converting forms (data_copy_layout family) keep the right answer
+        return out, out_gm
     if out.fault or bc * bl == 0:
         return out, out_gm
     a = int(dst.addr) + ((bc - 1) * (bl + gap) + bl - 1) * 32

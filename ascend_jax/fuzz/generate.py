@@ -1,14 +1,13 @@
 """The campaign plan (which registered APIs are fuzzed on a profile, and why the others are not)
-and the per-case generator: case ``i`` of seed ``s`` comes from ``np.random.default_rng([s, i])``
+and the per-case generator: case ``i`` of seed ``s`` comes from ``rng.CaseRng((s, i))``
 alone, so it is the same whatever the batch size, the other cases or an interrupted run."""
 
 import dataclasses
 
-import numpy as np
-
 from ..profile import as_profile
 from ..registry import REGISTRY
 from .families import NOT_FUZZED, family_of_api
+from .rng import CaseRng
 
 
 @dataclasses.dataclass
@@ -86,7 +85,7 @@ def generate_case(plan, seed, i, invalid_rate=0.1, oracle_frac=1.0):
     p = plan.profile
     if not plan.apis:
         raise ValueError(f"nothing to fuzz on {p.name}")
-    rng = np.random.default_rng([int(seed) & (2**63 - 1), int(i)])
+    rng = CaseRng((int(seed) & (2**63 - 1), int(i)))
     u_oracle, u_kind = rng.random(), rng.random()
     api = plan.apis[int(rng.integers(len(plan.apis)))]
     units = plan.units[api]

@@ -5,8 +5,6 @@ written over ``vmask`` by the generator that needs it)."""
 
 import dataclasses
 
-import numpy as np
-
 LANE_KINDS = ("all", "zero", "single", "prefix", "random")
 
 
@@ -21,9 +19,8 @@ def lane_bits(rng, L, reg_bits):
         v = 1 << int(rng.integers(L))
     elif kind == "prefix":
         v = (1 << int(rng.integers(L + 1))) - 1
-    elif kind == "random":
-        bits = rng.random(L) < 0.5
-        v = int(sum(1 << i for i in np.nonzero(bits)[0]))
+    elif kind == "random":  # each lane's bit 0 or 1 with probability 1/2 (32 lanes a draw)
+        v = sum(int(rng.integers(0, 1 << 32)) << (32 * k) for k in range(-(-L // 32)))
     return v & ((1 << min(L, reg_bits)) - 1)
 
 
@@ -73,7 +70,7 @@ def draw(rng, p, L, counter_ok=True, counter_share=0.2):
     if counter_ok and p.counter_mode != "unsupported" and u < counter_share:
         mask_mode = 1
     vm = lane_bits(rng, L, p.vector_mask_bits)
-    cmpmask = tuple(int(x) for x in rng.integers(0, 2**32, 4, dtype=np.uint64))
+    cmpmask = tuple(int(rng.integers(0, 2**32)) for _ in range(4))
     return Registers(
         vmask=words8(vm),
         mask_mode=mask_mode,
