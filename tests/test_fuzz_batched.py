@@ -157,3 +157,29 @@ def test_a_journal_of_the_old_ub_generator_is_not_resumed(tmp_path):
     (out / "meta.json").write_text(json.dumps(meta))
     with pytest.raises(JournalError, match="ub_generator"):
         fuzz.run(cases=10, seed=1, batch=16, out=out, resume=True, **small)
+
+
+def test_case_rng_draws():
+    from ascend_jax.fuzz.rng import CaseRng
+
+    a, b = CaseRng((5, 17)), CaseRng((5, 17))
+    seq = [a.integers(0, 1000) for _ in range(50)]
+    assert seq == [b.integers(0, 1000) for _ in range(50)]
+    assert seq != [CaseRng((5, 18)).integers(0, 1000) for _ in range(50)]
+    r = CaseRng((1, 2))
+    xs = [int(r.integers(3, 9)) for _ in range(3000)]
+    assert set(xs) == set(range(3, 9))
+    assert set(int(r.integers(2, 4, endpoint=True)) for _ in range(300)) == {2, 3, 4}
+    assert set(int(r.integers(5)) for _ in range(300)) == set(range(5))
+    assert isinstance(r.integers(0, 2**32, dtype=np.uint32), np.uint32)
+    full = [int(r.integers(0, 2**64, dtype=np.uint64)) for _ in range(200)]  # the whole 64-bit range
+    assert max(full) >= 1 << 62 and min(full) >= 0
+    u = [r.random() for _ in range(4000)]
+    assert 0 <= min(u) and max(u) < 1 and 0.45 < np.mean(u) < 0.55
+    c = [r.choice([2, 4, 16]) for _ in range(300)]
+    assert set(map(int, c)) == {2, 4, 16} and isinstance(c[0], np.integer)
+    assert isinstance(r.choice(["raw", "small"]), str)
+    assert r.integers(0, 10, 4).shape == (4,) and r.random(3).shape == (3,)
+    assert sorted(r.permutation(6).tolist()) == list(range(6))
+    with pytest.raises(ValueError):
+        r.integers(4, 4)
