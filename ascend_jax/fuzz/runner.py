@@ -102,7 +102,7 @@ def batch_fields(adapter, cases, p, fields=None):
         return {f: np.stack([np.asarray(d.get(f, _DEFAULTS.get(f))) for d in fields]) for f in _FIELDS}
     n = len(cases)
     return {
-        "ub": np.stack([np.asarray(adapter.initial_ub(c), np.uint8) for c in cases]),
+        "ub": np.asarray(adapter.initial_ubs(cases), np.uint8),
         "vmask": np.array([c.vmask for c in cases], np.uint32),
         "mask_mode": np.array([c.mask_mode for c in cases], np.int32),
         "cmpmask": np.array([getattr(c, "cmpmask", (0, 0, 0, 0)) for c in cases], np.uint32),

@@ -355,23 +355,27 @@ def _mix64(x):
     return x ^ (x >> np.uint64(31))
 
 
-def _key(seed, stream):
-    x = (int(seed) * 0x100000001B3 + stream * _GOLDEN + 1) & _M64
-    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _M64
-    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _M64
-    return np.uint64(x ^ (x >> 31))
+def _keys(seeds, stream):
+    """The hash key of each seed's ``stream`` (uint64; products and sums wrap)."""
+    x = np.asarray(seeds, np.uint64) * np.uint64(0x100000001B3) + np.uint64((stream * _GOLDEN + 1) & _M64)
+    return _mix64(x)
 
 
 _COUNTERS = {}
 
 
-def hash_words(seed, n, stream=0):
-    """``n`` pseudo-random uint64 words of ``(seed, stream)`` (word ``k`` depends on them and ``k``
-    alone)."""
+def hash_rows(seeds, n, stream=0):
+    """``[len(seeds), n]`` pseudo-random uint64 words: row ``r`` of ``(seeds[r], stream)`` (word
+    ``k`` depends on them and ``k`` alone)."""
     c = _COUNTERS.get(n)
     if c is None:
         c = _COUNTERS.setdefault(n, np.arange(1, n + 1, dtype=np.uint64) * np.uint64(_GOLDEN))
-    return _mix64(c + _key(seed, stream))
+    return _mix64(c[None, :] + _keys(seeds, stream)[:, None])
+
+
+def hash_words(seed, n, stream=0):
+    """``n`` pseudo-random uint64 words of ``(seed, stream)``."""
+    return hash_rows([seed], n, stream)[0]
 
 
 _POOLS = {}
@@ -385,32 +389,44 @@ def _special_pool(d):
     return pool
 
 
-def _hash_u32(seed, n, stream):
-    """``n`` pseudo-random uint32 values of ``(seed, stream)`` (the halves of ``hash_words``)."""
-    return hash_words(seed, -(-n // 2), stream).view(np.uint32)[:n]
-
-
 def make_ub(case):
     """The case's initial UB bytes (deterministic from ub_seed and the data style)."""
-    ub = random_ub(case.ub_seed, case.ub_bytes)
-    if case.data == "raw":
-        return ub
-    d = _dt.as_dtype(case.dtype)
-    if case.data == "specials":
-        pool = _special_pool(d)
-        n = case.ub_bytes // d.itemsize
-        h = _hash_u32(case.ub_seed, n, 1)
-        pick = pool[((h & np.uint32(0xFFFF)) * np.uint32(len(pool))) >> np.uint32(16)]
-        keep = h >= np.uint32(1 << 31)
-        words = ub.view(d.bits_dtype)
-        words[keep] = pick[keep]
-    elif case.data == "small":
-        n = case.ub_bytes // d.itemsize
-        h = (_hash_u32(case.ub_seed, n, 2) >> np.uint32(25)).astype(np.int32)  # 0 .. 127
-        if d.is_float:
-            ub = ((h - 64).astype(np.float32) / 4).astype(d.np_dtype).view(np.uint8).copy()
-        else:
-            ub = ((h * 200 >> 7) - 100).astype(d.np_dtype).view(np.uint8).copy()
+    return make_ubs([case])[0]
+
+
+def make_ubs(cases):
+    """``make_ub`` of several cases at once, as the rows of one uint8 array (cases of one UB size;
+    the data style and element type may differ from row to row)."""
+    nb = int(cases[0].ub_bytes)
+    if any(int(c.ub_bytes) != nb for c in cases):
+        raise ValueError("make_ubs: cases of one UB size only")
+    seeds = np.array([c.ub_seed for c in cases], np.uint64)
+    ub = hash_rows(seeds, -(-nb // 8)).view(np.uint8)[:, :nb]
+    if nb % 8:
+        ub = np.ascontiguousarray(ub)
+    styles = {}
+    for r, c in enumerate(cases):
+        if c.data != "raw":
+            styles.setdefault((c.data, c.dtype), []).append(r)
+    for (data, dtype), rows in styles.items():
+        d = _dt.as_dtype(dtype)
+        n = nb // d.itemsize
+        rows = np.asarray(rows)
+        if data == "specials":
+            pool = _special_pool(d)
+            h = hash_rows(seeds[rows], -(-n // 2), 1).view(np.uint32)[:, :n]
+            pick = pool[((h & np.uint32(0xFFFF)) * np.uint32(len(pool))) >> np.uint32(16)]
+            words = ub[rows, : n * d.itemsize].view(d.bits_dtype)
+            ub[rows, : n * d.itemsize] = np.where(h >= np.uint32(1 << 31), pick, words).view(np.uint8)
+        elif data == "small":
+            h = (hash_rows(seeds[rows], -(-n // 2), 2).view(np.uint32)[:, :n] >> np.uint32(25)).astype(
+                np.int32
+            )
+            if d.is_float:  # 0 .. 127 -> -16 .. 15.75 in quarters
+                vals = ((h - 64).astype(np.float32) / 4).astype(d.np_dtype)
+            else:  # -100 .. 99
+                vals = ((h * 200 >> 7) - 100).astype(d.np_dtype)
+            ub[rows, : n * d.itemsize] = vals.view(np.uint8)
     return ub
 
 
@@ -430,7 +446,7 @@ def bucket_kw(fn, R):
 
 
 def random_ub(seed, n):
-    """``n`` random UB bytes of a case's seed (a writable array)."""
+    """``n`` random UB bytes of a case's seed (a writable array; the raw style of ``make_ub``)."""
     return hash_words(seed, -(-int(n) // 8)).view(np.uint8)[:n]
 
 

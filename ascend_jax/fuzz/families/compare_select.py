@@ -28,6 +28,7 @@ from .base import (
     data_mutations,
     generic_shrinks,
     make_ub,
+    make_ubs,
     mask_label,
     mask_words32,
     repeat_regime,
@@ -720,6 +721,9 @@ class CompareSelectFamily(Family):
 
     def initial_ub(self, case):
         return initial_ub(case)
+
+    def initial_ubs(self, cases):
+        return make_ubs(cases)
 
     def stack_dyn(self, cases, p):
         return stack_dyn(cases, p)

@@ -35,6 +35,7 @@ from ..regs import draw as draw_registers
 from .base import (
     generic_shrinks,
     make_ub,
+    make_ubs,
     mask_label,
     repeat_regime,
     stride_regime,
@@ -451,6 +452,9 @@ class CompoundFamily(Family):
 
     def initial_ub(self, case):
         return make_ub(case)
+
+    def initial_ubs(self, cases):
+        return make_ubs(cases)
 
     def stack_dyn(self, cases, p):
         R = self.signature(cases[0], p)[3]

@@ -31,6 +31,7 @@ from .base import (
     Operand,
     generic_shrinks,
     make_ub,
+    make_ubs,
     mask_label,
     repeat_regime,
     stride_regime,
@@ -496,6 +497,9 @@ class ElementwiseFamily(Family):
 
     def initial_ub(self, case):
         return make_ub(case)
+
+    def initial_ubs(self, cases):
+        return make_ubs(cases)
 
     def stack_dyn(self, cases, p):
         R = self.signature(cases[0], p)[3]

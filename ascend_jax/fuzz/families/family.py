@@ -4,6 +4,7 @@ import dataclasses
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from ...profile import as_profile
 from .. import compare as _cmp
@@ -55,6 +56,12 @@ class Family:
 
     def initial_ub(self, case):
         raise NotImplementedError
+
+    def initial_ubs(self, cases):
+        """The initial UB bytes of several cases (one signature) as the rows of one array: by
+        default ``initial_ub`` case by case; families drawing with ``base.make_ub`` draw the rows
+        at once (``base.make_ubs``, the same bytes)."""
+        return np.stack([np.asarray(self.initial_ub(c), np.uint8) for c in cases])
 
     def stack_dyn(self, cases, p):
         raise NotImplementedError

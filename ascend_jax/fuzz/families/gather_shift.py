@@ -33,6 +33,7 @@ from .base import (
     data_mutations,
     generic_shrinks,
     make_ub,
+    make_ubs,
     mask_label,
     mask_words32,
     repeat_regime,
@@ -306,9 +307,10 @@ def shift_cases(profile, per_group, seed=0, all_forms=True, big_share=0.03, dtyp
     return out
 
 
-def shift_initial_ub(c):
-    """The case's UB: random / special / small values, and for tensor shifts the amount tensor."""
-    ub = make_ub(c)
+def shift_initial_ub(c, ub=None):
+    """The case's UB: random / special / small values, and for tensor shifts the amount tensor
+    (written into ``ub``, the case's ``make_ub`` bytes, when given)."""
+    ub = make_ub(c) if ub is None else ub
     if c.api.endswith("Tensor") and 0 <= c.src1 and c.src1 % 32 == 0:
         d = _dt.as_dtype(c.dtype)
         rng = np.random.default_rng(c.ub_seed + 1)
@@ -579,9 +581,10 @@ def gather_cases(profile, per_group, seed=0, all_groups=True, big_share=0.02, co
     return out
 
 
-def gather_initial_ub(c):
-    """Random / special / small data, and for a user pattern its bit stream in the chosen style."""
-    ub = make_ub(c)
+def gather_initial_ub(c, ub=None):
+    """Random / special / small data, and for a user pattern its bit stream in the chosen style
+    (written into ``ub``, the case's ``make_ub`` bytes, when given)."""
+    ub = make_ub(c) if ub is None else ub
     if not c.user or c.pat < 0:
         return ub
     rng = np.random.default_rng(c.ub_seed + 2)
@@ -730,6 +733,12 @@ class ShiftFamily(_Common):
     def initial_ub(self, case):
         return shift_initial_ub(case)
 
+    def initial_ubs(self, cases):
+        ubs = make_ubs(cases)
+        for r, c in enumerate(cases):
+            shift_initial_ub(c, ubs[r])
+        return ubs
+
     def call(self, mod, case, state, p, dyn=None):
         R = None if dyn is None else (BIG_R if case.big else SMALL_R)
         return call_shift(mod, case, state, p, dyn=dyn, R=R), None
@@ -815,6 +824,12 @@ class GatherFamily(_Common):
 
     def initial_ub(self, case):
         return gather_initial_ub(case)
+
+    def initial_ubs(self, cases):
+        ubs = make_ubs(cases)
+        for r, c in enumerate(cases):
+            gather_initial_ub(c, ubs[r])
+        return ubs
 
     def signature(self, case, p):
         # one program per lane width (GatherMask moves bit patterns: the API itself compiles one

@@ -34,7 +34,16 @@ from ... import _compile
 from ... import dtypes as _dt
 from ...errors import NotModelledError, UsageError
 from ...tensor import MASK_PLACEHOLDER, LocalTensor
-from .base import Operand, generic_shrinks, make_ub, mask_label, repeat_regime, stride_regime, strided_operand
+from .base import (
+    Operand,
+    generic_shrinks,
+    make_ub,
+    make_ubs,
+    mask_label,
+    repeat_regime,
+    stride_regime,
+    strided_operand,
+)
 from .compound import bucket_of, draw_layout, state_for
 from .family import Family
 
@@ -356,6 +365,9 @@ class ReduceFamily(Family):
 
     def initial_ub(self, case):
         return make_ub(case)
+
+    def initial_ubs(self, cases):
+        return make_ubs(cases)
 
     def stack_dyn(self, cases, p):
         R = self.signature(cases[0], p)[-1]

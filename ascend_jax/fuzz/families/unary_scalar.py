@@ -29,6 +29,7 @@ from .base import (
     data_mutations,
     generic_shrinks,
     make_ub,
+    make_ubs,
     mask_label,
     mask_words32,
     repeat_regime,
@@ -409,6 +410,9 @@ class UnaryScalarFamily(Family):
 
     def initial_ub(self, case):
         return make_ub(case)
+
+    def initial_ubs(self, cases):
+        return make_ubs(cases)
 
     def stack_dyn(self, cases, p):
         return stack_params(cases, p)
