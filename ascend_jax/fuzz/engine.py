@@ -247,7 +247,8 @@ def _run_dynamic(fcs, p, batch, workers, oracle, emit, timing=None, sharding=Non
         launched[key] += len(ch)
         t = time.perf_counter()
         try:
-            out = RUN.launch_chunk(fam, [fcs[k].case for k in ch], p, size, sharding, q)
+            whole = RUN.compiled_chunks(len(groups[key]), batch)
+            out = RUN.launch_chunk(fam, [fcs[k].case for k in ch], p, size, sharding, q, whole)
             if not q:
                 built.add(key, size)
             left = len(groups[key]) - launched[key]

@@ -13,6 +13,7 @@ A family adapter (``ascend_jax.fuzz.families``) supplies ``signature``, ``initia
 ``stack_dyn``, ``fast_fn`` (batched) or ``fast_one`` (unbatched, eager) and ``reference``.
 """
 
+import collections
 import concurrent.futures
 import threading
 import types
@@ -222,7 +223,17 @@ class Launched:
         return Batch(fields, None if ret is None else np.asarray(ret)[:n], n)
 
 
-_PROGRAMS = {}
+_PROGRAMS = collections.OrderedDict()
+PROGRAMS_KEPT = 128  # compiled chunk programs kept (least recently used dropped: a campaign over
+# thousands of signatures, e.g. DataCopy's static layouts, would otherwise keep every executable)
+
+
+def compiled_chunks(n_cases, batch):
+    """Run a signature's chunks as one compiled program (``fast_program``) when it has at least a
+    full chunk of cases in the run; fewer run the family's eager call (its jitted core is shared,
+    its small ops come from JAX's op cache: cheaper than tracing and compiling a whole program for
+    them, and a campaign over thousands of rare signatures compiles no whole program for them)."""
+    return n_cases >= batch
 
 
 def fast_program(adapter, case0, p):
@@ -237,10 +248,13 @@ def fast_program(adapter, case0, p):
     if hit is None or hit[1] is not p:
         hit = (_compile.jit(adapter.fast_fn(case0, p)), p)  # ``p`` kept alive: its id stays its own
         _PROGRAMS[key] = hit
+        while len(_PROGRAMS) > PROGRAMS_KEPT:
+            _PROGRAMS.popitem(last=False)
+    _PROGRAMS.move_to_end(key)
     return hit[0]
 
 
-def launch_chunk(adapter, cases, p, batch, sharding=None, quick=None):
+def launch_chunk(adapter, cases, p, batch, sharding=None, quick=None, compiled=True):
     """Dispatch at most ``batch`` cases of one signature to the fast path without waiting (JAX
     dispatches asynchronously): the caller's thread builds the inputs, compiles the signature's
     program on its first chunk, and may do other work (the oracle) while it runs. Called from one
@@ -260,8 +274,9 @@ def launch_chunk(adapter, cases, p, batch, sharding=None, quick=None):
     # the chunk still running and wait for it)
     state = place_cases(CoreState(**{f: fb[f] for f in _FIELDS}), sharding, total)
     dyn = place_cases(adapter.stack_dyn(padded, p), sharding, total)
+    fn = fast_program(adapter, padded[0], p) if compiled else adapter.fast_fn(padded[0], p)
     with _compile.quick_compile(quick):
-        out = fast_program(adapter, padded[0], p)(state, dyn)
+        out = fn(state, dyn)
     return Launched(out, n)
 
 
