@@ -94,7 +94,8 @@ def mask_label(form, mask_mode, mask, L, is_set_mask=True):
 
 
 def lanes(p, dtype):
-    return p.lanes(_dt.as_dtype(dtype))
+    d = _dt.as_dtype(dtype)
+    return p.repeat_bytes * 8 // d.bits if d.sub_byte else p.lanes(d)
 
 
 # -- shrinking -----------------------------------------------------------------------------------
@@ -341,6 +342,22 @@ def make_ub(case):
     rng = np.random.default_rng(case.ub_seed)
     ub = rng.integers(0, 256, case.ub_bytes, dtype=np.uint8)
     d = _dt.as_dtype(case.dtype)
+    if d.sub_byte and case.data in ("specials", "small"):
+        # two lanes a byte (int4b_t: element 2k the low nibble): values drawn per lane, packed
+        n, m = 8 * case.ub_bytes // d.bits, (1 << d.bits) - 1
+        if case.data == "specials":
+            pool = np.array(specials(d), dtype=np.int64)
+            vals = np.where(rng.random(n) < 0.5, pool[rng.integers(0, len(pool), n)], -1)
+        else:
+            vals = rng.integers(-(1 << (d.bits - 1)), 1 << (d.bits - 1), n)
+        lanes = (vals & m).astype(np.uint8).reshape(-1, 2)
+        packed = lanes[:, 0] | (lanes[:, 1] << d.bits)
+        if case.data == "specials":  # keep the random byte where neither lane was picked
+            keep = (vals.reshape(-1, 2) != -1).any(axis=1)
+            ub = np.where(keep, packed, ub).astype(np.uint8)
+        else:
+            ub = packed.astype(np.uint8)
+        return ub
     if case.data == "specials":
         pool = np.array(specials(d), dtype=np.uint64).astype(d.bits_dtype)
         n = case.ub_bytes // d.itemsize
