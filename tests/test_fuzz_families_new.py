@@ -321,8 +321,10 @@ def test_cast_int4b_campaign_slow(profile):
     p = load_profile(profile)
     res = fuzz.run(apis="Cast", profile=p, cases=600, seed=33, batch=128, dtypes="int4b", workers=1)
     assert res.ok, res.summary_table()
-    n4 = sum(1 for r in res.records if "int4b_t" in r.get("call", ""))
-    assert n4 == len(res.records) == 600, n4
+    assert len(res.records) == 600
+    n4 = sum(r["dtype"] == "int4b" for r in res.records)  # an invalid-static case may change the dtype
+    assert all(r["dtype"] == "int4b" for r in res.records if r["kind"] != "invalid-static")
+    assert n4 >= 540, n4
     assert any(r["status"] == "rejected" for r in res.records)
     fam, cases, kinds = int4b_cases(p, 400, seed=37)
     _check_int4b(p, fam, [c for c in cases], kinds)
