@@ -114,11 +114,11 @@ def blocks_of(p, L, d):
 
 def _pairs_even(word):
     """A mask word with both lanes of every byte pair active where either was (bit 2k+1 = bit 2k)."""
-    lo = word & 0x5555555555555555
+    lo = (word | (word >> 1)) & 0x5555555555555555
     return lo | (lo << 1)
 
 
-def nibble_safe(lay):
+def nibble_safe(lay, p):
     """The layout fields of ``draw_layout`` made valid for an int4b_t pair. SPEC: "连续模式的mask与
     tensor前n个数据计算接口的count必须为偶数；对于tensor高维切分计算接口的逐bit模式，对应同一字节的相邻两个
     比特位的数值必须一致" (Cast.md 约束说明): even counts and continuous masks (a Counter-mode count
@@ -126,12 +126,13 @@ def nibble_safe(lay):
     ``invalid_static`` (odd count / mask: UsageError) and ``invalid_data`` (split pair: BAD_MASK) hooks."""
     out = dict(lay)
     out["count"] = lay["count"] & ~1
+    lo = 2 if p.zero_mask == "error" else 0  # a mask drawn as 1 to avoid the zero-mask error stays non-zero
     if isinstance(lay["mask"], int):
-        out["mask"] = lay["mask"] & ~1
+        out["mask"] = max(lay["mask"] & ~1, lo if lay["mask"] else 0)
     elif isinstance(lay["mask"], tuple):
         words = [_pairs_even(w) for w in lay["mask"]]
         if lay["mask_mode"] == 1:
-            words[0] = lay["mask"][0] & ~1
+            words[0] = max(lay["mask"][0] & ~1, lo if lay["mask"][0] else 0)
         out["mask"] = tuple(words)
     v = list(lay["vmask"])
     if lay["mask_mode"] == 1:
@@ -149,7 +150,7 @@ def random_case(rng, p, api, src, dst, mode, form, ub_bytes=8192, fault_rate=0.1
     blocks = tuple(blocks_of(p, L, d) for d in (T, S))
     lay = draw_layout(rng, p, L, blocks, DEFAULT_STRIDES, form, fault_rate, ub_bytes)
     if S.sub_byte or T.sub_byte:
-        lay = nibble_safe(lay)
+        lay = nibble_safe(lay, p)
     if form not in COUNT_FORMS and rng.random() < 0.3:
         # each operand at its own contiguous repeat stride (blocks a repeat), as a kernel would
         lay["strides"] = (lay["strides"][0], lay["strides"][1]) + blocks
@@ -221,14 +222,10 @@ def is_modelled(api, src, dst, mode, p):
     return True
 
 
-def _nibble_ok(c):
+def _nibble_ok(c, p):
     """The int4b_t pair rule holds for the case's count / mask / registers (shrink candidates)."""
-    return nibble_safe({"count": c.count, "mask": c.mask, "mask_mode": c.mask_mode, "vmask": c.vmask}) == {
-        "count": c.count,
-        "mask": c.mask,
-        "mask_mode": c.mask_mode,
-        "vmask": c.vmask,
-    }
+    fields = {"count": c.count, "mask": c.mask, "mask_mode": c.mask_mode, "vmask": c.vmask}
+    return nibble_safe(fields, p) == fields
 
 
 # -- the engine's adapter ----------------------------------------------------------------------
@@ -373,10 +370,10 @@ class CastFamily(Family):
         else:
             out = generic_shrinks(case, p, DEFAULT_STRIDES)  # its last candidate: data="small"
         if has_nibbles(case):  # candidates stay valid: even counts, masks in byte pairs
-            out = [x for x in out if _nibble_ok(x)]
+            out = [x for x in out if _nibble_ok(x, p)]
         if case.form in COUNT_FORMS and case.data != "small":
             out.append(rep(case, data="small"))
-        return out + [x for x in mode_shrinks(case) if not has_nibbles(case) or _nibble_ok(x)]
+        return out + [x for x in mode_shrinks(case) if not has_nibbles(case) or _nibble_ok(x, p)]
 
     def operands(self, case, p):
         S, T = _dt.as_dtype(case.src_dtype), _dt.as_dtype(case.dtype)
