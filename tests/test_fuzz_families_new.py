@@ -8,6 +8,7 @@ one bucket). The campaigns (2,000 cases per family on the default profile, 300+ 
 ascend310p, every API, dtype, variant, call form and bucket) are ``@pytest.mark.slow``.
 """
 
+import dataclasses
 import json
 import pathlib
 
@@ -179,6 +180,156 @@ def test_truncate_small_campaign():
         assert fam.compare(f, r) is None, (c.call_repr(), fam.compare(f, r))
 
 
+# -- int4b_t pairs (two lanes a byte: even counts, masks in byte pairs) ----------------------------
+
+
+def int4b_cases(p, n, seed, split=0.15):
+    """``n`` drawn cases of ``p``'s int4b_t pairs (a share ``split`` with a data fault: a split byte
+    pair or an address fault) with at most BUCKET repeats; (family, cases, data-fault kinds)."""
+    fam = CF.CastFamily(buckets=(BUCKET,))
+    units = [u for u in fam.units(p, "Cast") if "int4b" in (u[1], u[2])]
+    rng = np.random.default_rng(seed)
+    cases, kinds = [], []
+    while len(cases) < n:
+        c = fam.generate(rng, p, units[int(rng.integers(len(units)))], 0.1)
+        k = None
+        if rng.random() < split:
+            c, k = fam.invalid_data(rng, p, c)
+        if CM.reps_needed(c, p.lanes(CF.wide_dtype(c))) <= BUCKET:
+            cases.append(c)
+            kinds.append(k)
+    return fam, cases, kinds
+
+
+def _check_int4b(p, fam, cases, kinds):
+    from ascend_jax.errors import Fault
+
+    fast, refs = fam.run_all(cases, p, batch=BATCH, workers=1)
+    for c, f, r in zip(cases, fast, refs, strict=True):
+        assert fam.compare(f, r) is None, (c.call_repr(), fam.compare(f, r))
+    bad = [int(f[0].fault) & int(Fault.BAD_MASK) for f in fast]
+    # valid draws keep the pair rule: no BAD_MASK; a split pair with an active lane faults BAD_MASK
+    assert not any(b for b, k in zip(bad, kinds, strict=True) if k is None)
+    assert any(b for b, k in zip(bad, kinds, strict=True) if k == "split-pair")
+    written = sum(
+        1 for c, f, k in zip(cases, fast, kinds, strict=True) if k is None and not int(f[0].fault) and c.count
+    )
+    assert written, "no clean int4b_t case with lanes"
+    return fast
+
+
+def test_cast_int4b_small_campaign():
+    """ascend910b's int4b_t pairs (half <-> int4b_t, every round mode of the table) drawn by the
+    family in every call form: 0 mismatches vs the reference; valid draws obey the pair rule (no
+    BAD_MASK), a split bitwise pair faults BAD_MASK in both; even counts and continuous masks. One
+    program per pair."""
+    fam, cases, kinds = int4b_cases(P, 90, seed=38)  # a seed whose draw holds split pairs (3)
+    with max_traces("batched", 2):
+        _check_int4b(P, fam, cases, kinds)
+    assert {(c.src_dtype, c.dtype) for c in cases} == {("half", "int4b"), ("int4b", "half")}
+    assert {c.mode for c in cases if c.dtype == "int4b"} == set(CF.pairs(P)[("half", "int4b")][0])
+    assert {c.form for c in cases} == set(CM.FORMS)
+    assert all(c.count % 2 == 0 for c in cases)
+    assert all(c.mask % 2 == 0 for c in cases if c.form == "continuous")
+    # coverage labels count lanes by the wider type (half: 128 a repeat, Cast.md): the same labels as
+    # the case with int16 in place of int4b_t (128 lanes too); a full continuous mask is labelled so
+    swap = {"int4b": "int16"}
+    for c in cases:
+        twin = dataclasses.replace(
+            c, src_dtype=swap.get(c.src_dtype, c.src_dtype), dtype=swap.get(c.dtype, c.dtype)
+        )
+        assert fam.labels(c, P) == fam.labels(twin, P), c
+    assert len({fam.labels(c, P)[0] for c in cases}) >= 4
+
+
+def test_cast_int4b_units_and_static_misuse():
+    """Every int4b_t pair and round mode of ascend910b and ascend950 is a unit (count, and the mask
+    forms: the pairs have no count-only flag); an odd count / odd continuous mask is rejected by both
+    implementations naming ``count`` / ``mask``; shrink candidates keep the pair rule; JSON round
+    trip. Nothing is compiled."""
+    for p in (P, P950):
+        fam = CF.CastFamily(buckets=(BUCKET,))
+        got = {(u[1], u[2], u[3]) for u in fam.units(p, "Cast") if "int4b" in (u[1], u[2])}
+        want = {(s, t, m) for (s, t), (modes, _) in CF.pairs(p).items() if "int4b" in (s, t) for m in modes}
+        assert want and got == want, (p.name, sorted(want ^ got))
+        _, cases, _ = int4b_cases(p, 60, seed=34, split=0)
+        rng = np.random.default_rng(35)
+        whats = set()
+        for i, c in enumerate(cases):
+            assert fam.from_json(json.loads(json.dumps(fam.to_json(c)))) == c
+            for s in fam.shrink(c, p):
+                assert s.count % 2 == 0 and (s.form != "continuous" or s.mask % 2 == 0), s
+            for _ in range(12):  # until the odd count / mask is drawn (one option among several)
+                bad, what = fam.invalid_static(rng, p, c)
+                if what in ("count", "mask") and (
+                    bad.count % 2 or (bad.form == "continuous" and bad.mask % 2)
+                ):
+                    break
+            rec = check_static(FuzzCase(i, c.api, fam, bad, "invalid-static", what, True), p)
+            assert rec["status"] == "rejected", rec
+            whats.add(what)
+        assert {"count", "mask", "roundMode"} <= whats, (p.name, whats)
+
+
+def _flip_int4b(state, dst, *a, **k):
+    """A wrong Cast oracle: the right result with the low nibble of dst's first byte flipped for an
+    int4b_t dst."""
+    from ascend_jax import reference as REF
+
+    out = REF.Cast(state, dst, *a, **k)
+    if dst.dtype.sub_byte and 0 <= dst.addr < out.ub.size:
+        out.ub[dst.addr] ^= 0x1
+    return out
+
+
+def test_cast_int4b_planted_oracle_is_caught_and_capsule_replays(tmp_path):
+    """``fuzz.run(apis="Cast", dtypes="int4b")`` with an oracle that flips one nibble of an int4b_t
+    output reports mismatches (and only on int4b_t cases); a clean capsule of an int4b_t case replays
+    and exports."""
+    from ascend_jax.fuzz.engine import Oracle
+
+    res = fuzz.run(
+        apis="Cast",
+        profile=P,
+        cases=24,
+        seed=3,
+        batch=BATCH,
+        dtypes="int4b",
+        oracle=Oracle(Cast=_flip_int4b),
+        shrink=False,
+        workers=1,
+        invalid_rate=0,
+    )
+    recs = [r for r in res.records if r["status"] == "mismatch"]
+    assert recs and not res.ok
+    fam, cases, _ = int4b_cases(P, 4, seed=36, split=0)
+    c = next(c for c in cases if c.dtype == "int4b")
+    cap = make_capsule(fam, c, P, batch=BATCH)
+    assert cap["difference"] is None and "int4b_t" in cap["call"], cap["call"]
+    diff, text = replay(json.loads(json.dumps(cap)), batch=BATCH)
+    assert diff is None and "agree" in text, text
+    export_capsule(cap, tmp_path / "int4b")
+    assert diff_dir(tmp_path / "int4b").clean
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("profile", ["ascend910b", "ascend950"])
+def test_cast_int4b_campaign_slow(profile):
+    """``fuzz.run(apis="Cast")`` restricted to the int4b_t pairs (dtypes int4b: the pairs into
+    int4b_t; the pairs out of it: the family's run_all on drawn cases): 0 mismatches, the int4b_t
+    cases counted in the records, invalid ones rejected."""
+    p = load_profile(profile)
+    res = fuzz.run(apis="Cast", profile=p, cases=600, seed=33, batch=128, dtypes="int4b", workers=1)
+    assert res.ok, res.summary_table()
+    assert len(res.records) == 600
+    n4 = sum(r["dtype"] == "int4b" for r in res.records)  # an invalid-static case may change the dtype
+    assert all(r["dtype"] == "int4b" for r in res.records if r["kind"] != "invalid-static")
+    assert n4 >= 540, n4
+    assert any(r["status"] == "rejected" for r in res.records)
+    fam, cases, kinds = int4b_cases(p, 400, seed=37)
+    _check_int4b(p, fam, [c for c in cases], kinds)
+
+
 def test_units_cover_every_pair_and_mode():
     """On ascend950 (the largest Cast table, and Truncate): every (src, dst, roundMode) of the table
     but DEQSCALE and the complex pairs is a unit, in every call form the pair has; Truncate has every
@@ -194,9 +345,8 @@ def test_units_cover_every_pair_and_mode():
         for m in modes
         if "DEQSCALE" not in modes
         and "complex" not in s + t
-        # int4b_t pairs: not in the fuzz family yet (their call-level campaigns are in
-        # tests/test_cast_differential.py); fp8 / fp4 / hifloat8: NotModelledError
-        and all(as_dtype(d).modelled and as_dtype(d).bits >= 8 for d in (s, t))
+        # int4b_t pairs are drawn; fp8 / fp4 / hifloat8: NotModelledError
+        and all(as_dtype(d).modelled for d in (s, t))
     }
     assert want <= got, sorted(want - got)
     assert {u[4] for u in units} == {"count", "continuous", "bitwise", "register"}  # 950: no count_register

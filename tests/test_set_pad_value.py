@@ -113,3 +113,32 @@ def test_kernel_and_products():
             aj.SetPadValue(aj.reset_state(p, ub_bytes=64), aj.uint8, 0, profile=p)
         with pytest.raises(aj.UnsupportedError, match="SetPadValue"):
             REF.SetPadValue(RS.reset_state(p, ub_bytes=64), aj.uint8, 0, profile=p)
+
+
+@pytest.mark.parametrize("pv", [-1, 1.5 + 2j])
+def test_complex32_pad_value_is_a_number(pv):
+    """A complex32 paddingValue / SetPadValue value is a number converted to Complex<half> (each part
+    a half, real part at the lower address: 内置数据类型.md; docs/MODEL.md "A complex scalar is given
+    as a Python number"), not the raw uint32 the element is stored as: -1 overflowed it in the fast
+    path (OverflowError) and became 0xFFFFFFFF in the reference."""
+    p = "ascend950"
+    c32 = aj.as_dtype("complex32")
+    want = np.array([complex(pv).real, complex(pv).imag], np.float16).tobytes() * 4
+    data = np.arange(8, dtype=np.float16)
+    gm = [np.frombuffer(data.tobytes(), np.uint8).copy()]
+    st, rs = _states(p)
+    outs = []
+    for mod, s in ((aj, st), (REF, rs)):
+        out, _ = _copy(mod, s, p, gm, is_pad=True, pv=pv, dtype=c32, n_src=4, right=4)
+        assert np.asarray(out.ub)[256:272].tobytes() == data.tobytes()
+        assert np.asarray(out.ub)[272:288].tobytes() == want, mod
+        outs.append(out)
+        if "complex32" in aj.load_profile(p).api("SetPadValue").dtypes:
+            s2 = mod.SetPadValue(s, c32, pv, profile=p)
+            reg = (
+                s2.pad_value
+                if isinstance(s2.pad_value, bytes)
+                else np.asarray(s2.pad_value, np.uint8).tobytes()
+            )
+            assert reg[-8:] == want[:8]
+    assert message(*outs) is None

@@ -571,6 +571,13 @@ def DataCopyPad(
 
 def _scalar_bytes(value, dt):
     """uint8[sizeof(T)]: ``value`` converted to T (little endian); traced values allowed."""
+    if dt.name == "complex32" and isinstance(value, (int, float, complex, np.number)):
+        # a complex value is a number (docs/MODEL.md: "A complex scalar is given as a Python
+        # number"), each part converted to half (Complex<half>, real part at the lower address,
+        # 内置数据类型.md); not the raw uint32 the element is stored as (-1 overflowed it)
+        c = complex(value)
+        bits = A.round_to_float_bits(c.real, _dt.half) | (A.round_to_float_bits(c.imag, _dt.half) << 16)
+        return jnp.asarray(np.frombuffer(np.uint32(bits).tobytes(), np.uint8).copy())
     if A.is_static(value):
         arr = (
             np.asarray(value).astype(dt.np_dtype) if dt.kind != "complex" else np.asarray(value, dt.np_dtype)

@@ -338,7 +338,7 @@ def _check_dtypes(dtypes):
     from .. import dtypes as _dt
 
     names = [d.strip() for d in (dtypes.split(",") if isinstance(dtypes, str) else dtypes)]
-    known = {d.name for d in _dt.ALL}
+    known = {d.name for d in _dt.ALL} | {d.name for d in _dt.SPECIAL if d.modelled}  # + int4b (int4b_t)
     bad = [d for d in names if d not in known]
     if bad or not names:
         raise ValueError(

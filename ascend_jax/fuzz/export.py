@@ -39,7 +39,9 @@ def export_capsule(capsule, to):
     files = []
     ops = []
     dst = None
-    t_size = _dt.as_dtype(case.dtype).itemsize if getattr(case, "dtype", "-") not in ("-", None) else 1
+    t_size = (
+        max(1, _dt.as_dtype(case.dtype).bits // 8) if getattr(case, "dtype", "-") not in ("-", None) else 1
+    )
     for op in fam.operands(case, p):
         d = _np_dtype(op.dtype)
         ent = dataclasses.asdict(op)

@@ -197,7 +197,7 @@ def DataCopyPad(state, gm, dst, src, dataCopyParams, padParams=None, *, profile=
     moves = []
     if gm2ub:
         left, right = pad.leftPadding * size, pad.rightPadding * size
-        pad_bytes = np.frombuffer(np.asarray(pad.paddingValue).astype(dst.dtype.np_dtype).tobytes(), np.uint8)
+        pad_bytes = np.frombuffer(_value_bytes(pad.paddingValue, dst.dtype), np.uint8)
         filled = pad.isPad
         if not pad.isPad and state.pad_value is not None:
             # SPEC: isPad false "调用SetPadValue时，在接口外部配置需要填充的数据" (DataCopyPad.md): the
@@ -230,13 +230,22 @@ def DataCopyPad(state, gm, dst, src, dataCopyParams, padParams=None, *, profile=
     return _finish(state, gm, moves, (s_side, d_side), align)
 
 
+def _value_bytes(value, d):
+    """``value`` converted to T, as T's bytes (little endian). complex32 (Complex<half>, real part at
+    the lower address, 内置数据类型.md) takes a number: each part becomes a half."""
+    if d.name == "complex32":
+        c = complex(value)
+        return np.array([c.real, c.imag], np.float16).tobytes()
+    return np.asarray(value).astype(d.np_dtype).tobytes()
+
+
 def SetPadValue(state, T, paddingValue, *, profile=None):
     """SetPadValue(ISASI).md: the padding register of DataCopyPad (isPad = false) := ``paddingValue``
     converted to T, its bytes repeated over 8 bytes (CHOICE; docs/MODEL.md "DataCopyPad")."""
     p = as_profile(profile)
     d = _dt.as_dtype(T)
     p.require_api("SetPadValue", d)  # SPEC: "支持的数据类型为：..." (A2/A3/950 only)
-    raw = np.asarray(paddingValue).astype(d.np_dtype).tobytes()
+    raw = _value_bytes(paddingValue, d)
     out = copy_state(state)
     out.pad_value = raw * (8 // d.itemsize)
     return out
@@ -443,7 +452,7 @@ def _nddma(state, gm, dst, src, prm, cfg, p):
         return with_fault(state, int(Fault.BAD_PARAM)), gm
     if 0 in n:
         return copy_state(state), [np.array(b, copy=True) for b in gm]
-    fill = np.frombuffer(np.asarray(prm.constantValue).astype(dst.dtype.np_dtype).tobytes(), np.uint8)
+    fill = np.frombuffer(_value_bytes(prm.constantValue, dst.dtype), np.uint8)
     ext = [lp[k] + n[k] + rp[k] for k in range(dim)]
     pairs = []
     for flat in range(int(np.prod(ext))):

@@ -94,7 +94,8 @@ def mask_label(form, mask_mode, mask, L, is_set_mask=True):
 
 
 def lanes(p, dtype):
-    return p.lanes(_dt.as_dtype(dtype))
+    d = _dt.as_dtype(dtype)
+    return p.repeat_bytes * 8 // d.bits if d.sub_byte else p.lanes(d)
 
 
 # -- shrinking -----------------------------------------------------------------------------------
@@ -389,6 +390,26 @@ def _special_pool(d):
     return pool
 
 
+def _sub_byte_rows(ub, seeds, d, data, nb):
+    """Specials / small values of a sub-byte type (int4b_t): drawn per lane and packed two a byte
+    (element 2k the low nibble); a special-style byte where neither lane was picked keeps its raw
+    bits (the other lane of a picked pair is -1)."""
+    n, m = 8 * nb // d.bits, (1 << d.bits) - 1
+    h = hash_rows(seeds, -(-n // 2), 1 if data == "specials" else 2).view(np.uint32)[:, :n]
+    if data == "specials":
+        pool = np.array(specials(d), dtype=np.int64)
+        pick = pool[((h & np.uint32(0xFFFF)).astype(np.int64) * len(pool)) >> 16]
+        vals = np.where(h >= np.uint32(1 << 31), pick, -1)
+    else:  # uniform over the type's range
+        vals = (h >> np.uint32(32 - d.bits)).astype(np.int64) - (1 << (d.bits - 1))
+    lanes = (vals & m).astype(np.uint8).reshape(len(seeds), -1, 2)
+    packed = lanes[..., 0] | (lanes[..., 1] << d.bits)
+    if data == "specials":
+        keep = (vals.reshape(len(seeds), -1, 2) != -1).any(axis=2)
+        return np.where(keep, packed, ub).astype(np.uint8)
+    return packed.astype(np.uint8)
+
+
 def make_ub(case):
     """The case's initial UB bytes (deterministic from ub_seed and the data style)."""
     return make_ubs([case])[0]
@@ -410,8 +431,11 @@ def make_ubs(cases):
             styles.setdefault((c.data, c.dtype), []).append(r)
     for (data, dtype), rows in styles.items():
         d = _dt.as_dtype(dtype)
-        n = nb // d.itemsize
         rows = np.asarray(rows)
+        if d.sub_byte:
+            ub[rows] = _sub_byte_rows(ub[rows], seeds[rows], d, data, nb)
+            continue
+        n = nb // d.itemsize
         if data == "specials":
             pool = _special_pool(d)
             h = hash_rows(seeds[rows], -(-n // 2), 1).view(np.uint32)[:, :n]

@@ -99,15 +99,58 @@ class CastCase:
 def wide_dtype(c):
     """The wider of the two types: it counts the lanes (Cast.md)."""
     s, t = _dt.as_dtype(c.src_dtype), _dt.as_dtype(c.dtype)
-    return s if s.itemsize > t.itemsize else t
+    return s if s.bits > t.bits else t
+
+
+def has_nibbles(c):
+    """An int4b_t operand: two lanes share a byte (Cast.md 约束说明)."""
+    return _dt.as_dtype(c.src_dtype).sub_byte or _dt.as_dtype(c.dtype).sub_byte
+
+
+def blocks_of(p, L, d):
+    """32-byte blocks a repeat of ``L`` contiguous lanes of ``d`` spans (in bits: int4b_t)."""
+    return max(1, L * d.bits // (8 * p.block_bytes))
+
+
+def _pairs_even(word):
+    """A mask word with both lanes of every byte pair active where either was (bit 2k+1 = bit 2k)."""
+    lo = (word | (word >> 1)) & 0x5555555555555555
+    return lo | (lo << 1)
+
+
+def nibble_safe(lay, p):
+    """The layout fields of ``draw_layout`` made valid for an int4b_t pair. SPEC: "连续模式的mask与
+    tensor前n个数据计算接口的count必须为偶数；对于tensor高维切分计算接口的逐bit模式，对应同一字节的相邻两个
+    比特位的数值必须一致" (Cast.md 约束说明): even counts and continuous masks (a Counter-mode count
+    too), bitwise words and the mask registers in byte pairs. An odd or split one is drawn by the
+    ``invalid_static`` (odd count / mask: UsageError) and ``invalid_data`` (split pair: BAD_MASK) hooks."""
+    out = dict(lay)
+    out["count"] = lay["count"] & ~1
+    lo = 2 if p.zero_mask == "error" else 0  # a mask drawn as 1 to avoid the zero-mask error stays non-zero
+    if isinstance(lay["mask"], int):
+        out["mask"] = max(lay["mask"] & ~1, lo if lay["mask"] else 0)
+    elif isinstance(lay["mask"], tuple):
+        words = [_pairs_even(w) for w in lay["mask"]]
+        if lay["mask_mode"] == 1:
+            words[0] = max(lay["mask"][0] & ~1, lo if lay["mask"][0] else 0)
+        out["mask"] = tuple(words)
+    v = list(lay["vmask"])
+    if lay["mask_mode"] == 1:
+        v[0] &= ~1
+    else:
+        v = [_pairs_even(w) & 0xFFFFFFFF for w in v]
+    out["vmask"] = tuple(v)
+    return out
 
 
 def random_case(rng, p, api, src, dst, mode, form, ub_bytes=8192, fault_rate=0.1):
     S, T = _dt.as_dtype(src), _dt.as_dtype(dst)
-    W = S if S.itemsize > T.itemsize else T
+    W = S if S.bits > T.bits else T
     L = p.lanes(W)
-    blocks = tuple(max(1, L * d.itemsize // p.block_bytes) for d in (T, S))
+    blocks = tuple(blocks_of(p, L, d) for d in (T, S))
     lay = draw_layout(rng, p, L, blocks, DEFAULT_STRIDES, form, fault_rate, ub_bytes)
+    if S.sub_byte or T.sub_byte:
+        lay = nibble_safe(lay, p)
     if form not in COUNT_FORMS and rng.random() < 0.3:
         # each operand at its own contiguous repeat stride (blocks a repeat), as a kernel would
         lay["strides"] = (lay["strides"][0], lay["strides"][1]) + blocks
@@ -164,10 +207,9 @@ def plan(c, state, p, R):
 
 @functools.cache
 def is_modelled(api, src, dst, mode, p):
-    """Whether the fast path models the conversion on ``p`` (a trial call of a plain case). The
-    int4b_t pairs fail the trial (an odd count is a UsageError for them): the family does not draw
-    their byte-pair masks and counts yet; tests/test_cast_differential.py runs their campaigns."""
-    c = CastCase(api, src, dst, mode, "count", 0, (0,), count=1)
+    """Whether the fast path models the conversion on ``p`` (a trial call of a plain case, count 2:
+    an int4b_t pair needs an even count, Cast.md 约束说明)."""
+    c = CastCase(api, src, dst, mode, "count", 0, (0,), count=2)
     try:
         if api == "Cast":
             plan(c, state_for(c, p), p, 1)
@@ -178,6 +220,12 @@ def is_modelled(api, src, dst, mode, p):
     except (NotModelledError, UsageError):
         return False
     return True
+
+
+def _nibble_ok(c, p):
+    """The int4b_t pair rule holds for the case's count / mask / registers (shrink candidates)."""
+    fields = {"count": c.count, "mask": c.mask, "mask_mode": c.mask_mode, "vmask": c.vmask}
+    return nibble_safe(fields, p) == fields
 
 
 # -- the engine's adapter ----------------------------------------------------------------------
@@ -223,8 +271,12 @@ class CastFamily(Family):
         rep = dataclasses.replace
         opts = []
         W = wide_dtype(case)
+        nib = case.api == "Cast" and has_nibbles(case)
         if case.form in COUNT_FORMS:
-            opts.append((rep(case, count=p.ub_usable_bytes // W.itemsize + 1), "count"))
+            over = p.ub_usable_bytes // W.itemsize + 1
+            opts.append((rep(case, count=over + (over & 1 if nib else 0)), "count"))
+            if nib and case.form == "count":  # SPEC: "count必须为偶数" (int4b_t, Cast.md 约束说明)
+                opts.append((rep(case, count=case.count | 1), "count"))
         else:
             opts.append((rep(case, repeat=p.max_repeat_times + 1), "repeatTime"))
             opts.append(
@@ -238,6 +290,9 @@ class CastFamily(Family):
         bad_modes = [
             m for m in ("RINT", "FLOOR", "CEIL", "ROUND", "TRUNC", "ODD", "NONE", "HYBRID") if m not in ok
         ]
+        if nib and case.form == "continuous" and case.mask_mode == 0:
+            # SPEC: "连续模式的mask ... 必须为偶数" (int4b_t)
+            opts.append((rep(case, mask=case.mask | 1), "mask"))
         if bad_modes:
             opts.append((rep(case, mode=bad_modes[int(rng.integers(len(bad_modes)))]), "roundMode"))
         if case.api == "Cast":
@@ -252,6 +307,13 @@ class CastFamily(Family):
         return opts[int(rng.integers(len(opts)))]
 
     def invalid_data(self, rng, p, case):
+        if has_nibbles(case) and case.form == "bitwise" and case.mask_mode == 0 and rng.random() < 0.5:
+            # SPEC: "逐bit模式，对应同一字节的相邻两个比特位的数值必须一致" (int4b_t): a split pair is a
+            # run-time BAD_MASK (docs/MODEL.md "int4b_t"); lane 2k on, 2k + 1 off
+            k = int(rng.integers(0, min(p.lanes(wide_dtype(case)), 64) // 2))
+            words = list(case.mask)
+            words[0] = (words[0] | (1 << (2 * k))) & ~(1 << (2 * k + 1))
+            return dataclasses.replace(case, mask=tuple(words), repeat=max(case.repeat, 1)), "split-pair"
         return src_mutations(rng, p, case)
 
     def signature(self, case, p):
@@ -308,15 +370,17 @@ class CastFamily(Family):
             out = [rep(case, count=c) for c in smaller_ints(case.count, lo=1)]
         else:
             out = generic_shrinks(case, p, DEFAULT_STRIDES)  # its last candidate: data="small"
+        if has_nibbles(case):  # candidates stay valid: even counts, masks in byte pairs
+            out = [x for x in out if _nibble_ok(x, p)]
         if case.form in COUNT_FORMS and case.data != "small":
             out.append(rep(case, data="small"))
-        return out + mode_shrinks(case)
+        return out + [x for x in mode_shrinks(case) if not has_nibbles(case) or _nibble_ok(x, p)]
 
     def operands(self, case, p):
         S, T = _dt.as_dtype(case.src_dtype), _dt.as_dtype(case.dtype)
         L = p.lanes(wide_dtype(case))
         reps = reps_needed(case, L)
-        nd, ns = (max(1, L * d.itemsize // 32) for d in (T, S))
+        nd, ns = (blocks_of(p, L, d) for d in (T, S))
         s = (1, 1, nd, ns) if case.form in COUNT_FORMS else case.strides
         return [
             strided_operand("src", case.srcs[0], S.name, s[1], s[3], ns, reps, "in"),
