@@ -114,6 +114,7 @@ from .api.layout import (  # data layout 数据排布转换 / 数据重排 (issu
     TransposeType,
 )
 from .api.padding import VectorPadding  # 数据填充 VectorPadding(ISASI) (helper "vpad")
+from .api.planned import PlanKey, plan, run, run_batched  # the planned-call interface (docs/PLAN_RUN.md)
 from .api.reduce import GetReduceRepeatMaxMinSpr, GetReduceRepeatSumSpr
 from .api.registers import MaskMode, SaturationMode
 from .api.sort import GetMrgSortResult, MrgSort, MrgSort4, ProposalConcat, ProposalExtract, RpSort16, Sort32
