@@ -17,9 +17,12 @@ import dataclasses
 import functools
 
 import jax
+import numpy as np
 
 from .. import _compile
+from .._engine import lanes as _lanes
 from ..errors import UsageError
+from . import _args as _A
 from . import unary_scalar as _us
 
 
@@ -41,6 +44,36 @@ def _plan_unary_scalar(
 # API name -> group; group -> (planner, runner). The planners are the API modules' own.
 _GROUPS = {"unary_scalar": (_plan_unary_scalar, _us.run_planned)}
 _API_GROUP = {name: "unary_scalar" for name in _us.API_CODES}
+
+
+# The traced values' codes, for callers that build stacked ``values`` of many cases themselves (the
+# fuzz families): the APIs of a group in API-code order (values["op"] indexes it) and the call forms
+# (values["kind"]).
+GROUP_APIS = {"unary_scalar": tuple(_us.API_CODES)}
+FORM_CODES = {
+    "count": _lanes.KIND_COUNT,  # count form, isSetMask=True
+    "count_register": _lanes.KIND_COUNT_REGISTER,  # count form, isSetMask=False
+    "continuous": _lanes.KIND_CONTINUOUS,
+    "bitwise": _lanes.KIND_BITWISE,
+    "register": _lanes.KIND_REGISTER,  # MASK_PLACEHOLDER
+}
+repeat_bucket = _A.bucket  # the static repeat bucket of a key for n repeats
+
+
+def scalar_value_bits(api, value, dtype, profile):
+    """values["scalar"] of a host scalar: its bit pattern after the API's conversion to T, as NumPy
+    uint32 (64-bit lanes: a (low, high) pair); checked as the direct call checks it."""
+    if dtype.kind == "complex":
+        return np.asarray(_A.scalar_bits(api, value, dtype, profile))
+    return _A.host_scalar_bits(api, value, dtype, profile)
+
+
+def group_key(group, dtype, R, profile):
+    """The key ``plan`` returns for a call of ``group`` with ``dtype`` and repeat bucket ``R`` (values
+    built by the caller, in ``plan``'s format, with the call forms' lanes in order)."""
+    if group not in GROUP_APIS:
+        raise UsageError("group_key", "group", group, ", ".join(GROUP_APIS), None)
+    return PlanKey(group, (dtype, R, True, profile))
 
 
 def _api_name(api):
