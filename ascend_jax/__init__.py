@@ -114,6 +114,17 @@ from .api.layout import (  # data layout 数据排布转换 / 数据重排 (issu
     TransposeType,
 )
 from .api.padding import VectorPadding  # 数据填充 VectorPadding(ISASI) (helper "vpad")
+from .api.planned import (  # the planned-call interface (docs/PLAN_RUN.md)
+    FORM_CODES,
+    GROUP_APIS,
+    PlanKey,
+    group_key,
+    plan,
+    repeat_bucket,
+    run,
+    run_batched,
+    scalar_value_bits,
+)
 from .api.reduce import GetReduceRepeatMaxMinSpr, GetReduceRepeatSumSpr
 from .api.registers import MaskMode, SaturationMode
 from .api.sort import GetMrgSortResult, MrgSort, MrgSort4, ProposalConcat, ProposalExtract, RpSort16, Sort32

@@ -8,7 +8,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
-MOVED = ("docs/SCALE_OUT.md", "docs/BRING_YOUR_OWN_KERNEL.md", "docs/CHECKER_WARNINGS.md")
+MOVED = ("docs/SCALE_OUT.md", "docs/BRING_YOUR_OWN_KERNEL.md", "docs/CHECKER_WARNINGS.md", "docs/PLAN_RUN.md")
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 
 

@@ -30,7 +30,10 @@ _PROTOS = (
 )
 
 
-def unary_scalar_call(api, op, state, dst, src, scalar, args, profile, isSetMask, max_repeats):
+def plan_unary_scalar(api, state, dst, src, scalar, args, profile, isSetMask, max_repeats):
+    """The planner behind ``aj.plan`` for this group: checks the call (static misuse raises here)
+    and returns ``(static, dyn)``: ``static`` = (dtype, repeat bucket R, ordered, profile), the API
+    name not among them; ``dyn`` every other parameter as traced data, the API code in dyn["op"]."""
     p = as_profile(profile)
     form, R, ordered, dyn = plan_unary_call(
         api, state, dst, src, args, p, isSetMask, max_repeats, int64_lanes=True
@@ -39,10 +42,21 @@ def unary_scalar_call(api, op, state, dst, src, scalar, args, profile, isSetMask
     # One program serves all four APIs of a dtype (the API is traced data, dyn["op"]): a compile
     # costs ~1 s on CPU, computing the three unused element functions a few microseconds.
     dyn["op"] = jnp.asarray(API_CODES.index(api), I32)
+    return (dst.dtype, R, ordered, p), dyn
+
+
+def run_planned(static, state, dyn):
+    """Runs a call planned by :func:`plan_unary_scalar` (pure, jit- and vmap-compatible)."""
+    dtype, R, ordered, p = static
     st = StridedStatic(
-        api="*", dtype=dst.dtype, R=R, ordered=ordered, profile=p, elem=_any_elem, api_codes=API_CODES
+        api="*", dtype=dtype, R=R, ordered=ordered, profile=p, elem=_any_elem, api_codes=API_CODES
     )
     return run_strided(st, state, dyn)
+
+
+def unary_scalar_call(api, op, state, dst, src, scalar, args, profile, isSetMask, max_repeats):
+    static, dyn = plan_unary_scalar(api, state, dst, src, scalar, args, profile, isSetMask, max_repeats)
+    return run_planned(static, state, dyn)
 
 
 def run_traced(api, state, dyn, dtype, profile, R):

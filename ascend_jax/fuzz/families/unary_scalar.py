@@ -12,14 +12,12 @@ and the engine's adapter (``UnaryScalarFamily``, at the end).
 import dataclasses
 import math
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ... import _compile
+import ascend_jax as aj
+
 from ... import dtypes as _dt
-from ...api import _args as A
-from ...api.unary_scalar import API_CODES, run_traced
 from ...params import UnaryRepeatParams
 from ...profile import as_profile
 from ...tensor import MASK_PLACEHOLDER, LocalTensor
@@ -280,25 +278,22 @@ def coarse_bucket(n, buckets=(4, 16, 256)):
     for b in buckets:
         if n <= b:
             return b
-    return A.bucket(n)
+    return aj.repeat_bucket(n)
+
+
+API_CODES = aj.GROUP_APIS["unary_scalar"]  # values["op"] indexes it
 
 
 def _kind(c):
-    from ..._engine import pipeline as PL
-
     if c.form == "count":
-        return PL.KIND_COUNT if c.is_set_mask else PL.KIND_COUNT_REGISTER
-    return {"continuous": PL.KIND_CONTINUOUS, "bitwise": PL.KIND_BITWISE, "register": PL.KIND_REGISTER}[
-        c.form
-    ]
+        return aj.FORM_CODES["count" if c.is_set_mask else "count_register"]
+    return aj.FORM_CODES[c.form]
 
 
 def _scalar_bits(api, v, d, p):
-    """The scalar's bit pattern (``api._args.scalar_bits``) as NumPy: a host scalar without a device
-    array (it was most of a batch's Python time)."""
-    if d.kind == "complex":
-        return np.asarray(A.scalar_bits(api, v, d, p))
-    return A.host_scalar_bits(api, v, d, p)
+    """The scalar's bit pattern (``aj.scalar_value_bits``: host NumPy, no device array for a host
+    scalar (it was most of a batch's Python time))."""
+    return aj.scalar_value_bits(api, v, d, p)
 
 
 def stack_params(cs, p):
@@ -340,20 +335,9 @@ def stack_params(cs, p):
     return out
 
 
-_FN_CACHE = {}
-
-
 def batched_fn(dtype, R, p):
     """One compiled program per (dtype, repeat bucket, profile): the API is traced data too."""
-    key = (dtype, R, p)
-    if key not in _FN_CACHE:
-        d = _dt.as_dtype(dtype)
-
-        def one(state, dyn):
-            return run_traced("*", state, dyn, d, p, R)
-
-        _FN_CACHE[key] = _compile.jit(jax.vmap(one))
-    return _FN_CACHE[key]
+    return aj.run_batched(aj.group_key("unary_scalar", _dt.as_dtype(dtype), R, p))
 
 
 # -- the engine's adapter ----------------------------------------------------------------------

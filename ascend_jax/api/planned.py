@@ -1,0 +1,109 @@
+"""The public planned-call interface: ``aj.plan`` / ``aj.run`` / ``aj.run_batched`` (issue 36).
+
+``plan(api, state, *args, profile=None, max_repeats=None, **kwargs) -> (key, values)`` checks a call
+exactly as the public API does (static misuse raises the same ``UsageError`` here) and splits it into
+a hashable static ``key`` and ``values``, a pytree of arrays (addresses, counts, masks, strides,
+scalar bits, and the API code where one engine core serves a group of APIs). ``run(key, state,
+values) -> state`` is pure: it may be jitted and vmapped over ``(state, values)``, and
+``run(key, *plan(...)[1:])`` equals the direct call bit for bit. Where a group of APIs shares one core
+the key does not name the API: sweeping several APIs of a group over one dtype and call-form bucket
+compiles one program. Docs: docs/PLAN_RUN.md.
+
+Groups with a planner so far: the unary-scalar APIs (Adds, Muls, Maxs, Mins). Other APIs raise
+``UsageError`` naming ``plan``'s argument ``api`` and the allowed values.
+"""
+
+import dataclasses
+import functools
+
+import jax
+import numpy as np
+
+from .. import _compile
+from .._engine import lanes as _lanes
+from ..errors import UsageError
+from . import _args as _A
+from . import unary_scalar as _us
+
+
+@dataclasses.dataclass(frozen=True)
+class PlanKey:
+    """The static half of a planned call: the API group and the group's static choices (dtype,
+    repeat bucket, ...; hashable). Two calls with equal keys run in one compiled program."""
+
+    group: str
+    static: tuple
+
+
+def _plan_unary_scalar(
+    api, state, dst, src, scalarValue, *args, profile=None, isSetMask=True, max_repeats=None
+):
+    return _us.plan_unary_scalar(api, state, dst, src, scalarValue, args, profile, isSetMask, max_repeats)
+
+
+# API name -> group; group -> (planner, runner). The planners are the API modules' own.
+_GROUPS = {"unary_scalar": (_plan_unary_scalar, _us.run_planned)}
+_API_GROUP = {name: "unary_scalar" for name in _us.API_CODES}
+
+
+# The traced values' codes, for callers that build stacked ``values`` of many cases themselves (the
+# fuzz families): the APIs of a group in API-code order (values["op"] indexes it) and the call forms
+# (values["kind"]).
+GROUP_APIS = {"unary_scalar": tuple(_us.API_CODES)}
+FORM_CODES = {
+    "count": _lanes.KIND_COUNT,  # count form, isSetMask=True
+    "count_register": _lanes.KIND_COUNT_REGISTER,  # count form, isSetMask=False
+    "continuous": _lanes.KIND_CONTINUOUS,
+    "bitwise": _lanes.KIND_BITWISE,
+    "register": _lanes.KIND_REGISTER,  # MASK_PLACEHOLDER
+}
+repeat_bucket = _A.bucket  # the static repeat bucket of a key for n repeats
+
+
+def scalar_value_bits(api, value, dtype, profile):
+    """values["scalar"] of a host scalar: its bit pattern after the API's conversion to T, as NumPy
+    uint32 (64-bit lanes: a (low, high) pair); checked as the direct call checks it."""
+    if dtype.kind == "complex":
+        return np.asarray(_A.scalar_bits(api, value, dtype, profile))
+    return _A.host_scalar_bits(api, value, dtype, profile)
+
+
+def group_key(group, dtype, R, profile):
+    """The key ``plan`` returns for a call of ``group`` with ``dtype`` and repeat bucket ``R`` (values
+    built by the caller, in ``plan``'s format, with the call forms' lanes in order)."""
+    if group not in GROUP_APIS:
+        raise UsageError("group_key", "group", group, ", ".join(GROUP_APIS), None)
+    return PlanKey(group, (dtype, R, True, profile))
+
+
+def _api_name(api):
+    name = api if isinstance(api, str) else getattr(api, "__name__", api)
+    if name not in _API_GROUP:
+        raise UsageError("plan", "api", api, ", ".join(sorted(_API_GROUP)), None, "no planner for this API")
+    return name
+
+
+def plan(api, state, *args, profile=None, max_repeats=None, **kwargs):
+    """Plans ``api(state, *args, ...)``: returns ``(key, values)`` (see the module docstring)."""
+    name = _api_name(api)
+    group = _API_GROUP[name]
+    planner = _GROUPS[group][0]
+    static, values = planner(name, state, *args, profile=profile, max_repeats=max_repeats, **kwargs)
+    return PlanKey(group, tuple(static)), values
+
+
+def run(key, state, values):
+    """Runs a planned call: returns the new CoreState (pure; jit- and vmap-compatible)."""
+    if not isinstance(key, PlanKey):
+        raise UsageError("run", "key", key, "a PlanKey returned by aj.plan", None)
+    return _GROUPS[key.group][1](key.static, state, values)
+
+
+_BATCHED = {}
+
+
+def run_batched(key):
+    """One compiled program per key: ``run`` vmapped over stacked ``(states, values)``."""
+    if key not in _BATCHED:
+        _BATCHED[key] = _compile.jit(jax.vmap(functools.partial(run, key)))
+    return _BATCHED[key]
