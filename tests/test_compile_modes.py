@@ -21,7 +21,8 @@ DEFAULT_BUILD = {"xla_backend_optimization_level": 3, "xla_cpu_use_fusion_emitte
 
 def _select_cases():
     cases = C.random_cases(P, 40, seed=11, all_forms=True, apis=("Select",), dtypes_per_api=1)
-    return [c for c in cases if c.mode == 2 and c.form != "nomask"][:64]
+    cases = [c for c in cases if c.mode == 2 and c.form != "nomask" and not c.big]  # one signature
+    return cases[:64]
 
 
 def _unary_cases():
