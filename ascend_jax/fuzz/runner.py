@@ -128,6 +128,16 @@ def _pad_rows(tree, total):
     return jax.tree_util.tree_map(pad, tree)
 
 
+def _chunk_inputs(adapter, cases, p, batch, fields, sharding):
+    """(padded cases, padded size, CoreState with NumPy leaves, stacked traced values) of a chunk
+    padded to ``batch`` (a multiple of the sharding's device count) with copies of its first case."""
+    total = padded_cases(batch, sharding)
+    padded = list(cases) + [cases[0]] * (total - len(cases))
+    fb = _pad_rows(batch_fields(adapter, cases, p, fields), total)
+    state = place_cases(CoreState(**{f: fb[f] for f in _FIELDS}), sharding, total)
+    return padded, total, state, place_cases(adapter.stack_dyn(padded, p), sharding, total)
+
+
 def fields_of(adapter, case, p, fields=None):
     return fields if fields is not None else initial_fields(case, adapter.initial_ub(case))
 
@@ -177,11 +187,8 @@ def _run_fast_chunk(adapter, cases, p, batch, fields, sharding, quick):
             st, ret = adapter.fast_one(c, core_state(f), p)
             out.append((jax.tree_util.tree_map(np.asarray, st), None if ret is None else np.asarray(ret)))
         return out
-    total = padded_cases(batch, sharding)
-    padded = list(cases) + [cases[0]] * (total - n)
-    fb = _pad_rows(batch_fields(adapter, cases, p, fields), total)
-    state = place_cases(CoreState(**{f: jnp.asarray(fb[f]) for f in _FIELDS}), sharding, total)
-    dyn = place_cases(adapter.stack_dyn(padded, p), sharding, total)
+    padded, total, state, dyn = _chunk_inputs(adapter, cases, p, batch, fields, sharding)
+    state = jax.tree_util.tree_map(jnp.asarray, state)
     st, ret = _first_call_locked(
         (type(adapter).__name__, adapter.signature(padded[0], p), id(p), total, sharding is not None, quick),
         adapter.fast_fn(padded[0], p),
@@ -267,13 +274,9 @@ def launch_chunk(adapter, cases, p, batch, sharding=None, quick=None, compiled=T
         st = {f: np.stack([np.asarray(getattr(s, f)) for s, _ in res]) for f in _FIELDS}
         ret = None if res[0][1] is None else np.stack([np.asarray(r) for _, r in res])
         return Launched((types.SimpleNamespace(**st), ret), n)
-    total = padded_cases(batch, sharding)
-    padded = list(cases) + [cases[0]] * (total - n)
-    fb = _pad_rows(batch_fields(adapter, cases, p), total)
     # NumPy leaves: the program transfers them itself (a ``jnp.asarray`` here would queue behind
     # the chunk still running and wait for it)
-    state = place_cases(CoreState(**{f: fb[f] for f in _FIELDS}), sharding, total)
-    dyn = place_cases(adapter.stack_dyn(padded, p), sharding, total)
+    padded, _, state, dyn = _chunk_inputs(adapter, cases, p, batch, None, sharding)
     fn = fast_program(adapter, padded[0], p) if compiled else adapter.fast_fn(padded[0], p)
     with _compile.quick_compile(quick):
         out = fn(state, dyn)
