@@ -120,10 +120,10 @@ def test_chunk_size():
     assert runner.chunk_size(3, 4) == 4
 
 
-def test_compiled_chunk_equals_the_eager_chunk():
-    """The campaign's chunk (the family's public-API call jitted whole per signature, padded to
-    ``chunk_size``) gives the eager vmap's bits (``run_fast_chunk``, padded to 16), for families on
-    ``Family.fast_fn`` (Select, GatherMask) and one with its own program (Adds)."""
+@pytest.fixture(scope="module")
+def picked_chunks():
+    """Eleven cases of the largest signature of each family of an Adds + Select + GatherMask
+    campaign, with the eager vmap's results (``run_fast_chunk``, padded to 16)."""
     plan = make_plan(P, "Adds,Select,GatherMask")
     fcs = [generate_case(plan, 5, i, 0.1, 1.0) for i in range(400)]
     groups = {}
@@ -134,17 +134,70 @@ def test_compiled_chunk_equals_the_eager_chunk():
     for key, fl in sorted(groups.items(), key=lambda kv: -len(kv[1])):
         picked.setdefault(key[0], fl[:11])
     assert set(picked) == {"unary_scalar", "compare_select", "gather_mask"}
+    out = []
     for fl in picked.values():
         fam, cases = fl[0].family, [fc.case for fc in fl]
-        batch = runner.launch_chunk(fam, cases, P, runner.chunk_size(len(cases), 256), quick=True).result()
-        eager = runner.run_fast_chunk(fam, cases, P, 16, quick=True)
-        assert batch.n == len(cases)
-        for j, (st, ret) in enumerate(eager):
-            row, ret_b = batch.row(j)
-            for f in runner._FIELDS:
-                assert np.array_equal(np.asarray(getattr(st, f)), getattr(row, f)), (fam.name, f, j)
-            assert (ret is None) == (ret_b is None)
-        assert digests(batch.fields, batch.ret) == [digest(st, ret) for st, ret in eager]
+        out.append((fam, cases, runner.run_fast_chunk(fam, cases, P, 16, quick=True)))
+    return out
+
+
+def _assert_batch_is(batch, eager, name):
+    assert batch.n == len(eager)
+    for j, (st, ret) in enumerate(eager):
+        row, ret_b = batch.row(j)
+        for f in runner._FIELDS:
+            assert np.array_equal(np.asarray(getattr(st, f)), getattr(row, f)), (name, f, j)
+        assert (ret is None) == (ret_b is None)
+    assert digests(batch.fields, batch.ret) == [digest(st, ret) for st, ret in eager]
+
+
+def _launch(fam, cases):
+    return runner.launch_chunk(fam, cases, P, runner.chunk_size(len(cases), 256), quick=True).result()
+
+
+def test_compiled_chunk_equals_the_eager_chunk(picked_chunks):
+    """The campaign's chunk (the family's public-API call jitted whole per signature, padded to
+    ``chunk_size``) gives the eager vmap's bits (``run_fast_chunk``, padded to 16), for families on
+    ``Family.fast_fn`` (Select, GatherMask) and one with its own program (Adds)."""
+    for fam, cases, eager in picked_chunks:
+        _assert_batch_is(_launch(fam, cases), eager, fam.name)
+
+
+def test_stored_executable_gives_the_same_bits(picked_chunks, tmp_path, monkeypatch):
+    """A chunk program written to the executable store (``_compile.executable``) and loaded back in
+    place of a compilation (a later run: the process memo emptied) gives the eager bits; a damaged
+    store file is rebuilt, not used; the store key changes with the package's sources."""
+    from ascend_jax import _compile
+
+    monkeypatch.setattr(_compile, "_store_dir", lambda: tmp_path)
+    monkeypatch.setattr(_compile, "_LOADED", {})
+    fresh = []
+    real_fresh = _compile._fresh_compile
+
+    def counting():
+        fresh.append(1)
+        return real_fresh()
+
+    monkeypatch.setattr(_compile, "_fresh_compile", counting)
+    for fam, cases, eager in picked_chunks:
+        _assert_batch_is(_launch(fam, cases), eager, fam.name)  # compiled, written
+    assert len(fresh) == 3 and len(list(tmp_path.glob("*.exe"))) == 3
+    _compile._LOADED.clear()
+    for fam, cases, eager in picked_chunks:
+        _assert_batch_is(_launch(fam, cases), eager, fam.name)  # loaded, not compiled
+    assert len(fresh) == 3
+    for f in tmp_path.glob("*.exe"):
+        f.write_bytes(b"not an executable")
+    _compile._LOADED.clear()
+    fam, cases, eager = picked_chunks[0]
+    _assert_batch_is(_launch(fam, cases), eager, fam.name)  # rebuilt
+    assert len(fresh) == 4
+    args = ({"x": np.zeros(3, np.int32)},)
+    k1 = _compile._full_key("k", args, False)
+    assert _compile._full_key("k", args, True) != k1
+    assert _compile._full_key("k", ({"x": np.zeros(4, np.int32)},), False) != k1
+    monkeypatch.setattr(_compile, "_sources_hash", lambda: "an edited engine")
+    assert _compile._full_key("k", args, False) != k1
 
 
 def test_a_journal_of_the_old_ub_generator_is_not_resumed(tmp_path):
