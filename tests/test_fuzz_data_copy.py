@@ -334,3 +334,33 @@ def test_layout_forms_fuzzed(profile):
         rec = check_static(FuzzCase(i, "DataCopy", FAM, bad, "invalid-static", what, True), p)
         assert rec["status"] == "rejected", rec
         assert what in rec["note"], rec["note"]
+
+
+def test_complex32_pad_value_drawn_as_a_number():
+    """A complex32 paddingValue / SetPadValue value is drawn as a number (its halves from the
+    drawn bits, a NaN part 0.0): both implementations convert it to Complex<half> the same way on
+    the traced path (the row holds the number's bits) and the static one. Before, the family passed
+    the raw uint32 (0xAE21BBAC = 2.9e9 overflowed to inf in the reference; the traced fast path
+    took the bits: seen in the 950 nightly campaign)."""
+    p = load_profile("ascend950")
+    fam = family_of_api("DataCopyPad")
+    bits = 0xAE21BBAC  # halves: 0xBBAC (-0.958984375), 0xAE21 (-0.09576416015625)
+    nan_imag = 0x7E00BBAC  # imaginary half a NaN: passed as 0.0
+    base = CC.CopyCase(
+        api="DataCopyPad", kind="gm2ub", form="legacy", dtype="complex32", src=0, dst=2560,
+        params=(5, 64, 1, 3), is_pad=True, pad=(0, 7), pad_bits=bits, reg_bits=-1, vmask=(0,) * 8,
+        ctrl=(0, 0), ub_seed=1, gm_seed=2, ub_bytes=4096, gm_bytes=3000, nb=64,
+    )  # fmt: skip
+    cases = [base, dataclasses.replace(base, pad_bits=nan_imag), dataclasses.replace(base, reg_bits=bits)]
+    assert CC.pad_value(base) == complex(-0.958984375, -0.09576416015625)
+    assert CC.pad_value(cases[1]) == complex(-0.958984375, 0.0)
+    fast = fam.run_fast(cases, p, batch=8)
+    for c, f in zip(cases, fast, strict=True):
+        r = fam.run_reference(c, p)
+        assert fam.compare(f, r) is None
+        assert fam.compare(fam.run_static(c, p), r) is None
+    # the pad the implementations wrote: Complex<half> of the number (real part first), 7 right
+    # padding elements in each of the 5 blocks
+    for c, pattern in ((base, "acbb21ae"), (cases[1], "acbb0000")):
+        words = np.asarray(fam.run_reference(c, p)[0].ub)[2560:].view(np.uint32)
+        assert np.count_nonzero(words == int.from_bytes(bytes.fromhex(pattern), "little")) >= 35

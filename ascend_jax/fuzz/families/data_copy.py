@@ -182,10 +182,29 @@ def units(p, api):
     return out + (LAY.units(p) if api == "DataCopy" else [])
 
 
+def _value_of_bits(bits, d):
+    """The value of T with bit pattern ``bits`` as passed to both implementations: a NumPy scalar of
+    T; for complex32 a Python complex (docs/MODEL.md: a complex scalar is given as a number, each
+    part converted to half), its halves from the bits (real part low), a NaN part as 0.0 (a NaN
+    scalar's payload and sign are not modelled)."""
+    bits &= (1 << d.bits) - 1
+    if d.name == "complex32":
+        parts = np.array([bits & 0xFFFF, bits >> 16], np.uint16).view(np.float16).astype(float)
+        return complex(*(0.0 if v != v else float(v) for v in parts))
+    return np.array([bits], d.bits_dtype).view(d.np_dtype)[0]
+
+
+def _traced_values(values, d):
+    """A column of values for the traced path: complex32 as the bit patterns of the numbers (a
+    traced complex32 scalar is its uint32 element, ascend_jax.api.data_copy._scalar_bytes)."""
+    if d.name == "complex32":
+        return np.array([np.array([v.real, v.imag], np.float16).view(np.uint32)[0] for v in values])
+    return np.array(values)
+
+
 def reg_value(c):
-    """SetPadValue's value: a NumPy scalar of T from ``reg_bits`` (T under 8 bytes)."""
-    d = _dt.as_dtype(c.dtype)
-    return np.array([c.reg_bits & ((1 << d.bits) - 1)], d.bits_dtype).view(d.np_dtype)[0]
+    """SetPadValue's value: T's value from ``reg_bits`` (T under 8 bytes; ``_value_of_bits``)."""
+    return _value_of_bits(c.reg_bits, _dt.as_dtype(c.dtype))
 
 
 def pad_value(c):
@@ -194,7 +213,7 @@ def pad_value(c):
     d = _dt.as_dtype(c.dtype)
     if d.itemsize == 8:
         return int(c.pad_bits)
-    return np.array([c.pad_bits & ((1 << d.bits) - 1)], d.bits_dtype).view(d.np_dtype)[0]
+    return _value_of_bits(c.pad_bits, d)
 
 
 # -- generation -----------------------------------------------------------------------------------
@@ -473,9 +492,9 @@ def stack_dyn(cases, p):
         dyn["lp"] = col(lambda c: c.pad[0])
         dyn["rp"] = col(lambda c: c.pad[1])
         if c0.size < 8:
-            dyn["pv"] = np.array([pad_value(c) for c in cases])
+            dyn["pv"] = _traced_values([pad_value(c) for c in cases], _dt.as_dtype(c0.dtype))
         if c0.reg_bits >= 0:
-            dyn["rv"] = np.array([reg_value(c) for c in cases])
+            dyn["rv"] = _traced_values([reg_value(c) for c in cases], _dt.as_dtype(c0.dtype))
     return dyn
 
 
