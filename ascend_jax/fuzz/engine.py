@@ -5,6 +5,7 @@ oracle sample meanwhile; results go to the journal as each chunk finishes (recor
 batch); mismatches are shrunk and written as repro capsules."""
 
 import collections
+import functools
 import json
 import os
 import pathlib
@@ -219,15 +220,26 @@ def _version():
         return "source"
 
 
-def _run_dynamic(fcs, p, batch, workers, oracle, emit, timing=None, sharding=None):
+def _run_dynamic(fcs, p, batch, workers, oracle, emit, timing=None, sharding=None, idle=None):
     """Bucket ``fcs`` by (family, signature) and run them chunk by chunk on this thread: each chunk
     is dispatched to the fast path (``runner.launch_chunk``: one compiled program per signature,
     JAX runs it asynchronously) up to ``workers`` chunks ahead, and while it runs this thread
     computes the reference on the chunk's oracle sample, then reads the results back as one batch,
     compares, and emits the records (digests built per batch). ``timing`` (a dict) collects the
     fast path's seconds per chunk (building its inputs, dispatching, waiting for and reading back
-    its results) and the oracle's; ``sharding`` splits each chunk over devices."""
+    its results) and the oracle's; ``sharding`` splits each chunk over devices. ``idle``: a deque
+    of zero-argument callables returning one record each (the invalid-static checks), run while a
+    chunk is still running instead of waiting for it, the rest at the end."""
     timing = {} if timing is None else timing
+    idle = collections.deque() if idle is None else idle
+
+    def run_idle(out=None):
+        recs = []
+        while idle and (out is None or not out.ready()):
+            recs.append(idle.popleft()())
+        if recs:
+            emit(recs)
+
     groups = {}
     for k, fc in enumerate(fcs):
         groups.setdefault((fc.family.name, fc.family.signature(fc.case, p)), []).append(k)
@@ -277,6 +289,8 @@ def _run_dynamic(fcs, p, batch, workers, oracle, emit, timing=None, sharding=Non
                     refs[k] = e
         timing["oracle_seconds"] = timing.get("oracle_seconds", 0.0) + time.perf_counter() - t_or
         timing["oracle_cases"] = timing.get("oracle_cases", 0) + len(refs)
+        if not isinstance(out, Exception):
+            run_idle(out)
         t = time.perf_counter()
         try:
             if isinstance(out, Exception):
@@ -312,6 +326,7 @@ def _run_dynamic(fcs, p, batch, workers, oracle, emit, timing=None, sharding=Non
                 finish(*inflight.popleft())
     while inflight:
         finish(*inflight.popleft())
+    run_idle()
     built.save()
 
 
@@ -493,7 +508,9 @@ def run(
     try:
         for r0 in range(0, len(todo), ROUND):
             fcs = [generate_case(plan, seed, i, invalid_rate, frac) for i in todo[r0 : r0 + ROUND]]
-            emit([check_static(fc, p, oracle) for fc in fcs if fc.kind == "invalid-static"])
+            static = collections.deque(
+                functools.partial(check_static, fc, p, oracle) for fc in fcs if fc.kind == "invalid-static"
+            )
             _run_dynamic(
                 [fc for fc in fcs if fc.kind != "invalid-static"],
                 p,
@@ -503,6 +520,7 @@ def run(
                 emit,
                 timing,
                 sharding,
+                idle=static,
             )
     finally:
         bar.close()

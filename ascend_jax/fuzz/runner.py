@@ -223,6 +223,10 @@ class Launched:
     def wait(self):
         jax.block_until_ready(self._out)
 
+    def ready(self):
+        """Whether the chunk's results are computed (never waits)."""
+        return all(getattr(x, "is_ready", lambda: True)() for x in jax.tree_util.tree_leaves(self._out))
+
     def result(self):
         st, ret = self._out
         n = self._n
