@@ -96,6 +96,11 @@ def core_state(fields_list):
     )
 
 
+def host_state(fields):
+    """One case's CoreState with NumPy leaves (the fast path's programs take them as they are)."""
+    return CoreState(**{f: np.asarray(fields.get(f, _DEFAULTS.get(f))) for f in _FIELDS})
+
+
 def batch_fields(adapter, cases, p, fields=None):
     """The initial fields of ``cases`` stacked over a leading case axis (NumPy), as
     ``initial_fields`` gives them one by one; ``fields``: per-case field dicts to stack instead."""
