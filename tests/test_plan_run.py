@@ -86,3 +86,104 @@ def test_a_traced_value_where_the_key_needs_a_static_one():
     with pytest.raises(aj.UsageError) as got:
         jax.jit(planned)(True)
     assert got.value.argument == want.value.argument == "isSetMask"
+
+
+# -- the compound, axpy, exp_sub and cast groups ---------------------------------------------------
+
+P950 = "ascend950"  # every API of the compound group (AbsSub, Prelu, ExpSub: ISASI)
+
+
+def _compound_calls():
+    f32 = aj.float32
+    dst, s0, s1 = (aj.LocalTensor(f32, a, 128) for a in (0, 4096, 8192))
+    bp = aj.BinaryRepeatParams
+    return [
+        ("AddRelu", (dst, s0, s1, 100), {}),
+        ("SubRelu", (dst, s0, s1, 64, 2, bp()), {}),
+        ("FusedMulAdd", (dst, s0, s1, [2**64 - 5, 0], 1, bp(src0BlkStride=2)), {}),
+        ("MulAddRelu", (dst, s0, s1, aj.MASK_PLACEHOLDER, 1, bp()), {"isSetMask": False}),
+        ("MulAddDst", (dst, s0, s1, 64), {"isSetMask": False}),
+        ("AbsSub", (dst, s0, s1, 70), {}),
+        ("Prelu", (dst[1], s0, s1, 64), {}),  # misaligned dst: a fault, the same bits
+    ]
+
+
+def _other_calls():
+    f32, f16 = aj.float32, aj.half
+    dst, src = aj.LocalTensor(f32, 0, 128), aj.LocalTensor(f32, 4096, 128)
+    h0, h1 = aj.LocalTensor(f16, 4096, 128), aj.LocalTensor(f16, 8192, 128)
+    up = aj.UnaryRepeatParams
+    return [
+        ("Axpy", (dst, src, 1.5, 64, 1, up(srcBlkStride=2)), {}),
+        ("Axpy", (dst, h0, 0.75, 40), {}),  # the mixed row: half sources, a float32 dst
+        ("MulAddDst", (dst, h0, h1, 64, 1, aj.BinaryRepeatParams()), {}),
+        ("ExpSub", (dst, src, aj.LocalTensor(f32, 8192, 128), 50), {}),
+        ("Cast", (aj.LocalTensor(f16, 0, 128), src, "CAST_RINT", 100), {}),
+        ("Cast", (aj.LocalTensor(f16, 0, 128), src, aj.RoundMode.CAST_FLOOR, 64, 2, up(dstRepStride=4)), {}),
+    ]
+
+
+@pytest.mark.parametrize("i", range(7))
+def test_compound_group_run_of_plan_equals_direct_call(i):
+    api, args, kw = _compound_calls()[i]
+    st = _state(10 + i)
+    key, values = aj.plan(api, st, *args, profile=P950, **kw)
+    assert key.group == "compound" and api in aj.GROUP_APIS["compound"]
+    out = aj.run(key, st, values)
+    _same(out, getattr(aj, api)(st, *args, profile=P950, **kw))
+    assert (int(out.fault) != 0) == (i == 6)  # the misaligned dst faults, the others do not
+
+
+def test_the_compound_group_shares_one_key():
+    st = _state(3)
+    calls = _compound_calls()
+    keys = {aj.plan(api, st, *args, profile=P950, max_repeats=4, **kw)[0] for api, args, kw in calls}
+    assert len(keys) == 1, keys  # seven APIs, four call forms: the API and the form are traced data
+
+
+@pytest.mark.parametrize("i", range(6))
+def test_axpy_exp_sub_cast_run_of_plan_equals_direct_call(i):
+    api, args, kw = _other_calls()[i]
+    st = _state(20 + i)
+    key, values = aj.plan(api, st, *args, profile=P950, **kw)
+    _same(aj.run(key, st, values), getattr(aj, api)(st, *args, profile=P950, **kw))
+
+
+def test_round_modes_share_a_cast_key_and_a_vmap_sweep_equals_direct_calls():
+    st = _state(8)
+    dst, src = aj.LocalTensor(aj.half, 0, 128), aj.LocalTensor(aj.float32, 4096, 128)
+    modes = ("CAST_RINT", "CAST_FLOOR", "CAST_CEIL")
+    planned = [aj.plan("Cast", st, dst, src, m, 128, max_repeats=4) for m in modes]
+    keys = {k for k, _ in planned}
+    assert len(keys) == 1, keys  # the round mode is traced data
+    # the key a caller stacking values builds: the (src, dst) pair, the bucket, the profile
+    key = aj.group_key("cast", (aj.float32, aj.half), 4, keys.pop().static[-1])
+    values = jax.tree_util.tree_map(lambda *v: jnp.stack(v), *[v for _, v in planned])
+    states = jax.tree_util.tree_map(lambda x: jnp.stack([x] * len(modes)), st)
+    out = aj.run_batched(key)(states, values)
+    for i, m in enumerate(modes):
+        _same(jax.tree_util.tree_map(lambda x, i=i: x[i], out), aj.Cast(st, dst, src, m, 128))
+
+
+@pytest.mark.parametrize(
+    "api, args, kw",
+    [
+        ("AbsSub", (64, 1, "bp"), {}),  # the count prototype only
+        ("AddRelu", (64, 1, "bp"), {"isSetMask": 1}),  # a bool template argument
+        ("Cast", ("CAST_ODD", 64), {}),  # not a round mode of float32 -> int32
+    ],
+)
+def test_static_misuse_of_the_new_groups_raises_the_direct_calls_error(api, args, kw):
+    st = aj.reset_state(P950)
+    f32 = aj.float32
+    ops = (aj.LocalTensor(f32, 0, 128), aj.LocalTensor(f32, 4096, 128))
+    if api == "Cast":
+        ops = (aj.LocalTensor(aj.int32, 0, 128), ops[1])
+    else:
+        ops += (aj.LocalTensor(f32, 8192, 128),)
+    args = tuple(aj.BinaryRepeatParams() if a == "bp" else a for a in args)
+    with pytest.raises(aj.UsageError) as direct:
+        getattr(aj, api)(st, *ops, *args, profile=P950, **kw)
+    with pytest.raises(aj.UsageError) as planned:
+        aj.plan(api, st, *ops, *args, profile=P950, **kw)
+    assert str(planned.value) == str(direct.value)

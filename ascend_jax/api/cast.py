@@ -158,12 +158,33 @@ def plan_cast(state, dst, src, roundMode, args, profile, isSetMask, max_repeats)
         api, state, wide, args, p, isSetMask, max_repeats, dyn, count_strides=[1, 1, nd, ns]
     )
     dyn["rmode"] = jnp.asarray(CV.MODES[mode], I32)
-    elem = _ConvertElem(s)
     if deq:  # docs/MODEL.md "SetDeqScale and the DEQSCALE conversions"
         dyn["deq"] = register_words(state, "deqscale")
-        elem = DeqElem()
-    st = StridedStatic(api=api, dtype=t, R=R, ordered=ordered, profile=p, elem=elem, src_dtype=s)
-    return st, dyn
+    return _cast_static((s, t), R, ordered, p), dyn
+
+
+def _cast_static(pair, R, ordered, p):
+    """The strided core of the Cast calls of ``pair`` = (src dtype, dst dtype): the round mode is
+    traced (dyn["rmode"]); a DEQSCALE pair converts by the DEQSCALE register (dyn["deq"])."""
+    s, t = pair
+    deq = "DEQSCALE" in cast_pairs(p)[(s.name, t.name)][0]
+    elem = DeqElem() if deq else _ConvertElem(s)
+    return StridedStatic(api="Cast", dtype=t, R=R, ordered=ordered, profile=p, elem=elem, src_dtype=s)
+
+
+# The planned-call interface (``aj.plan`` / ``aj.run``, api/planned.py): the "cast" group, a key's
+# static part (the (src dtype, dst dtype) pair, R, ordered, profile); the round mode is traced.
+
+
+def plan_planned(api, state, dst, src, roundMode, *args, profile=None, isSetMask=True, max_repeats=None):
+    """``aj.plan``'s planner of the "cast" group: ``(static, dyn)``, the direct call's checks."""
+    st, dyn = plan_cast(state, dst, src, roundMode, args, profile, isSetMask, max_repeats)
+    return ((st.src_dtype, st.dtype), st.R, st.ordered, st.profile), dyn
+
+
+def run_planned(static, state, dyn):
+    """Runs a call planned by :func:`plan_planned` (pure, jit- and vmap-compatible)."""
+    return run_strided(_cast_static(*static), state, dyn)
 
 
 @register(ApiSpec("Cast", "cast", _CAST_PROTOS, "memory-vector/类型转换/Cast.md"))

@@ -144,13 +144,27 @@ def plan_mixed(api, state, dst, srcs, args, profile, isSetMask, max_repeats):
     _, R, ordered = plan_forms(
         api, state, t, args, p, isSetMask, max_repeats, dyn, binary=binary, count_strides=count_strides
     )
+    return _mixed_static(api, (s, t), R, ordered, p), dyn
+
+
+def _mixed_static(api, pair, R, ordered, p):
+    """The strided core of a mixed-precision row (``pair`` = (src dtype, dst dtype))."""
+    binary = api == "MulAddDst"
     elem = CE.mul_add_dst_mixed if binary else CE.axpy_mixed
+    names = ("src0", "src1") if binary else ("src",)
     # SPEC: "源操作数的数据类型为half、目的操作数的数据类型为float的情况下，不支持地址重叠": the
     #       two-width (conversion) overlap rules of the strided core (src_dtype)
-    st = StridedStatic(
-        api=api, dtype=t, R=R, ordered=ordered, profile=p, elem=elem, srcs=names, src_dtype=s, read_dst=True
+    return StridedStatic(
+        api=api,
+        dtype=pair[1],
+        R=R,
+        ordered=ordered,
+        profile=p,
+        elem=elem,
+        srcs=names,
+        src_dtype=pair[0],
+        read_dst=True,
     )
-    return st, dyn
 
 
 def plan(api, state, dst, src0, src1, args, profile, isSetMask, max_repeats):
@@ -180,7 +194,12 @@ def plan(api, state, dst, src0, src1, args, profile, isSetMask, max_repeats):
     dyn["dst"], dyn["src0"], dyn["src1"] = A.addr_of(dst), A.addr_of(src0), A.addr_of(src1)
     _, R, ordered = plan_forms(api, state, dt, args, p, isSetMask, max_repeats, dyn, binary=True)
     dyn["op"] = jnp.asarray(API_CODES.index(api), I32)
-    st = StridedStatic(
+    return _binary_static(dt, R, ordered, p), dyn
+
+
+def _binary_static(dt, R, ordered, p):
+    """The strided core of the binary-shaped APIs of ``dt`` (the API traced, ``dyn["op"]``)."""
+    return StridedStatic(
         api="*",
         dtype=dt,
         R=R,
@@ -191,7 +210,6 @@ def plan(api, state, dst, src0, src1, args, profile, isSetMask, max_repeats):
         api_codes=API_CODES,
         read_dst=True,
     )
-    return st, dyn
 
 
 def compound_call(api, state, dst, src0, src1, args, profile, isSetMask, max_repeats):
@@ -227,8 +245,13 @@ def plan_axpy(state, dst, src, scalarValue, args, profile, isSetMask, max_repeat
         raise NotModelledError(f"Axpy: {dt.name} has no fast-path element function yet")
     # SPEC: "scalarValue的数据类型需要和src保持一致" -- converted to U (= T) first
     dyn["scalar"] = A.scalar_bits(api, scalarValue, dt, p)
-    st = StridedStatic(api=api, dtype=dt, R=R, ordered=ordered, profile=p, elem=_axpy_elem, read_dst=True)
-    return st, dyn
+    return _axpy_static(dt, R, ordered, p), dyn
+
+
+def _axpy_static(dt, R, ordered, p):
+    return StridedStatic(
+        api="Axpy", dtype=dt, R=R, ordered=ordered, profile=p, elem=_axpy_elem, read_dst=True
+    )
 
 
 def _doc(name, formula, doc):
@@ -379,10 +402,13 @@ def plan_exp_sub(state, dst, src0, src1, args, profile, max_repeats=None):
     dyn = empty_dyn("dst", "src0", "src1")
     dyn["dst"], dyn["src0"], dyn["src1"] = A.addr_of(dst), A.addr_of(src0), A.addr_of(src1)
     _, R, ordered = plan_forms(api, state, dt, args, p, True, max_repeats, dyn, binary=True)
-    st = StridedStatic(
-        api=api, dtype=dt, R=R, ordered=ordered, profile=p, elem=_exp_sub_elem, srcs=("src0", "src1")
+    return _exp_sub_static(dt, R, ordered, p), dyn
+
+
+def _exp_sub_static(dt, R, ordered, p):
+    return StridedStatic(
+        api="ExpSub", dtype=dt, R=R, ordered=ordered, profile=p, elem=_exp_sub_elem, srcs=("src0", "src1")
     )
-    return st, dyn
 
 
 @register(ApiSpec("ExpSub", "compound", ("ExpSub(dst, src0, src1, count)",), _D + "ExpSub(ISASI).md"))
@@ -399,3 +425,58 @@ def ExpSub(state, dst, src0, src1, *args, profile=None, max_repeats=None):
 
 
 __all__ += ["ExpSub"]
+
+
+# -- the planned-call interface (``aj.plan`` / ``aj.run``, api/planned.py) -------------------------
+# Three groups, one strided core each: "compound" (the binary-shaped APIs of API_CODES: the API is
+# traced data, dyn["op"]), "axpy" and "exp_sub". A key's static part is (T, R, ordered, profile),
+# T the dtype, or the (src dtype, dst dtype) pair of a mixed-precision row (MulAddDst, Axpy:
+# half sources, a float32 dst; their own core). The planners are the direct calls' own.
+
+_UNSET = object()
+
+
+def _static_of(st):
+    t = st.dtype if st.src_dtype is None else (st.src_dtype, st.dtype)
+    return (t, st.R, st.ordered, st.profile)
+
+
+def plan_planned(api, state, dst, src0, src1, *args, profile=None, isSetMask=_UNSET, max_repeats=None):
+    """``aj.plan``'s planner of the "compound" group: ``(static, dyn)``, the direct call's checks."""
+    if isSetMask is _UNSET:
+        isSetMask = True
+    elif api in COUNT_ONLY:  # their one prototype has no isSetMask (as the direct call's signature)
+        raise TypeError(f"{api}() got an unexpected keyword argument 'isSetMask'")
+    st, dyn = plan(api, state, dst, src0, src1, args, profile, isSetMask, max_repeats)
+    return _static_of(st), dyn
+
+
+def run_planned(static, state, dyn):
+    """Runs a call planned by :func:`plan_planned` (pure, jit- and vmap-compatible)."""
+    t, R, ordered, p = static
+    st = _mixed_static("MulAddDst", t, R, ordered, p) if isinstance(t, tuple) else _binary_static(*static)
+    return run_strided(st, state, dyn)
+
+
+def plan_planned_axpy(
+    api, state, dst, src, scalarValue, *args, profile=None, isSetMask=True, max_repeats=None
+):
+    """``aj.plan``'s planner of the "axpy" group."""
+    st, dyn = plan_axpy(state, dst, src, scalarValue, args, profile, isSetMask, max_repeats)
+    return _static_of(st), dyn
+
+
+def run_planned_axpy(static, state, dyn):
+    t, R, ordered, p = static
+    st = _mixed_static("Axpy", t, R, ordered, p) if isinstance(t, tuple) else _axpy_static(*static)
+    return run_strided(st, state, dyn)
+
+
+def plan_planned_exp_sub(api, state, dst, src0, src1, *args, profile=None, max_repeats=None):
+    """``aj.plan``'s planner of the "exp_sub" group."""
+    st, dyn = plan_exp_sub(state, dst, src0, src1, args, profile, max_repeats)
+    return _static_of(st), dyn
+
+
+def run_planned_exp_sub(static, state, dyn):
+    return run_strided(_exp_sub_static(*static), state, dyn)

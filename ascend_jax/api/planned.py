@@ -9,7 +9,9 @@ values) -> state`` is pure: it may be jitted and vmapped over ``(state, values)`
 the key does not name the API: sweeping several APIs of a group over one dtype and call-form bucket
 compiles one program. Docs: docs/PLAN_RUN.md.
 
-Groups with a planner so far: the unary-scalar APIs (Adds, Muls, Maxs, Mins). Other APIs raise
+Groups with a planner so far: the unary-scalar APIs (Adds, Muls, Maxs, Mins); "compound" (AddRelu,
+SubRelu, AbsSub, FusedMulAdd, MulAddRelu, MulAddDst, Prelu), "axpy" (Axpy), "exp_sub" (ExpSub);
+"cast" (Cast; the round mode traced). Other APIs raise
 ``UsageError`` naming ``plan``'s argument ``api`` and the allowed values.
 """
 
@@ -23,6 +25,8 @@ from .. import _compile
 from .._engine import lanes as _lanes
 from ..errors import UsageError
 from . import _args as _A
+from . import cast as _cast
+from . import compound as _cp
 from . import unary_scalar as _us
 
 
@@ -42,14 +46,27 @@ def _plan_unary_scalar(
 
 
 # API name -> group; group -> (planner, runner). The planners are the API modules' own.
-_GROUPS = {"unary_scalar": (_plan_unary_scalar, _us.run_planned)}
+_GROUPS = {
+    "unary_scalar": (_plan_unary_scalar, _us.run_planned),
+    "compound": (_cp.plan_planned, _cp.run_planned),
+    "axpy": (_cp.plan_planned_axpy, _cp.run_planned_axpy),
+    "exp_sub": (_cp.plan_planned_exp_sub, _cp.run_planned_exp_sub),
+    "cast": (_cast.plan_planned, _cast.run_planned),
+}
 _API_GROUP = {name: "unary_scalar" for name in _us.API_CODES}
+_API_GROUP.update({name: "compound" for name in _cp.API_CODES}, Axpy="axpy", ExpSub="exp_sub", Cast="cast")
 
 
 # The traced values' codes, for callers that build stacked ``values`` of many cases themselves (the
 # fuzz families): the APIs of a group in API-code order (values["op"] indexes it) and the call forms
 # (values["kind"]).
-GROUP_APIS = {"unary_scalar": tuple(_us.API_CODES)}
+GROUP_APIS = {
+    "unary_scalar": tuple(_us.API_CODES),
+    "compound": tuple(_cp.API_CODES),
+    "axpy": ("Axpy",),
+    "exp_sub": ("ExpSub",),
+    "cast": ("Cast",),
+}
 FORM_CODES = {
     "count": _lanes.KIND_COUNT,  # count form, isSetMask=True
     "count_register": _lanes.KIND_COUNT_REGISTER,  # count form, isSetMask=False
@@ -70,7 +87,8 @@ def scalar_value_bits(api, value, dtype, profile):
 
 def group_key(group, dtype, R, profile):
     """The key ``plan`` returns for a call of ``group`` with ``dtype`` and repeat bucket ``R`` (values
-    built by the caller, in ``plan``'s format, with the call forms' lanes in order)."""
+    built by the caller, in ``plan``'s format, with the call forms' lanes in order). ``dtype``: the
+    (src dtype, dst dtype) pair where the group converts (cast; compound's and axpy's half->float32 rows)."""
     if group not in GROUP_APIS:
         raise UsageError("group_key", "group", group, ", ".join(GROUP_APIS), None)
     return PlanKey(group, (dtype, R, True, profile))

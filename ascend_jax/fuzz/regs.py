@@ -78,3 +78,35 @@ def draw(rng, p, L, counter_ok=True, counter_share=0.2):
         ctrl=random_ctrl(rng, p),
         rsvd_cnt=int(rng.integers(0, 1000)),
     )
+
+
+def draw_mask(rng, p, L, form, regs, count_bound):
+    """The mask argument of a random call of ``form`` (count | count_register | continuous |
+    bitwise | register) with registers ``regs`` (``draw``): a continuous mask, or the bitwise words
+    (the vector mask register's lanes), as uint64 words low first. In Counter mode a count drawn up to
+    ``count_bound`` is the mask and the register's value (non-zero for a mask argument where the
+    profile faults a zero mask). Returns (mask or None, vmask as 8 uint32 words, the Counter-mode
+    count or None)."""
+    vmask = list(regs.vmask)
+    count_reg = None
+    if regs.mask_mode == 1:
+        lo = 1 if (p.zero_mask == "error" and form in ("continuous", "bitwise")) else 0
+        count_reg = int(rng.integers(lo, count_bound + 1))
+    mask = None
+    if form == "continuous":
+        mask = int(rng.choice([0, 1, L // 2, L - 1, L, L + 5, int(rng.integers(0, L + 1))]))
+        if p.zero_mask == "error" and mask == 0:
+            mask = 1
+        if count_reg is not None:
+            mask = count_reg
+    elif form == "bitwise":
+        nw = p.vector_mask_bits // 64
+        words = [vmask[2 * i] | (vmask[2 * i + 1] << 32) for i in range(nw)]
+        if count_reg is not None:
+            words = [count_reg] + [0] * (nw - 1)
+        if p.zero_mask == "error" and not any(words):
+            words[0] = 1
+        mask = tuple(words)
+    if count_reg is not None:
+        vmask = [count_reg & 0xFFFFFFFF, count_reg >> 32, 0, 0, 0, 0, 0, 0]
+    return mask, vmask, count_reg

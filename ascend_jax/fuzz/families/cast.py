@@ -3,9 +3,10 @@ product's table ``apis.Cast.pairs`` lists, every call form, the CTRL cast-satura
 Truncate(ISASI) (count form, every round mode), run through the fast path and the NumPy reference
 and compared on the whole UB, the registers and the fault word.
 
-Fast path: Cast cases are planned by ``api/cast.py``'s planner (``plan_cast``: the public API's static
-checks, the call form and the round mode as traced data); the cases of one signature ((src, dst)
-pair, repeat bucket) run in ONE vmapped program of the strided core with everything traced.
+Fast path: Cast cases are planned by ``aj.plan`` (the public API's static checks, the call form and
+the round mode as traced data); the cases of one signature ((src, dst) pair, repeat bucket) run in ONE
+program, ``aj.run_batched`` of the group key ``aj.group_key("cast", (src, dst), R, profile)``, with
+everything traced.
 Truncate takes its round mode as a template argument (static in the public API): its cases run
 through the public ``ascend_jax.Truncate`` vmapped, one program per (dtype, round mode, bucket), the
 count and the addresses traced. Reference: the public reference functions.
@@ -22,15 +23,18 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+import ascend_jax as aj
+
 from ... import dtypes as _dt
 from ...errors import NotModelledError, UsageError
 from ...params import UnaryRepeatParams
-from ...tensor import MASK_PLACEHOLDER, LocalTensor
+from ...tensor import LocalTensor
 from .base import generic_shrinks, make_ub, smaller_ints, strided_operand
 from .compound import (
     COUNT_FORMS,
     FORMS,
     bucket_of,
+    call_tail,
     draw_layout,
     form_text,
     mode_shrinks,
@@ -38,21 +42,12 @@ from .compound import (
     src_mutations,
     state_for,
     strided_labels,
-    strided_program,
 )
-from .family import Family
+from .family import PlannedFamily
 
 APIS = ("Cast", "Truncate")
 TRUNCATE_MODES = ("RINT", "ROUND", "FLOOR", "CEIL", "TRUNC")  # SPEC: Truncate(ISASI).md roundMode
 DEFAULT_STRIDES = (1, 1, 8, 8)  # UnaryRepeatParams (dstBlk, srcBlk, dstRep, srcRep)
-
-
-def _api_module():
-    # the Cast planner (an explicit exception in .importlinter, as for the element-wise family: the
-    # public API takes the round mode as a static argument)
-    from ...api import cast
-
-    return cast
 
 
 @functools.cache
@@ -180,13 +175,6 @@ def _tensors(c, dyn=None):
     return LocalTensor(t, d_addr, 4096), LocalTensor(s, s_addr, 4096)
 
 
-def _tail(c):
-    if c.form in COUNT_FORMS:
-        return (c.count,), c.form == "count"
-    mask = MASK_PLACEHOLDER if c.form == "register" else (list(c.mask) if c.form == "bitwise" else c.mask)
-    return (mask, c.repeat, UnaryRepeatParams(*c.strides)), c.form != "register"
-
-
 def call(mod, c, state, p, dyn=None, max_repeats=None):
     """``c.api`` of ``mod`` (the reference, or ``ascend_jax``); ``dyn``: Truncate's traced count and
     addresses (one case's row of ``stack_dyn``)."""
@@ -195,14 +183,17 @@ def call(mod, c, state, p, dyn=None, max_repeats=None):
     if c.api == "Truncate":
         count = c.count if dyn is None else dyn["count"]
         return mod.Truncate(state, dst, src, count, roundMode="CAST_" + c.mode, profile=p, **kw)
-    args, is_set = _tail(c)
+    args, is_set = call_tail(c, UnaryRepeatParams)
     return mod.Cast(state, dst, src, "CAST_" + c.mode, *args, profile=p, isSetMask=is_set, **kw)
 
 
 def plan(c, state, p, R):
+    """A Cast case's ``values`` by ``aj.plan`` (the public API's static checks included)."""
     dst, src = _tensors(c)
-    args, is_set = _tail(c)
-    return _api_module().plan_cast(state, dst, src, "CAST_" + c.mode, args, p, is_set, R)
+    args, is_set = call_tail(c, UnaryRepeatParams)
+    return aj.plan(
+        "Cast", state, dst, src, "CAST_" + c.mode, *args, profile=p, isSetMask=is_set, max_repeats=R
+    )[1]
 
 
 @functools.cache
@@ -214,8 +205,6 @@ def is_modelled(api, src, dst, mode, p):
         if api == "Cast":
             plan(c, state_for(c, p), p, 1)
         else:
-            import ascend_jax as aj
-
             jax.eval_shape(lambda st: call(aj, c, st, p), state_for(c, p))
     except (NotModelledError, UsageError):
         return False
@@ -231,30 +220,20 @@ def _nibble_ok(c, p):
 # -- the engine's adapter ----------------------------------------------------------------------
 
 
-class CastFamily(Family):
+class CastFamily(PlannedFamily):
     name = "cast"
     apis = APIS
     case_type = CastCase
-    fast_fn_is_program = True  # its own jitted program per static key
-    run_batch = 128
-
-    def __init__(self, buckets=(4, 16, 256)):
-        self.buckets = tuple(buckets)
 
     def units(self, p, api):
-        a = p.api(api)
-        if not a.supported:
+        if not p.api(api).supported:
             return []
-        if api == "Truncate":
-            return [
-                (api, dt, dt, m, "count")
-                for dt in a.all_dtypes()
-                for m in TRUNCATE_MODES
-                if is_modelled(api, dt, dt, m, p)
-            ]
+        table = pairs(p)
+        if api == "Truncate":  # T -> T, the count prototype only
+            table = {(dt, dt): (TRUNCATE_MODES, True) for dt in p.api(api).all_dtypes()}
         forms = [f for f in FORMS if f != "count_register" or p.level2_is_set_mask == "honoured"]
         out = []
-        for (s, t), (modes, count_only) in pairs(p).items():
+        for (s, t), (modes, count_only) in table.items():
             for m in modes:
                 if is_modelled(api, s, t, m, p):
                     out += [(api, s, t, m, f) for f in (("count",) if count_only else forms)]
@@ -337,13 +316,11 @@ class CastFamily(Family):
                 "count": np.array([c.count for c in cases], np.int32),
             }
         R = self.signature(cases[0], p)[-1]
-        dyns = [plan(c, state_for(c, p), p, R)[1] for c in cases]
-        return jax.tree_util.tree_map(lambda *x: np.stack([np.asarray(v) for v in x]), *dyns)
+        return self.stack_values([plan(c, state_for(c, p), p, R) for c in cases])
 
     def fast_fn(self, case0, p):
         R = self.signature(case0, p)[-1]
         if case0.api == "Truncate":
-            import ascend_jax as aj
 
             def run(state, dyn):
                 dyn = {k: jnp.asarray(v) for k, v in dyn.items()}
@@ -351,14 +328,10 @@ class CastFamily(Family):
                 return jax.vmap(one)(state, dyn), None
 
             return run
-        st, _ = plan(case0, state_for(case0, p), p, R)
-        fn = strided_program(st)
-        return lambda state, dyn: (fn(state, dyn), None)
+        pair = (_dt.as_dtype(case0.src_dtype), _dt.as_dtype(case0.dtype))
+        return self.batched(aj.group_key("cast", pair, R, p))
 
-    def reference(self, case, p, mod, state):
-        return call(mod, case, state, p), None
-
-    def call_static(self, mod, case, state, p):
+    def call(self, mod, case, state, p, dyn=None):
         return call(mod, case, state, p), None
 
     def labels(self, case, p):

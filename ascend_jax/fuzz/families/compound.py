@@ -9,11 +9,12 @@ default strides and planner. A new API of an existing shape is one row of ``API_
 with another dst type, say ``AddReluCast``, adds ``dst_dtype`` to its row); a new shape is one
 ``SHAPES`` entry.
 
-Fast path: each case is planned by ``api/compound.py``'s own planner (the public API's static checks,
-the call form as traced data) with static Python values; the cases of one signature (shape, dtype,
-repeat bucket) then run in ONE vmapped program of the strided core with everything traced -- the API
-(``dyn["op"]``: one program serves the six binary-shaped APIs), the call form, addresses, count,
-mask words, repeat count, strides and the scalar. Reference: the public reference function.
+Fast path: each case is planned by ``aj.plan`` (the public API's static checks, the call form as
+traced data) with static Python values; the cases of one signature (shape, dtype, repeat bucket) then
+run in ONE program, ``aj.run_batched`` of the shape's group key (``aj.group_key``), with everything
+traced -- the API (``values["op"]``: one program serves the binary-shaped APIs), the call form,
+addresses, count, mask words, repeat count, strides and the scalar. Reference: the public reference
+function.
 
 ``draw_layout`` (the call form, registers, addresses, strides of a strided call with operands of
 any block counts) is shared with the Cast family (``cast.py``).
@@ -23,15 +24,16 @@ import dataclasses
 import functools
 import math
 
-import jax
 import numpy as np
 
-from ... import _compile
+import ascend_jax as aj
+
 from ... import dtypes as _dt
 from ...errors import NotModelledError, UsageError
 from ...params import BinaryRepeatParams, UnaryRepeatParams
 from ...tensor import MASK_PLACEHOLDER, LocalTensor
 from ..regs import draw as draw_registers
+from ..regs import draw_mask
 from .base import (
     generic_shrinks,
     make_ub,
@@ -41,7 +43,7 @@ from .base import (
     stride_regime,
     strided_operand,
 )
-from .family import Family
+from .family import PlannedFamily
 from .unary_scalar import _random_scalar
 
 FORMS = ("count", "count_register", "continuous", "bitwise", "register")
@@ -52,19 +54,19 @@ COUNT_FORMS = ("count", "count_register")
 class Shape:
     """How the APIs of a row are called: tensor sources, a scalar argument, the repeat parameters'
     default strides (block strides of dst and the sources, then their repeat strides -- the C++
-    parameter order) and the planner of ``api/compound.py``."""
+    parameter order) and the planned-call group (``aj.GROUP_APIS``) of its APIs."""
 
     nsrc: int
     scalar: bool
     default_strides: tuple
-    planner: str
+    group: str
 
 
 SHAPES = {
-    "binary": Shape(2, False, (1, 1, 1, 8, 8, 8), "plan"),  # X(dst, src0, src1, ...), BinaryRepeatParams
-    "axpy": Shape(1, True, (1, 1, 8, 8), "plan_axpy"),  # Axpy(dst, src, scalarValue, ...), UnaryRepeatParams
+    "binary": Shape(2, False, (1, 1, 1, 8, 8, 8), "compound"),  # X(dst, src0, src1, ...), BinaryRepeatParams
+    "axpy": Shape(1, True, (1, 1, 8, 8), "axpy"),  # Axpy(dst, src, scalarValue, ...), UnaryRepeatParams
     # ExpSub(dst, src0, src1, count): its own program (float32 e**x)
-    "expsub": Shape(2, False, (1, 1, 1, 8, 8, 8), "plan_exp_sub"),
+    "expsub": Shape(2, False, (1, 1, 1, 8, 8, 8), "exp_sub"),
 }
 
 
@@ -81,14 +83,6 @@ API_TABLE = {
     "Axpy": Row("axpy"),
     "ExpSub": Row("expsub", count_only=True),  # SPEC: ExpSub(ISASI).md lists one prototype (count)
 }
-
-
-def _api_module():
-    # the API module's planner (an explicit exception in .importlinter, as for the element-wise
-    # family: the public API does not take the API code as traced data)
-    from ...api import compound
-
-    return compound
 
 
 @dataclasses.dataclass(frozen=True)
@@ -155,7 +149,6 @@ def draw_layout(rng, p, L, blocks, default_strides, form, fault_rate, ub_bytes):
     nblocks = ub_bytes // 32
     regs = draw_registers(rng, p, L, counter_ok=form != "count")
     mask_mode = regs.mask_mode
-    vmask_words = list(regs.vmask)
     rep_choices = [0, 1, 1, 2, 3, 4, 8, 17, 255]
     repeat = (
         int(rep_choices[rng.integers(len(rep_choices))]) if rng.random() < 0.8 else int(rng.integers(0, 256))
@@ -180,29 +173,9 @@ def draw_layout(rng, p, L, blocks, default_strides, form, fault_rate, ub_bytes):
         reps = math.ceil(count / L)
     else:
         reps = repeat
-    count_reg = None
-    if mask_mode == 1:
-        lo = 1 if (p.zero_mask == "error" and form in ("continuous", "bitwise")) else 0
-        count_reg = int(rng.integers(lo, min(4 * L, nblocks * E // 3) + 1))
+    mask, vmask_words, count_reg = draw_mask(rng, p, L, form, regs, min(4 * L, nblocks * E // 3))
+    if count_reg is not None:
         reps = max(reps, math.ceil(count_reg / L))
-    mask = None
-    if form == "continuous":
-        mask = int(rng.choice([0, 1, L // 2, L - 1, L, L + 5, int(rng.integers(0, L + 1))]))
-        if p.zero_mask == "error" and mask == 0:
-            mask = 1
-        if mask_mode == 1:
-            mask = count_reg
-    elif form == "bitwise":
-        w = vmask_words
-        nw = p.vector_mask_bits // 64
-        words = [w[2 * i] | (w[2 * i + 1] << 32) for i in range(nw)]
-        if mask_mode == 1:
-            words = [count_reg] + [0] * (nw - 1)
-        if p.zero_mask == "error" and not any(words):
-            words[0] = 1
-        mask = tuple(words)
-    if mask_mode == 1:
-        vmask_words = [count_reg & 0xFFFFFFFF, count_reg >> 32, 0, 0, 0, 0, 0, 0]
 
     def addr(i):
         fp = footprint(i, reps)
@@ -267,13 +240,19 @@ def random_case(rng, p, api, dtype, form, ub_bytes=8192, fault_rate=0.1, src_dty
 # -- calls ----------------------------------------------------------------------------------------
 
 
-def _tail(c):
-    """(positional arguments after the operands, isSetMask) in C++ order."""
+def call_tail(c, params_type):
+    """(positional arguments after the operands, isSetMask) in C++ order (shared with cast.py)."""
     if c.form in COUNT_FORMS:
         return (c.count,), c.form == "count"
     mask = MASK_PLACEHOLDER if c.form == "register" else (list(c.mask) if c.form == "bitwise" else c.mask)
-    params = (BinaryRepeatParams if SHAPES[c.shape].nsrc == 2 else UnaryRepeatParams)(*c.strides)
-    return (mask, c.repeat, params), c.form != "register"
+    return (mask, c.repeat, params_type(*c.strides)), c.form != "register"
+
+
+def _tail(c):
+    """(positional arguments after the operands, keyword arguments) in C++ order."""
+    args, is_set = call_tail(c, BinaryRepeatParams if SHAPES[c.shape].nsrc == 2 else UnaryRepeatParams)
+    # the count-only pages' one prototype: no isSetMask
+    return args, {} if API_TABLE[c.api].count_only else {"isSetMask": is_set}
 
 
 def _operands(c):
@@ -287,23 +266,22 @@ def _operands(c):
 def call(mod, c, state, p):
     """``c.api`` of ``mod`` (the reference, or ``ascend_jax``) with static Python values."""
     dst, ops = _operands(c)
-    args, is_set = _tail(c)
-    fn = getattr(mod, c.api)
-    if API_TABLE[c.api].count_only:  # the page's one prototype: no isSetMask
-        return fn(state, dst, *ops, *args, profile=p)
-    return fn(state, dst, *ops, *args, profile=p, isSetMask=is_set)
+    args, kw = _tail(c)
+    return getattr(mod, c.api)(state, dst, *ops, *args, profile=p, **kw)
 
 
 def plan(c, state, p, R):
-    """(StridedStatic, dyn) of the case by ``api/compound.py``'s planner (static checks included)."""
-    mod = _api_module()
+    """The case's ``values`` by ``aj.plan`` (the public API's static checks included)."""
     dst, ops = _operands(c)
-    args, is_set = _tail(c)
-    if c.shape == "binary":
-        return mod.plan(c.api, state, dst, ops[0], ops[1], args, p, is_set, R)
-    if c.shape == "expsub":
-        return mod.plan_exp_sub(state, dst, ops[0], ops[1], args, p, R)
-    return mod.plan_axpy(state, dst, ops[0], ops[1], args, p, is_set, R)
+    args, kw = _tail(c)
+    return aj.plan(c.api, state, dst, *ops, *args, profile=p, max_repeats=R, **kw)[1]
+
+
+def group_key(c, p, R):
+    """The ``aj.run_batched`` key of the case's signature (dtype, or the (src, dst) pair of a mixed row)."""
+    d = _dt.as_dtype(c.dtype)
+    t = (_dt.as_dtype(c.src_dtype), d) if c.src_dtype else d
+    return aj.group_key(SHAPES[c.shape].group, t, R, p)
 
 
 def reps_needed(c, L):
@@ -337,23 +315,6 @@ def state_for(c, p):
     )
 
 
-_FN_CACHE = {}
-
-
-def strided_program(st):
-    """One jitted, vmapped strided-core program per static key (shared with cast.py)."""
-    from ..._engine.pipeline import run_strided
-
-    st = dataclasses.replace(st, ordered=True)
-    if st not in _FN_CACHE:
-
-        def batched(state, dyn):
-            return jax.vmap(lambda s, d: run_strided(st, s, d))(state, dyn)
-
-        _FN_CACHE[st] = _compile.jit(batched)
-    return _FN_CACHE[st]
-
-
 @functools.cache
 def is_modelled(api, dtype, p):
     """Whether the fast path models ``api`` for ``dtype`` on ``p`` (a trial plan of a plain case)."""
@@ -380,15 +341,10 @@ def bucket_of(n, buckets):
 _ALL_DTYPES = ("int8", "uint8", "int16", "uint16", "half", "bfloat16", "int32", "uint32", "float32")
 
 
-class CompoundFamily(Family):
+class CompoundFamily(PlannedFamily):
     name = "compound"
     apis = tuple(API_TABLE)
     case_type = CompoundCase
-    fast_fn_is_program = True  # its own jitted program per static key
-    run_batch = 128
-
-    def __init__(self, buckets=(4, 16, 256)):
-        self.buckets = tuple(buckets)
 
     def forms(self, p, api, dt):
         if API_TABLE[api].count_only or dt in p.api(api).count_only_dtypes:
@@ -458,19 +414,12 @@ class CompoundFamily(Family):
 
     def stack_dyn(self, cases, p):
         R = self.signature(cases[0], p)[3]
-        dyns = [plan(c, state_for(c, p), p, R)[1] for c in cases]
-        return jax.tree_util.tree_map(lambda *x: np.stack([np.asarray(v) for v in x]), *dyns)
+        return self.stack_values([plan(c, state_for(c, p), p, R) for c in cases])
 
     def fast_fn(self, case0, p):
-        R = self.signature(case0, p)[3]
-        st, _ = plan(case0, state_for(case0, p), p, R)
-        fn = strided_program(st)
-        return lambda state, dyn: (fn(state, dyn), None)
+        return self.batched(group_key(case0, p, self.signature(case0, p)[3]))
 
-    def reference(self, case, p, mod, state):
-        return call(mod, case, state, p), None
-
-    def call_static(self, mod, case, state, p):
+    def call(self, mod, case, state, p, dyn=None):
         return call(mod, case, state, p), None
 
     def labels(self, case, p):

@@ -145,3 +145,29 @@ class Family:
     def from_json(self, d):
         names = {f.name for f in dataclasses.fields(self.case_type)}
         return self.case_type(**{k: decode(v) for k, v in d.items() if k in names})
+
+
+class PlannedFamily(Family):
+    """A family on the planned-call interface (docs/PLAN_RUN.md): the cases of a signature run in
+    one compiled program, ``aj.run_batched`` of a planned-call key, over their stacked ``values``;
+    ``buckets``: the static repeat buckets of the signatures; ``call(mod, case, state, p)``: the
+    reference and static calls."""
+
+    fast_fn_is_program = True  # aj.run_batched: one compiled program per key
+    run_batch = 128
+
+    def __init__(self, buckets=(4, 16, 256)):
+        self.buckets = tuple(buckets)
+
+    @staticmethod
+    def stack_values(values):
+        """The ``values`` of several planned calls (one key) stacked as host arrays."""
+        return jax.tree_util.tree_map(lambda *x: np.stack([np.asarray(v) for v in x]), *values)
+
+    @staticmethod
+    def batched(key):
+        """The fast function of a signature: ``aj.run_batched(key)`` (no returned value)."""
+        import ascend_jax as aj
+
+        fn = aj.run_batched(key)
+        return lambda state, dyn: (fn(state, dyn), None)

@@ -22,6 +22,7 @@ from ...params import UnaryRepeatParams
 from ...profile import as_profile
 from ...tensor import MASK_PLACEHOLDER, LocalTensor
 from ..regs import draw as draw_registers
+from ..regs import draw_mask
 from .base import (
     Operand,
     data_mutations,
@@ -35,7 +36,7 @@ from .base import (
     stride_regime,
     strided_operand,
 )
-from .family import Family
+from .family import PlannedFamily
 
 UNARY_SCALAR = {"Adds": "add", "Muls": "mul", "Maxs": "max", "Mins": "min"}
 
@@ -145,8 +146,6 @@ def random_case(rng, profile, api=None, dtype=None, ub_bytes=8192, fault_rate=0.
     scalar = _random_scalar(rng, d)
     regs = draw_registers(rng, p, L, counter_ok=form != "count")
     mask_mode = regs.mask_mode
-    vmask_words = list(regs.vmask)
-    count_reg = None
     rep_choices = [0, 1, 1, 2, 3, 4, 8, 17, 255]
     repeat = (
         int(rep_choices[rng.integers(len(rep_choices))]) if rng.random() < 0.8 else int(rng.integers(0, 256))
@@ -174,29 +173,10 @@ def random_case(rng, profile, api=None, dtype=None, ub_bytes=8192, fault_rate=0.
         count = 0
         reps = repeat
         fp = max(footprint(strides[0], strides[2], reps), footprint(strides[1], strides[3], reps))
-    if mask_mode == 1:
-        lo = 1 if (p.zero_mask == "error" and form in ("continuous", "bitwise")) else 0
-        count_reg = int(rng.integers(lo, min(4 * L, nblocks * E // 3) + 1))
+    mask, vmask_words, count_reg = draw_mask(rng, p, L, form, regs, min(4 * L, nblocks * E // 3))
+    if count_reg is not None:
         reps = math.ceil(count_reg / L)
         fp = max(footprint(strides[0], strides[2], reps), footprint(strides[1], strides[3], reps))
-    mask = None
-    if form == "continuous":
-        mask = int(rng.choice([0, 1, L // 2, L - 1, L, L + 5, int(rng.integers(0, L + 1))]))
-        if p.zero_mask == "error" and mask_mode == 0 and mask == 0:
-            mask = 1
-        if mask_mode == 1:
-            mask = count_reg
-    elif form == "bitwise":
-        w = vmask_words
-        nw = p.vector_mask_bits // 64
-        words = [w[2 * i] | (w[2 * i + 1] << 32) for i in range(nw)]
-        if mask_mode == 1:
-            words = [count_reg] + [0] * (nw - 1)
-        if p.zero_mask == "error" and mask_mode == 0 and not any(words):
-            words[0] = 1
-        mask = tuple(words)
-    if mask_mode == 1:
-        vmask_words = [count_reg & 0xFFFFFFFF, count_reg >> 32, 0, 0, 0, 0, 0, 0]
 
     # addresses
     def addr(fp_blocks):
@@ -335,25 +315,15 @@ def stack_params(cs, p):
     return out
 
 
-def batched_fn(dtype, R, p):
-    """One compiled program per (dtype, repeat bucket, profile): the API is traced data too."""
-    return aj.run_batched(aj.group_key("unary_scalar", _dt.as_dtype(dtype), R, p))
-
-
 # -- the engine's adapter ----------------------------------------------------------------------
 
 _ALL_DTYPES = ("int8", "uint8", "int16", "uint16", "half", "bfloat16", "int32", "uint32", "float32")
 
 
-class UnaryScalarFamily(Family):
+class UnaryScalarFamily(PlannedFamily):
     name = "unary_scalar"
     apis = tuple(UNARY_SCALAR)
     case_type = Case
-    fast_fn_is_program = True  # its own jitted program per static key
-    run_batch = 128
-
-    def __init__(self, buckets=(4, 16, 256)):
-        self.buckets = tuple(buckets)
 
     def units(self, p, api):
         a = p.api(api)
@@ -403,13 +373,9 @@ class UnaryScalarFamily(Family):
 
     def fast_fn(self, case0, p):
         _, dtype, R = self.signature(case0, p)
-        fn = batched_fn(dtype, R, p)
-        return lambda st, dyn: (fn(st, dyn), None)
+        return self.batched(aj.group_key("unary_scalar", _dt.as_dtype(dtype), R, p))
 
-    def reference(self, case, p, mod, state):
-        return call(mod, case, state, p), None
-
-    def call_static(self, mod, case, state, p):
+    def call(self, mod, case, state, p, dyn=None):
         return call(mod, case, state, p), None
 
     def labels(self, case, p):
