@@ -222,3 +222,43 @@ def executable(fn, key, args, quick=False):
     while len(_LOADED) > _LOADED_KEPT:
         _LOADED.pop(next(iter(_LOADED)))
     return compiled
+
+
+# -- how many programs a process may hold ----------------------------------------------------------
+# Every XLA:CPU executable keeps ~3 memory maps (code, read-only data, data) until its last
+# reference goes; a campaign over every API compiles thousands of small programs (the eager path's
+# ops and jitted cores, one per static signature) that JAX's caches keep: measured, 1,500 cases of
+# an all-API campaign held 32,570 maps, and at Linux's default vm.max_map_count (65,530) the
+# process then fails with "LLVM compilation error: Cannot allocate memory" (RSS ~6 GB by then).
+MAPS_HIGH = 20000  # or half of vm.max_map_count, whichever is lower
+
+
+def _map_count():
+    try:
+        with open("/proc/self/maps", "rb") as f:
+            return sum(1 for _ in f)
+    except OSError:  # not Linux: no such limit to watch
+        return 0
+
+
+@functools.cache
+def _maps_high():
+    try:
+        with open("/proc/sys/vm/max_map_count") as f:
+            return min(MAPS_HIGH, int(f.read()) // 2)
+    except (OSError, ValueError):
+        return MAPS_HIGH
+
+
+def too_many_programs():
+    """Whether this process holds so many compiled programs that it nears the OS limit on memory
+    maps (Linux; elsewhere never): the caller should wait for its running programs and call
+    ``release_programs``."""
+    return _map_count() > _maps_high()
+
+
+def release_programs():
+    """Drop every compiled program this process holds (JAX's caches and the store's memo): they are
+    compiled or loaded again (persistent cache, store) when next called."""
+    _LOADED.clear()
+    jax.clear_caches()

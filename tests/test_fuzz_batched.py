@@ -4,6 +4,7 @@ program (``runner.launch_chunk``), and the UB bytes of a case come from a counte
 seed. Each is checked against the per-case path it replaces, bit for bit."""
 
 import json
+import pathlib
 
 import numpy as np
 import pytest
@@ -236,3 +237,25 @@ def test_case_rng_draws():
     assert sorted(r.permutation(6).tolist()) == list(range(6))
     with pytest.raises(ValueError):
         r.integers(4, 4)
+
+
+def test_a_campaign_releases_its_programs_when_it_holds_too_many(monkeypatch):
+    """A campaign near the OS limit of memory maps (``_compile.too_many_programs``; an all-API
+    campaign held 32,570 maps after 1,500 cases, the default limit is 65,530) waits for its running
+    chunks and drops every compiled program (``runner.release_programs``), then compiles or loads
+    them again: the records are the same as without the release."""
+    from ascend_jax import _compile
+
+    kw = dict(apis="Adds,Select", profile=P, cases=400, seed=3, batch=16, oracle_sample=1.0)
+    want = fuzz.run(**kw).records
+    released = []
+    real = runner.release_programs
+    monkeypatch.setattr(_compile, "too_many_programs", lambda: True)
+    monkeypatch.setattr(runner, "release_programs", lambda: (released.append(1), real())[1])
+    got = fuzz.run(**kw).records
+    assert len(released) >= 2
+    assert [(r["i"], r["status"], r.get("digest")) for r in got] == [
+        (r["i"], r["status"], r.get("digest")) for r in want
+    ]
+    assert all(r["status"] in ("ok", "rejected") for r in got)
+    assert 0 < _compile._map_count() or not pathlib.Path("/proc/self/maps").exists()

@@ -14,6 +14,7 @@ import time
 
 import numpy as np
 
+from .. import _compile
 from .. import reference as _ref
 from ..errors import AscendCError, UsageError
 from ..profile import as_profile
@@ -321,11 +322,25 @@ def _run_dynamic(fcs, p, batch, workers, oracle, emit, timing=None, sharding=Non
         emit(recs)
 
     depth = max(1, int(workers))
+    finished = [0]
+
+    def bound_programs():
+        # a campaign over thousands of signatures must not keep every program it compiled
+        # (``_compile.too_many_programs``); checked every 8 chunks (~5-10 ms a check)
+        finished[0] += 1
+        if finished[0] % 8 == 0 and _compile.too_many_programs():
+            for _, _, out, _ in inflight:
+                if not isinstance(out, Exception):
+                    out.wait()
+            RUN.release_programs()
+            timing["released"] = timing.get("released", 0) + 1
+
     for key, idx in groups.items():
         for s in range(0, len(idx), batch):
             launch(key, idx[s : s + batch])
             if len(inflight) > depth:
                 finish(*inflight.popleft())
+                bound_programs()
     while inflight:
         finish(*inflight.popleft())
     run_idle()

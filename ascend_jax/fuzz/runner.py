@@ -247,6 +247,13 @@ PROGRAMS_KEPT = 128  # compiled chunk programs kept (least recently used dropped
 WHOLE_MIN_CASES = 16
 
 
+def release_programs():
+    """Drop every program this process holds (``_compile.release_programs``) and the whole-program
+    LRU: a long campaign's bound on live executables (engine)."""
+    _PROGRAMS.clear()
+    _compile.release_programs()
+
+
 def compiled_chunks(n_cases, batch):
     """Run a signature's chunks as one compiled program (``fast_program``, its executable stored
     across runs) when it has at least ``min(batch, WHOLE_MIN_CASES)`` cases in the run; fewer run
