@@ -9,7 +9,9 @@ values) -> state`` is pure: it may be jitted and vmapped over ``(state, values)`
 the key does not name the API: sweeping several APIs of a group over one dtype and call-form bucket
 compiles one program. Docs: docs/PLAN_RUN.md.
 
-Groups with a planner so far: the unary-scalar APIs (Adds, Muls, Maxs, Mins). Other APIs raise
+Groups with a planner so far: the unary-scalar APIs (Adds, Muls, Maxs, Mins); the reduce APIs
+(ReduceRepeat, ReduceDataBlock, ReducePairElem, ReduceSum, ReduceMax, ReduceMin: one core per API and
+reduceType / order / calIndex, so their key names the API). Other APIs raise
 ``UsageError`` naming ``plan``'s argument ``api`` and the allowed values.
 """
 
@@ -23,6 +25,7 @@ from .. import _compile
 from .._engine import lanes as _lanes
 from ..errors import UsageError
 from . import _args as _A
+from . import reduce as _red
 from . import unary_scalar as _us
 
 
@@ -44,6 +47,8 @@ def _plan_unary_scalar(
 # API name -> group; group -> (planner, runner). The planners are the API modules' own.
 _GROUPS = {"unary_scalar": (_plan_unary_scalar, _us.run_planned)}
 _API_GROUP = {name: "unary_scalar" for name in _us.API_CODES}
+_GROUPS["reduce"] = (_red.plan_reduce, _red.run_planned)
+_API_GROUP.update(dict.fromkeys(_red.API_NAMES, "reduce"))
 
 
 # The traced values' codes, for callers that build stacked ``values`` of many cases themselves (the
