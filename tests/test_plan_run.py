@@ -165,6 +165,63 @@ def test_round_modes_share_a_cast_key_and_a_vmap_sweep_equals_direct_calls():
         _same(jax.tree_util.tree_map(lambda x, i=i: x[i], out), aj.Cast(st, dst, src, m, 128))
 
 
+# -- the reduce group: ReduceRepeat, ReduceDataBlock, ReducePairElem, ReduceSum, ReduceMax, ReduceMin
+
+
+def _reduce_tensors(src_offset=0):
+    dst = aj.LocalTensor(aj.float32, 0, 128)
+    src = aj.LocalTensor(aj.float32, 4096, 2048)
+    tmp = aj.LocalTensor(aj.float32, 16384, 4096)
+    return dst, (src[src_offset] if src_offset else src), tmp
+
+
+def _reduce_calls():
+    dst, src, tmp = _reduce_tensors()
+    _, bad_src, _ = _reduce_tensors(1)  # misaligned: a fault, the same bits
+    words = [2**64 - 5, 0]
+    return [
+        ("ReduceRepeat", (dst, src, 64, 2, 1, 1, 8, aj.ReduceOrder.ORDER_INDEX_VALUE), {"reduceType": "MAX"}),
+        ("ReduceRepeat", (dst, src, 64, 2, 1, 1, 8), {"reduceType": "SUM"}),
+        ("ReduceDataBlock", (dst, src, words, 2, 1, 2, 16), {"reduceType": "MIN"}),
+        ("ReducePairElem", (dst, src, aj.MASK_PLACEHOLDER, 1, 1, 1, 8), {"isSetMask": False}),
+        ("ReduceSum", (dst, src, tmp, 100), {}),
+        ("ReduceSum", (dst, src, tmp, words, 3, 8), {}),
+        ("ReduceMax", (dst, src, tmp, 200, True), {}),
+        ("ReduceMin", (dst, src, tmp, 64, 2, 8), {"calIndex": True}),
+        ("ReduceSum", (dst, bad_src, tmp, 64), {}),
+    ]
+
+
+@pytest.mark.parametrize("i", range(9))
+def test_reduce_run_of_plan_equals_direct_call(i):
+    api, args, kw = _reduce_calls()[i]
+    st = _state(10 + i)
+    key, values = aj.plan(api, st, *args, profile="ascend910b", **kw)
+    assert key.group == "reduce"
+    direct = getattr(aj, api)(st, *args, profile="ascend910b", **kw)
+    _same(aj.run(key, st, values), direct)
+    if api == "ReduceSum" and args[1].addr % 32:
+        assert int(direct.fault) != 0  # the faulting case faults
+
+
+def test_reduce_call_forms_of_an_api_share_a_key_and_a_vmap_sweep_equals_direct_calls():
+    st = _state(21)
+    dst, src, tmp = _reduce_tensors()
+    calls = [
+        (dst, src, tmp, 100, True),
+        (dst, src, tmp, 64, 2, 8, True),
+        (dst, src, tmp, [5, 0], 1, 8, True),
+    ]
+    planned = [aj.plan("ReduceMax", st, *a, max_repeats=4) for a in calls]
+    keys = {k for k, _ in planned}
+    assert len(keys) == 1, keys  # the call form, mask and counts are traced data: one program
+    values = jax.tree_util.tree_map(lambda *v: jnp.stack(v), *[v for _, v in planned])
+    states = jax.tree_util.tree_map(lambda x: jnp.stack([x] * len(calls)), st)
+    out = aj.run_batched(keys.pop())(states, values)
+    for i, a in enumerate(calls):
+        _same(jax.tree_util.tree_map(lambda x, i=i: x[i], out), aj.ReduceMax(st, *a, max_repeats=4))
+
+
 @pytest.mark.parametrize(
     "api, args, kw",
     [
@@ -186,4 +243,23 @@ def test_static_misuse_of_the_new_groups_raises_the_direct_calls_error(api, args
         getattr(aj, api)(st, *ops, *args, profile=P950, **kw)
     with pytest.raises(aj.UsageError) as planned:
         aj.plan(api, st, *ops, *args, profile=P950, **kw)
+    assert str(planned.value) == str(direct.value)
+
+
+@pytest.mark.parametrize(
+    "api, args, kw",
+    [
+        ("ReduceRepeat", (1, 1, 1, 1, 1 << 16), {"reduceType": "MAX"}),  # srcRepStride out of range
+        ("ReducePairElem", (64, 1, 1, 1, 8), {"reduceType": "MAX"}),  # SUM only
+        ("ReduceMax", (100,), {"calIndex": 1}),  # calIndex not a bool
+    ],
+)
+def test_reduce_static_misuse_raises_the_direct_calls_error(api, args, kw):
+    st = aj.reset_state()
+    dst, src, tmp = _reduce_tensors()
+    head = (dst, src) if api != "ReduceMax" else (dst, src, tmp)
+    with pytest.raises(aj.UsageError) as direct:
+        getattr(aj, api)(st, *head, *args, **kw)
+    with pytest.raises(aj.UsageError) as planned:
+        aj.plan(api, st, *head, *args, **kw)
     assert str(planned.value) == str(direct.value)

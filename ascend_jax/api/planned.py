@@ -11,7 +11,9 @@ compiles one program. Docs: docs/PLAN_RUN.md.
 
 Groups with a planner so far: the unary-scalar APIs (Adds, Muls, Maxs, Mins); "compound" (AddRelu,
 SubRelu, AbsSub, FusedMulAdd, MulAddRelu, MulAddDst, Prelu), "axpy" (Axpy), "exp_sub" (ExpSub);
-"cast" (Cast; the round mode traced). Other APIs raise
+"cast" (Cast; the round mode traced); the reduce APIs (ReduceRepeat, ReduceDataBlock,
+ReducePairElem, ReduceSum, ReduceMax, ReduceMin: one core per API and reduceType / order /
+calIndex, so their key names the API). Other APIs raise
 ``UsageError`` naming ``plan``'s argument ``api`` and the allowed values.
 """
 
@@ -27,6 +29,7 @@ from ..errors import UsageError
 from . import _args as _A
 from . import cast as _cast
 from . import compound as _cp
+from . import reduce as _red
 from . import unary_scalar as _us
 
 
@@ -55,6 +58,8 @@ _GROUPS = {
 }
 _API_GROUP = {name: "unary_scalar" for name in _us.API_CODES}
 _API_GROUP.update({name: "compound" for name in _cp.API_CODES}, Axpy="axpy", ExpSub="exp_sub", Cast="cast")
+_GROUPS["reduce"] = (_red.plan_reduce, _red.run_planned)
+_API_GROUP.update(dict.fromkeys(_red.API_NAMES, "reduce"))
 
 
 # The traced values' codes, for callers that build stacked ``values`` of many cases themselves (the

@@ -9,9 +9,11 @@ Prototypes (C++ order; ``reduceType`` -- the template argument -- is a keyword h
                       / (dst, src, sharedTmpBuffer, mask, repeatTime, srcRepStride[, calIndex])
 ``mask`` is an int (continuous), a list of uint64 words (bitwise) or ``MASK_PLACEHOLDER`` with
 ``isSetMask=False``. One program per (API, dtype, reduceType / order / calIndex, bucket); the call
-form, mask, counts, repeats, addresses and strides are traced.
+form, mask, counts, repeats, addresses and strides are traced. ``plan_reduce`` / ``run_planned``: the
+group's planner behind ``aj.plan`` / ``aj.run`` (docs/PLAN_RUN.md).
 """
 
+import inspect
 import math
 
 import jax.numpy as jnp
@@ -113,11 +115,6 @@ def plan_per_repeat(api, state, dst, src, args, reduce_type, order, profile, isS
     return ReduceStatic(api=api, dtype=dt, R=R, profile=p, reduce_type=rt, order=order), dyn
 
 
-def _per_repeat_call(api, state, dst, src, args, reduce_type, order, profile, isSetMask, max_repeats):
-    st, dyn = plan_per_repeat(api, state, dst, src, args, reduce_type, order, profile, isSetMask, max_repeats)
-    return run_per_repeat(st, state, dyn)
-
-
 _PR_PROTOS = (
     "{name}<reduceType, T, U, isSetMask>(dst, src, mask[], repeatTime, dstRepStride, srcBlkStride, srcRepStride{o})",
     "{name}<reduceType, T, U, isSetMask>(dst, src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride{o})",
@@ -143,10 +140,7 @@ def ReduceRepeat(
     ReduceRepeat.md 表3). **Spec:** memory-vector/归约计算/ReduceRepeat.md. Profile keys:
     ``apis.ReduceRepeat``.
     """
-    args = (mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride)
-    return _per_repeat_call(
-        "ReduceRepeat", state, dst, src, args, reduceType, order, profile, isSetMask, max_repeats
-    )
+    return _call("ReduceRepeat", locals())
 
 
 @register(
@@ -165,10 +159,7 @@ def ReduceDataBlock(
     ``dst + r * dstRepStride * 8 * sizeof(T)``. **Spec:** memory-vector/归约计算/ReduceDataBlock.md.
     Profile keys: ``apis.ReduceDataBlock.empty_block``.
     """
-    args = (mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride)
-    return _per_repeat_call(
-        "ReduceDataBlock", state, dst, src, args, reduceType, None, profile, isSetMask, max_repeats
-    )
+    return _call("ReduceDataBlock", locals())
 
 
 @register(
@@ -187,10 +178,7 @@ def ReducePairElem(
     at ``dst + r * dstRepStride * (L/2) * sizeof(T)``. **Spec:** memory-vector/归约计算/ReducePairElem.md.
     Profile keys: ``apis.ReducePairElem.empty_pair``.
     """
-    args = (mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride)
-    return _per_repeat_call(
-        "ReducePairElem", state, dst, src, args, reduceType, None, profile, isSetMask, max_repeats
-    )
+    return _call("ReducePairElem", locals())
 
 
 # -- ReduceSum / ReduceMax / ReduceMin -----------------------------------------------------------
@@ -302,11 +290,6 @@ def _split_cal_index(args, calIndex):
     return args, (False if calIndex is None else calIndex)
 
 
-def _whole_call(api, state, dst, src, tmp, args, profile, isSetMask, cal_index, max_repeats):
-    st, dyn = plan_whole(api, state, dst, src, tmp, args, profile, isSetMask, cal_index, max_repeats)
-    return run_whole(st, state, dyn)
-
-
 @register(
     ApiSpec(
         "ReduceSum",
@@ -323,15 +306,12 @@ def ReduceSum(state, dst, src, sharedTmpBuffer, *args, profile=None, isSetMask=T
     """The sum of every active element into ``dst[0]`` (``AscendC::ReduceSum``), in the product's
     order (``apis.ReduceSum.order_count`` / ``order_highdim``). **Spec:** memory-vector/归约计算/ReduceSum.md.
     """
-    return _whole_call(
-        "ReduceSum", state, dst, src, sharedTmpBuffer, args, profile, isSetMask, False, max_repeats
-    )
+    return _call("ReduceSum", locals())
 
 
 def _make_extreme(name):
     def fn(state, dst, src, sharedTmpBuffer, *args, profile=None, calIndex=None, max_repeats=None):
-        args, ci = _split_cal_index(args, calIndex)
-        return _whole_call(name, state, dst, src, sharedTmpBuffer, args, profile, True, ci, max_repeats)
+        return _call(name, locals())
 
     fn.__name__ = fn.__qualname__ = name
     word = "maximum" if name == "ReduceMax" else "minimum"
@@ -351,6 +331,57 @@ def _make_extreme(name):
 
 ReduceMax = _make_extreme("ReduceMax")
 ReduceMin = _make_extreme("ReduceMin")
+
+
+# -- the planned call (aj.plan / aj.run, api/planned.py) ---------------------------------------------
+
+PER_REPEAT = ("ReduceRepeat", "ReduceDataBlock", "ReducePairElem")
+API_NAMES = PER_REPEAT + ("ReduceSum", "ReduceMax", "ReduceMin")
+
+
+def _plan_args(api, a):
+    """(ReduceStatic, dyn) of a call of ``api`` given its arguments by name (the public signature's:
+    the public function passes ``locals()``, ``plan_reduce`` the bound arguments)."""
+    if api in PER_REPEAT:
+        args = (a["mask"], a["repeatTime"], a["dstRepStride"], a["srcBlkStride"], a["srcRepStride"])
+        return plan_per_repeat(
+            api, a["state"], a["dst"], a["src"], args, a["reduceType"], a.get("order"),
+            a["profile"], a["isSetMask"], a["max_repeats"],
+        )  # fmt: skip
+    args, ci = (a["args"], False) if api == "ReduceSum" else _split_cal_index(a["args"], a["calIndex"])
+    return plan_whole(
+        api, a["state"], a["dst"], a["src"], a["sharedTmpBuffer"], args, a["profile"],
+        a.get("isSetMask", True), ci, a["max_repeats"],
+    )  # fmt: skip
+
+
+def _run(st, state, dyn):
+    return (run_per_repeat if st.api in PER_REPEAT else run_whole)(st, state, dyn)
+
+
+def _call(api, a):
+    st, dyn = _plan_args(api, a)
+    return _run(st, a["state"], dyn)
+
+
+def plan_reduce(api, state, *args, profile=None, max_repeats=None, **kwargs):
+    """The planner behind ``aj.plan`` for the reduce group: binds the arguments to ``api``'s public
+    signature, checks the call as the direct call does and returns ``(static, dyn)``: ``static`` the
+    fields of the engine's ``ReduceStatic`` (API, dtype, repeat bucket R, profile, reduceType, order,
+    calIndex, ReduceSum's summation order: each API has its own core, so the key names it), ``dyn``
+    the call form, mask, counts, repeats, addresses and strides as traced data."""
+    bound = _SIGNATURES[api].bind(state, *args, profile=profile, max_repeats=max_repeats, **kwargs)
+    bound.apply_defaults()
+    st, dyn = _plan_args(api, bound.arguments)
+    return tuple(getattr(st, f) for f in ReduceStatic.__dataclass_fields__), dyn
+
+
+def run_planned(static, state, dyn):
+    """Runs a call planned by :func:`plan_reduce` (pure, jit- and vmap-compatible)."""
+    return _run(ReduceStatic(*static), state, dyn)
+
+
+_SIGNATURES = {name: inspect.signature(globals()[name]) for name in API_NAMES}
 
 
 # -- the reduce result registers (寄存器辅助接口/) -------------------------------------------------

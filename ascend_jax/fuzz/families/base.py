@@ -6,6 +6,7 @@ import dataclasses
 import inspect
 import math
 
+import jax
 import numpy as np
 
 from ... import dtypes as _dt
@@ -461,6 +462,11 @@ def mask_words32(mask, n_words32):
         out[2 * k] = w & 0xFFFFFFFF
         out[2 * k + 1] = w >> 32
     return out
+
+
+def stack_rows(rows):
+    """The per-case values (pytrees of arrays, one structure) stacked along a new first axis."""
+    return jax.tree_util.tree_map(lambda *x: np.stack([np.asarray(v) for v in x]), *rows)
 
 
 def bucket_kw(fn, R):

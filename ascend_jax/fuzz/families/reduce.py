@@ -8,11 +8,11 @@ form (isSetMask=false); ReduceSum -- the count form (and its isSetMask=false reg
 the product honours it) and the three high-dim forms; ReduceMax / ReduceMin -- the count form and
 the continuous / bitwise high-dim forms (their pages have no isSetMask). Normal and Counter mode.
 
-Fast path: each case is planned by ``api/reduce.py``'s planners (``plan_per_repeat`` / ``plan_whole``:
-the public API's static checks, the call form as traced data) with static Python values; the cases
-of one signature (API, dtype, reduceType, order, calIndex, ReduceSum's summation order, repeat
-bucket) run in ONE vmapped program of the reduction core with the call form, mask, counts,
-repeats, addresses and strides traced. Reference: the public reference functions.
+Fast path: each case is planned by ``aj.plan`` (the public API's static checks, the call form as
+traced data) with static Python values; the cases of one signature (API, dtype, reduceType, order,
+calIndex, ReduceSum's summation order, repeat bucket: the plan key) run in ONE program,
+``aj.run_batched(key)``, with the call form, mask, counts, repeats, addresses and strides traced.
+Reference: the public reference functions.
 
 Data: random bits, the dtype's specials (NaN, inf, -0, subnormals, integer extremes) or small
 multiples of 1/4 (exact, finite sums; ties in MAX / MIN, where the lowest index wins).
@@ -25,12 +25,9 @@ end (the reference once raised IndexError on such a source: fixed, see
 
 import dataclasses
 import functools
-import math
 
-import jax
-import numpy as np
+import ascend_jax as aj
 
-from ... import _compile
 from ... import dtypes as _dt
 from ...errors import NotModelledError, UsageError
 from ...tensor import MASK_PLACEHOLDER, LocalTensor
@@ -41,10 +38,11 @@ from .base import (
     make_ubs,
     mask_label,
     repeat_regime,
+    stack_rows,
     stride_regime,
     strided_operand,
 )
-from .compound import bucket_of, draw_layout, state_for
+from .compound import bucket_of, draw_layout, reps_needed, state_for
 from .family import Family
 
 PER_REPEAT = ("ReduceRepeat", "ReduceDataBlock", "ReducePairElem")
@@ -53,20 +51,6 @@ ORDERS = ("ORDER_VALUE_INDEX", "ORDER_INDEX_VALUE", "ORDER_ONLY_VALUE", "ORDER_O
 DEFAULT_STRIDES = (1, 1, 8)  # dstRepStride, srcBlkStride, srcRepStride
 COUNT_FORMS = ("count", "count_register")
 TMP_LEN = 1 << 14  # sharedTmpBuffer's length (elements): always enough (the static formula check)
-
-
-def _api_module():
-    # the reduction planners (an explicit exception in .importlinter, as for the element-wise
-    # family: the public API compiles one program per call form)
-    from ...api import reduce
-
-    return reduce
-
-
-def _engine():
-    from ..._engine import reduce
-
-    return reduce
 
 
 @dataclasses.dataclass(frozen=True)
@@ -193,58 +177,29 @@ def _whole_args(c):
     return (c.count,) if c.form in COUNT_FORMS else (_mask(c), c.repeat, c.strides[2])
 
 
-def call(mod, c, state, p):
-    """``c.api`` of ``mod`` (the reference, or ``ascend_jax``) with static Python values, as a
-    kernel calls it (C++ argument order)."""
+def call_args(c, p):
+    """(args, kwargs) of ``c.api`` after the state, with static Python values, as a kernel calls it
+    (C++ argument order)."""
     dst, src, tmp = _tensors(c)
-    fn = getattr(mod, c.api)
     if c.api in PER_REPEAT:
         extra = (c.order,) if c.order else ()
-        return fn(
-            state, dst, src, _mask(c), c.repeat, *c.strides, *extra,
-            reduceType=c.rtype, profile=p, isSetMask=_is_set(c),
-        )  # fmt: skip
+        args = (dst, src, _mask(c), c.repeat, *c.strides, *extra)
+        return args, {"reduceType": c.rtype, "profile": p, "isSetMask": _is_set(c)}
     if c.api == "ReduceSum":
-        return fn(state, dst, src, tmp, *_whole_args(c), profile=p, isSetMask=_is_set(c))
-    return fn(state, dst, src, tmp, *_whole_args(c), c.cal_index, profile=p)
+        return (dst, src, tmp, *_whole_args(c)), {"profile": p, "isSetMask": _is_set(c)}
+    return (dst, src, tmp, *_whole_args(c), c.cal_index), {"profile": p}
+
+
+def call(mod, c, state, p):
+    """``c.api`` of ``mod`` (the reference, or ``ascend_jax``)."""
+    args, kw = call_args(c, p)
+    return getattr(mod, c.api)(state, *args, **kw)
 
 
 def plan(c, state, p, R):
-    """(ReduceStatic, dyn) of the case by ``api/reduce.py``'s planners (static checks included)."""
-    mod = _api_module()
-    dst, src, tmp = _tensors(c)
-    if c.api in PER_REPEAT:
-        args = (_mask(c), c.repeat, *c.strides)
-        return mod.plan_per_repeat(c.api, state, dst, src, args, c.rtype, c.order or None, p, _is_set(c), R)
-    return mod.plan_whole(c.api, state, dst, src, tmp, _whole_args(c), p, _is_set(c), c.cal_index, R)
-
-
-def reps_needed(c, L):
-    if c.form == "count":
-        r = math.ceil(c.count / L)
-    elif c.form == "count_register":
-        r = 1
-    else:
-        r = c.repeat
-    if c.mask_mode == 1 and c.form != "count":
-        r = max(r, math.ceil((c.vmask[0] | (c.vmask[1] << 32)) / L))
-    return r
-
-
-_FN_CACHE = {}
-
-
-def _program(st):
-    """One jitted, vmapped reduction program per static key."""
-    eng = _engine()
-    run = eng.run_per_repeat if st.api in PER_REPEAT else eng.run_whole
-    if st not in _FN_CACHE:
-
-        def batched(state, dyn):
-            return jax.vmap(lambda s, d: run(st, s, d))(state, dyn)
-
-        _FN_CACHE[st] = _compile.jit(batched)
-    return _FN_CACHE[st]
+    """``aj.plan`` of the case (the public API's static checks included): (key, values)."""
+    args, kw = call_args(c, p)
+    return aj.plan(c.api, state, *args, max_repeats=R, **kw)
 
 
 def variants(p, api, dt):
@@ -286,7 +241,7 @@ class ReduceFamily(Family):
     name = "reduce"
     apis = PER_REPEAT + WHOLE
     case_type = ReduceCase
-    fast_fn_is_program = True  # its own jitted program per static key
+    fast_fn_is_program = True  # aj.run_batched: one compiled program per plan key
     run_batch = 128
 
     def __init__(self, buckets=(4, 16, 256)):
@@ -371,19 +326,15 @@ class ReduceFamily(Family):
 
     def stack_dyn(self, cases, p):
         R = self.signature(cases[0], p)[-1]
-        dyns = [plan(c, state_for(c, p), p, R)[1] for c in cases]
-        return jax.tree_util.tree_map(lambda *x: np.stack([np.asarray(v) for v in x]), *dyns)
+        return stack_rows([plan(c, state_for(c, p), p, R)[1] for c in cases])
 
     def fast_fn(self, case0, p):
         R = self.signature(case0, p)[-1]
-        st, _ = plan(case0, state_for(case0, p), p, R)
-        fn = _program(st)
+        key, _ = plan(case0, state_for(case0, p), p, R)
+        fn = aj.run_batched(key)
         return lambda state, dyn: (fn(state, dyn), None)
 
-    def reference(self, case, p, mod, state):
-        return call(mod, case, state, p), None
-
-    def call_static(self, mod, case, state, p):
+    def call(self, mod, case, state, p, dyn=None):  # the reference's and the static misuse's call
         return call(mod, case, state, p), None
 
     def labels(self, case, p):
