@@ -4,14 +4,15 @@ and the fills (Duplicate, CreateVecIndex), run through the fast path and the Num
 compared on the whole UB, the registers and the fault word.
 
 Table-driven: ``API_TABLE`` gives each API's row (its sub-family ``kind`` and its scalar, if any);
-``KINDS`` gives each sub-family's fast-path module, its number of tensor sources and its repeat
+``KINDS`` gives each sub-family's API group, its number of tensor sources and its repeat
 parameters. Adding an API of an existing sub-family is one row of ``API_TABLE``.
 
-Fast path: every case is planned by its API module's own planner (``plan``: the public API's static
-checks, the call form as traced data) with static Python values; the cases of one signature
-(sub-family, dtype, repeat bucket) then run in ONE vmapped program of the strided core
-(``run_strided``) with everything traced -- API code, call form, addresses, count, mask words,
-repeat count, strides, scalar bits. Reference: the public reference function, one case at a time.
+Fast path: every case is planned by the public planned-call interface (``aj.plan``: the public
+API's static checks, the call form as traced data) with static Python values; the cases of one
+signature (sub-family = the API group, dtype, repeat bucket) then run in ONE program of the group's
+key (``aj.run_batched(aj.group_key(...))``) with everything traced -- API code, call form,
+addresses, count, mask words, repeat count, strides, scalar bits. Reference: the public reference
+function, one case at a time.
 """
 
 import dataclasses
@@ -21,7 +22,8 @@ import math
 import jax
 import numpy as np
 
-from ... import _compile
+import ascend_jax as aj
+
 from ... import dtypes as _dt
 from ...errors import NotModelledError, UsageError
 from ...params import BinaryRepeatParams, UnaryRepeatParams
@@ -43,12 +45,12 @@ from .unary_scalar import _random_scalar
 
 @dataclasses.dataclass(frozen=True)
 class Kind:
-    """A sub-family: its fast-path module (``plan(...)`` and ``API_CODES``), tensor sources, the
+    """A sub-family: its API group (``aj.GROUP_APIS``, ``aj.group_key``), tensor sources, the
     default strides of its repeat parameters (dst block strides, source block strides, dst repeat
     stride, source repeat strides -- in the C++ parameter order), and the names of the fill
     strides."""
 
-    module: str
+    group: str
     nsrc: int
     default_strides: tuple
 
@@ -97,16 +99,6 @@ API_TABLE = {
 }
 
 FORMS = ("count", "count_register", "continuous", "bitwise", "register")
-
-
-def _module(kind):
-    # the API module's planner (an explicit exception in .importlinter, as for the unary-scalar
-    # family: the public API does not take the API code as traced data yet)
-    from ...api import binary, binary_scalar, fill, unary
-
-    return {"binary": binary, "binary_scalar": binary_scalar, "fill": fill, "unary": unary}[
-        KINDS[kind].module
-    ]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -323,15 +315,20 @@ def _operands(c):
     return dst, srcs
 
 
-def call(mod, c, state, p):
-    """``c.api`` of ``mod`` (the reference, or ``ascend_jax``) with static Python values."""
+def _call_args(c):
+    """(positional arguments after the state, keyword arguments) of the case's call."""
     dst, ops = _operands(c)
     args, is_set = _tail(c)
-    fn = getattr(mod, c.api)
-    if c.api == "Neg":  # the page's one prototype: no isSetMask
-        return fn(state, dst, *ops, *args, profile=p)
-    kw = {"config": _config(c)} if c.kind == "flex" and c.position.startswith("elem") else {}
-    return fn(state, dst, *ops, *args, profile=p, isSetMask=is_set, **kw)
+    kw = {} if c.api == "Neg" else {"isSetMask": is_set}  # Neg: the page's one prototype, no isSetMask
+    if c.kind == "flex" and c.position.startswith("elem"):
+        kw["config"] = _config(c)
+    return (dst, *ops, *args), kw
+
+
+def call(mod, c, state, p):
+    """``c.api`` of ``mod`` (the reference, or ``ascend_jax``) with static Python values."""
+    args, kw = _call_args(c)
+    return getattr(mod, c.api)(state, *args, profile=p, **kw)
 
 
 def _config(c):
@@ -342,18 +339,9 @@ def _config(c):
 
 
 def plan(c, state, p, R):
-    """(StridedStatic, dyn) of the case by its API module's planner (static checks included)."""
-    mod = _module(c.kind)
-    dst, ops = _operands(c)
-    args, is_set = _tail(c)
-    if c.kind == "binary":
-        return mod.plan(c.api, state, dst, ops[0], ops[1], args, p, is_set, R)
-    if c.kind == "unary":
-        return mod.plan(c.api, state, dst, ops[0], c.scalar, args, p, is_set, R)
-    if c.kind == "flex":
-        cfg = _config(c) if c.position.startswith("elem") else None
-        return mod.plan(c.api, state, dst, ops[0], ops[1], args, p, is_set, cfg, R)
-    return mod.plan(c.api, state, dst, c.scalar, args, p, is_set, R)
+    """``aj.plan`` of the case, ``(key, values)`` (the public API's static checks included)."""
+    args, kw = _call_args(c)
+    return aj.plan(c.api, state, *args, profile=p, max_repeats=R, **kw)
 
 
 def reps_needed(c, L):
@@ -383,22 +371,6 @@ def _state_for(c, p):
         vmask=jnp.asarray(np.array(c.vmask, np.uint32)),
         mask_mode=jnp.asarray(c.mask_mode, st.mask_mode.dtype),
     )
-
-
-_FN_CACHE = {}
-
-
-def _program(st):
-    """One jitted, vmapped strided-core program per static key (sub-family, dtype, bucket)."""
-    from ..._engine.pipeline import run_strided
-
-    if st not in _FN_CACHE:
-
-        def batched(state, dyn):
-            return jax.vmap(lambda s, d: run_strided(st, s, d))(state, dyn)
-
-        _FN_CACHE[st] = _compile.jit(batched)
-    return _FN_CACHE[st]
 
 
 @functools.cache
@@ -488,12 +460,11 @@ class ElementwiseFamily(Family):
         return _src_mutations(rng, p, case)
 
     def signature(self, case, p):
-        L = p.lanes(_dt.as_dtype(case.dtype))
-        sig = ("elementwise", case.kind, case.dtype, self.bucket(reps_needed(case, L)))
-        if case.kind == "unary":
-            # float32 Exp / Ln / Rsqrt compile programs of their own (api/unary.py)
-            sig += (_module("unary").program_key(case.api, case.dtype),)
-        return sig
+        d = _dt.as_dtype(case.dtype)
+        R = self.bucket(reps_needed(case, p.lanes(d)))
+        # the last item, the group's key, names float32 Exp / Ln / Rsqrt (programs of their own)
+        key = aj.group_key(KINDS[case.kind].group, d, R, p, case.api)
+        return ("elementwise", case.kind, case.dtype, R, key)
 
     def initial_ub(self, case):
         return make_ub(case)
@@ -502,14 +473,11 @@ class ElementwiseFamily(Family):
         return make_ubs(cases)
 
     def stack_dyn(self, cases, p):
-        R = self.signature(cases[0], p)[3]
+        *_, R, key = self.signature(cases[0], p)
         plans = [plan(c, _state_for(c, p), p, R) for c in cases]
-        # one program for the whole chunk: every case's static part must be the first's (a
+        # one program for the whole chunk: every case's key must be the chunk's, ordered or not (a
         # signature that misses a static difference would run the other cases in its program)
-        st0 = dataclasses.replace(plans[0][0], ordered=True)
-        odd = [
-            c for c, (st, _) in zip(cases, plans, strict=True) if dataclasses.replace(st, ordered=True) != st0
-        ]
+        odd = [c for c, (k, _) in zip(cases, plans, strict=True) if _ordered(k) != key]
         if odd:
             raise AssertionError(
                 f"elementwise chunk {self.signature(cases[0], p)} mixes compile keys: "
@@ -519,9 +487,7 @@ class ElementwiseFamily(Family):
         return jax.tree_util.tree_map(lambda *x: np.stack([np.asarray(v) for v in x]), *dyns)
 
     def fast_fn(self, case0, p):
-        R = self.signature(case0, p)[3]
-        st, _ = plan(case0, _state_for(case0, p), p, R)
-        fn = _program(dataclasses.replace(st, ordered=True))
+        fn = aj.run_batched(self.signature(case0, p)[-1])
         return lambda state, dyn: (fn(state, dyn), None)
 
     def reference(self, case, p, mod, state):
@@ -573,6 +539,12 @@ class ElementwiseFamily(Family):
             ops.append(Operand(f"{name}_element", case.elem, d.itemsize, d.name, "in", ("packed", case.elem)))
         ops.append(strided_operand("dst", case.dst, d.name, s[0], s[h], nblk, reps, "inout"))
         return ops
+
+
+def _ordered(key):
+    """``key`` with its repeats written in program order (static part: (dtype, R, ordered, profile,
+    ...), ``aj.group_key``): the order is exact for every call, one program serves the chunk."""
+    return dataclasses.replace(key, static=(*key.static[:2], True, *key.static[3:]))
 
 
 def _src_mutations(rng, p, case):
