@@ -31,6 +31,10 @@ from ...tensor import MASK_PLACEHOLDER, LocalTensor
 from ..regs import draw as draw_registers
 from .base import (
     Operand,
+    draw_addr,
+    draw_mask,
+    draw_repeat_strides,
+    footprint,
     generic_shrinks,
     make_ub,
     make_ubs,
@@ -177,21 +181,8 @@ def random_case(rng, p, api, dtype, form, ub_bytes=8192, fault_rate=0.1):
     regs = draw_registers(rng, p, L, counter_ok=form not in ("count",))
     mask_mode = regs.mask_mode
     vmask_words = list(regs.vmask)
-    rep_choices = [0, 1, 1, 2, 3, 4, 8, 17, 255]
-    repeat = (
-        int(rep_choices[rng.integers(len(rep_choices))]) if rng.random() < 0.8 else int(rng.integers(0, 256))
-    )
+    repeat, strides = draw_repeat_strides(rng, kind.default_strides, fault_rate)
     ns = len(kind.default_strides) // 2  # strides per group (dst + sources)
-    if rng.random() < 0.5:
-        strides = kind.default_strides
-    else:
-        pick = [0, 1, 1, 2, 3, 4, 7, 8, 9, 16]
-        strides = tuple(int(pick[rng.integers(len(pick))]) for _ in kind.default_strides)
-        if strides[0] == 0 and rng.random() > fault_rate:
-            strides = (1,) + strides[1:]
-
-    def footprint(blk, rep, reps):
-        return (max(reps, 1) - 1) * rep + 7 * blk + 1
 
     def fp_all(reps):
         return max(footprint(strides[i], strides[ns + i], reps) for i in range(ns))
@@ -209,36 +200,11 @@ def random_case(rng, p, api, dtype, form, ub_bytes=8192, fault_rate=0.1):
         lo = 1 if (p.zero_mask == "error" and form in ("continuous", "bitwise")) else 0
         count_reg = int(rng.integers(lo, min(4 * L, nblocks * E // 3) + 1))
         fp = max(fp, fp_all(math.ceil(count_reg / L)))
-    mask = None
-    if form == "continuous":
-        mask = int(rng.choice([0, 1, L // 2, L - 1, L, L + 5, int(rng.integers(0, L + 1))]))
-        if p.zero_mask == "error" and mask_mode == 0 and mask == 0:
-            mask = 1
-        if mask_mode == 1:
-            mask = count_reg
-    elif form == "bitwise":
-        w = vmask_words
-        nw = p.vector_mask_bits // 64
-        words = [w[2 * i] | (w[2 * i + 1] << 32) for i in range(nw)]
-        if mask_mode == 1:
-            words = [count_reg] + [0] * (nw - 1)
-        if p.zero_mask == "error" and mask_mode == 0 and not any(words):
-            words[0] = 1
-        mask = tuple(words)
-    if mask_mode == 1:
-        vmask_words = [count_reg & 0xFFFFFFFF, count_reg >> 32, 0, 0, 0, 0, 0, 0]
-
-    def addr(fp_blocks):
-        hi = max(0, nblocks - min(fp_blocks, nblocks))
-        b = int(rng.integers(0, hi + 1))
-        if rng.random() < fault_rate / 2:
-            return b * 32 + int(rng.choice([2, 4, 16]))  # misaligned
-        if rng.random() < fault_rate / 2:
-            return int(rng.integers(nblocks - 2, nblocks + 4)) * 32  # likely out of the arena
-        return b * 32
-
-    dst = addr(fp)
-    srcs = tuple(dst if rng.random() < 0.15 else addr(fp) for _ in range(kind.nsrc))
+    mask, vmask_words = draw_mask(rng, p, form, L, mask_mode, vmask_words, count_reg)
+    dst = draw_addr(rng, nblocks, fp, fault_rate)
+    srcs = tuple(
+        dst if rng.random() < 0.15 else draw_addr(rng, nblocks, fp, fault_rate) for _ in range(kind.nsrc)
+    )
     scalar = None
     if row.scalar == "value":
         scalar = _random_scalar(rng, d)

@@ -25,6 +25,10 @@ from ..regs import draw as draw_registers
 from .base import (
     Operand,
     data_mutations,
+    draw_addr,
+    draw_mask,
+    draw_repeat_strides,
+    footprint,
     generic_shrinks,
     make_ub,
     make_ubs,
@@ -147,23 +151,8 @@ def random_case(rng, profile, api=None, dtype=None, ub_bytes=8192, fault_rate=0.
     mask_mode = regs.mask_mode
     vmask_words = list(regs.vmask)
     count_reg = None
-    rep_choices = [0, 1, 1, 2, 3, 4, 8, 17, 255]
-    repeat = (
-        int(rep_choices[rng.integers(len(rep_choices))]) if rng.random() < 0.8 else int(rng.integers(0, 256))
-    )
-    # strides
-    if rng.random() < 0.5:
-        strides = (1, 1, 8, 8)
-    else:
-        pick = [0, 1, 1, 2, 3, 4, 7, 8, 9, 16]
-        strides = tuple(int(pick[rng.integers(len(pick))]) for _ in range(4))
-        if strides[0] == 0 and rng.random() > fault_rate:
-            strides = (1,) + strides[1:]
-
+    repeat, strides = draw_repeat_strides(rng, (1, 1, 8, 8), fault_rate)
     # keep most cases in bounds: footprint of the larger repeat count
-    def footprint(blk, rep, reps):
-        return (max(reps, 1) - 1) * rep + 7 * blk + 1
-
     if form == "count":
         count = int(rng.integers(0, min(3 * L, nblocks * E // 2) + 1))
         if rng.random() < 0.1:
@@ -179,37 +168,10 @@ def random_case(rng, profile, api=None, dtype=None, ub_bytes=8192, fault_rate=0.
         count_reg = int(rng.integers(lo, min(4 * L, nblocks * E // 3) + 1))
         reps = math.ceil(count_reg / L)
         fp = max(footprint(strides[0], strides[2], reps), footprint(strides[1], strides[3], reps))
-    mask = None
-    if form == "continuous":
-        mask = int(rng.choice([0, 1, L // 2, L - 1, L, L + 5, int(rng.integers(0, L + 1))]))
-        if p.zero_mask == "error" and mask_mode == 0 and mask == 0:
-            mask = 1
-        if mask_mode == 1:
-            mask = count_reg
-    elif form == "bitwise":
-        w = vmask_words
-        nw = p.vector_mask_bits // 64
-        words = [w[2 * i] | (w[2 * i + 1] << 32) for i in range(nw)]
-        if mask_mode == 1:
-            words = [count_reg] + [0] * (nw - 1)
-        if p.zero_mask == "error" and mask_mode == 0 and not any(words):
-            words[0] = 1
-        mask = tuple(words)
-    if mask_mode == 1:
-        vmask_words = [count_reg & 0xFFFFFFFF, count_reg >> 32, 0, 0, 0, 0, 0, 0]
+    mask, vmask_words = draw_mask(rng, p, form, L, mask_mode, vmask_words, count_reg)
 
-    # addresses
-    def addr(fp_blocks):
-        hi = max(0, nblocks - min(fp_blocks, nblocks))
-        b = int(rng.integers(0, hi + 1))
-        if rng.random() < fault_rate / 2:
-            return b * 32 + int(rng.choice([2, 4, 16]))  # misaligned
-        if rng.random() < fault_rate / 2:
-            return int(rng.integers(nblocks - 2, nblocks + 4)) * 32  # likely out of the arena
-        return b * 32
-
-    dst = addr(fp)
-    src = dst if rng.random() < 0.15 else addr(fp)
+    dst = draw_addr(rng, nblocks, fp, fault_rate)
+    src = dst if rng.random() < 0.15 else draw_addr(rng, nblocks, fp, fault_rate)
     return Case(
         api=api,
         dtype=d.name,
