@@ -454,6 +454,10 @@ def make_ubs(cases):
     return ub
 
 
+# the dtypes an invalid-static case may draw T from (those a product does not list for the API)
+ALL_DTYPES = ("int8", "uint8", "int16", "uint16", "half", "bfloat16", "int32", "uint32", "float32")
+
+
 def draw_repeat_strides(rng, default_strides, fault_rate):
     """A strided case's repeatTime (mostly edge values) and repeat parameters (half the time the
     defaults, else small picks; a dst block stride 0 only at ``fault_rate``)."""

@@ -30,20 +30,19 @@ from ...params import BinaryRepeatParams, UnaryRepeatParams
 from ...tensor import MASK_PLACEHOLDER, LocalTensor
 from ..regs import draw as draw_registers
 from .base import (
+    ALL_DTYPES,
     Operand,
     draw_addr,
     draw_mask,
     draw_repeat_strides,
     footprint,
     generic_shrinks,
-    make_ub,
-    make_ubs,
     mask_label,
     repeat_regime,
     stride_regime,
     strided_operand,
 )
-from .family import Family
+from .family import StridedFamily
 from .unary_scalar import _random_scalar
 
 
@@ -357,18 +356,12 @@ def is_modelled(api, dtype, p):
 
 # -- the engine's adapter ----------------------------------------------------------------------
 
-_ALL_DTYPES = ("int8", "uint8", "int16", "uint16", "half", "bfloat16", "int32", "uint32", "float32")
 
-
-class ElementwiseFamily(Family):
+class ElementwiseFamily(StridedFamily):
     name = "elementwise"
     apis = tuple(API_TABLE)
     case_type = EwCase
-    fast_fn_is_program = True  # its own jitted program per static key
-    run_batch = 128
-
-    def __init__(self, buckets=(4, 16, 256)):
-        self.buckets = tuple(buckets)
+    call_case = staticmethod(call)
 
     def forms(self, p, api, dt):
         if api == "Neg" or dt in p.api(api).count_only_dtypes:
@@ -413,7 +406,7 @@ class ElementwiseFamily(Family):
                 s[len(s) // 2] = 256
                 name = "repeatParams.dstRepStride"
             opts.append((rep(case, strides=tuple(s)), name))
-        bad = [x for x in _ALL_DTYPES if x not in p.api(case.api).all_dtypes()]
+        bad = [x for x in ALL_DTYPES if x not in p.api(case.api).all_dtypes()]
         if bad:
             scalar = case.scalar
             bd = _dt.as_dtype(bad[int(rng.integers(len(bad)))])
@@ -432,12 +425,6 @@ class ElementwiseFamily(Family):
         key = aj.group_key(KINDS[case.kind].group, d, R, p, case.api)
         return ("elementwise", case.kind, case.dtype, R, key)
 
-    def initial_ub(self, case):
-        return make_ub(case)
-
-    def initial_ubs(self, cases):
-        return make_ubs(cases)
-
     def stack_dyn(self, cases, p):
         *_, R, key = self.signature(cases[0], p)
         plans = [plan(c, _state_for(c, p), p, R) for c in cases]
@@ -455,12 +442,6 @@ class ElementwiseFamily(Family):
     def fast_fn(self, case0, p):
         fn = aj.run_batched(self.signature(case0, p)[-1])
         return lambda state, dyn: (fn(state, dyn), None)
-
-    def reference(self, case, p, mod, state):
-        return call(mod, case, state, p), None
-
-    def call_static(self, mod, case, state, p):
-        return call(mod, case, state, p), None
 
     def labels(self, case, p):
         L = p.lanes(_dt.as_dtype(case.dtype))

@@ -9,7 +9,7 @@ import numpy as np
 from ...profile import as_profile
 from .. import compare as _cmp
 from .. import runner as _run
-from .base import decode, encode
+from .base import decode, encode, make_ub, make_ubs
 
 
 class Family:
@@ -145,3 +145,31 @@ class Family:
     def from_json(self, d):
         names = {f.name for f in dataclasses.fields(self.case_type)}
         return self.case_type(**{k: decode(v) for k, v in d.items() if k in names})
+
+
+class StridedFamily(Family):
+    """A family of strided vector calls run in programs of its own (``fast_fn`` compiles one per
+    signature: dtype, repeat bucket of ``buckets``), each case's UB generated from its seed."""
+
+    fast_fn_is_program = True
+    run_batch = 128
+
+    def __init__(self, buckets=(4, 16, 256)):
+        self.buckets = tuple(buckets)
+
+    def initial_ub(self, case):
+        return make_ub(case)
+
+    def initial_ubs(self, cases):
+        return make_ubs(cases)
+
+    @staticmethod
+    def call_case(mod, case, state, p):
+        """The case's call of ``mod`` (the reference or ``ascend_jax``): the new state."""
+        raise NotImplementedError
+
+    def reference(self, case, p, mod, state):
+        return self.call_case(mod, case, state, p), None
+
+    def call_static(self, mod, case, state, p):
+        return self.call_case(mod, case, state, p), None

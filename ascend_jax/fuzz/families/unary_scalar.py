@@ -23,6 +23,7 @@ from ...profile import as_profile
 from ...tensor import MASK_PLACEHOLDER, LocalTensor
 from ..regs import draw as draw_registers
 from .base import (
+    ALL_DTYPES,
     Operand,
     data_mutations,
     draw_addr,
@@ -30,8 +31,6 @@ from .base import (
     draw_repeat_strides,
     footprint,
     generic_shrinks,
-    make_ub,
-    make_ubs,
     mask_label,
     mask_words32,
     repeat_regime,
@@ -39,7 +38,7 @@ from .base import (
     stride_regime,
     strided_operand,
 )
-from .family import Family
+from .family import StridedFamily
 
 UNARY_SCALAR = {"Adds": "add", "Muls": "mul", "Maxs": "max", "Mins": "min"}
 
@@ -304,18 +303,12 @@ def batched_fn(dtype, R, p):
 
 # -- the engine's adapter ----------------------------------------------------------------------
 
-_ALL_DTYPES = ("int8", "uint8", "int16", "uint16", "half", "bfloat16", "int32", "uint32", "float32")
 
-
-class UnaryScalarFamily(Family):
+class UnaryScalarFamily(StridedFamily):
     name = "unary_scalar"
     apis = tuple(UNARY_SCALAR)
     case_type = Case
-    fast_fn_is_program = True  # its own jitted program per static key
-    run_batch = 128
-
-    def __init__(self, buckets=(4, 16, 256)):
-        self.buckets = tuple(buckets)
+    call_case = staticmethod(call)
 
     def units(self, p, api):
         a = p.api(api)
@@ -342,7 +335,7 @@ class UnaryScalarFamily(Family):
                 m = list(case.mask)
                 m[1] = 1
                 opts.append((rep(case, mask=tuple(m)), "mask[1]"))
-        bad = [d for d in _ALL_DTYPES if d not in p.api(case.api).all_dtypes()]
+        bad = [d for d in ALL_DTYPES if d not in p.api(case.api).all_dtypes()]
         if bad:
             opts.append((rep(case, dtype=bad[int(rng.integers(len(bad)))], form="count", count=16), "T"))
         return opts[int(rng.integers(len(opts)))]
@@ -354,12 +347,6 @@ class UnaryScalarFamily(Family):
         L = p.lanes(_dt.as_dtype(case.dtype))
         return ("unary_scalar", case.dtype, coarse_bucket(_reps_needed(case, L), self.buckets))
 
-    def initial_ub(self, case):
-        return make_ub(case)
-
-    def initial_ubs(self, cases):
-        return make_ubs(cases)
-
     def stack_dyn(self, cases, p):
         return stack_params(cases, p)
 
@@ -367,12 +354,6 @@ class UnaryScalarFamily(Family):
         _, dtype, R = self.signature(case0, p)
         fn = batched_fn(dtype, R, p)
         return lambda st, dyn: (fn(st, dyn), None)
-
-    def reference(self, case, p, mod, state):
-        return call(mod, case, state, p), None
-
-    def call_static(self, mod, case, state, p):
-        return call(mod, case, state, p), None
 
     def labels(self, case, p):
         L = p.lanes(_dt.as_dtype(case.dtype))
