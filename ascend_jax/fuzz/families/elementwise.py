@@ -419,14 +419,14 @@ class ElementwiseFamily(StridedFamily):
         return _src_mutations(rng, p, case)
 
     def signature(self, case, p):
-        d = _dt.as_dtype(case.dtype)
-        R = self.bucket(reps_needed(case, p.lanes(d)))
-        # the last item, the group's key, names float32 Exp / Ln / Rsqrt (programs of their own)
-        key = aj.group_key(KINDS[case.kind].group, d, R, p, case.api)
-        return ("elementwise", case.kind, case.dtype, R, key)
+        R = self.bucket(reps_needed(case, p.lanes(_dt.as_dtype(case.dtype))))
+        # the key's static choices after (dtype, R, ordered, profile): float32 Exp / Ln / Rsqrt
+        # (programs of their own) apart; not the key itself (hashing a profile costs ~80 us a case)
+        return ("elementwise", case.kind, case.dtype, R, *_key(case, p, R).static[4:])
 
     def stack_dyn(self, cases, p):
-        *_, R, key = self.signature(cases[0], p)
+        R = self.signature(cases[0], p)[3]
+        key = _key(cases[0], p, R)
         plans = [plan(c, _state_for(c, p), p, R) for c in cases]
         # one program for the whole chunk: every case's key must be the chunk's, ordered or not (a
         # signature that misses a static difference would run the other cases in its program)
@@ -440,7 +440,7 @@ class ElementwiseFamily(StridedFamily):
         return jax.tree_util.tree_map(lambda *x: np.stack([np.asarray(v) for v in x]), *dyns)
 
     def fast_fn(self, case0, p):
-        fn = aj.run_batched(self.signature(case0, p)[-1])
+        fn = aj.run_batched(_key(case0, p, self.signature(case0, p)[3]))
         return lambda state, dyn: (fn(state, dyn), None)
 
     def labels(self, case, p):
@@ -486,6 +486,11 @@ class ElementwiseFamily(StridedFamily):
             ops.append(Operand(f"{name}_element", case.elem, d.itemsize, d.name, "in", ("packed", case.elem)))
         ops.append(strided_operand("dst", case.dst, d.name, s[0], s[h], nblk, reps, "inout"))
         return ops
+
+
+def _key(case, p, R):
+    """The chunk's key: ``aj.group_key`` of the case's group (repeats in program order)."""
+    return aj.group_key(KINDS[case.kind].group, _dt.as_dtype(case.dtype), R, p, case.api)
 
 
 def _ordered(key):
