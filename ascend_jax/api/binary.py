@@ -104,9 +104,14 @@ def plan(api, state, dst, src0, src1, args, profile, isSetMask, max_repeats):
     p = as_profile(profile)
     R, ordered, dyn = plan_binary_call(api, state, dst, src0, src1, args, p, isSetMask, max_repeats)
     dyn["op"] = jnp.asarray(API_CODES.index(api), I32)
-    st = StridedStatic(
+    return _strided((dst.dtype, R, ordered, p)), dyn
+
+
+def _strided(static):
+    dtype, R, ordered, p = static
+    return StridedStatic(
         api="*",
-        dtype=dst.dtype,
+        dtype=dtype,
         R=R,
         ordered=ordered,
         profile=p,
@@ -114,7 +119,18 @@ def plan(api, state, dst, src0, src1, args, profile, isSetMask, max_repeats):
         srcs=("src0", "src1"),
         api_codes=API_CODES,
     )
-    return st, dyn
+
+
+def plan_binary(api, state, dst, src0, src1, *args, profile=None, isSetMask=True, max_repeats=None):
+    """The planner behind ``aj.plan`` for this group: ``(static, dyn)`` with ``static`` = (dtype,
+    repeat bucket R, ordered, profile), the API not among them (traced, dyn["op"])."""
+    st, dyn = plan(api, state, dst, src0, src1, args, profile, isSetMask, max_repeats)
+    return (st.dtype, st.R, st.ordered, st.profile), dyn
+
+
+def run_planned(static, state, dyn):
+    """Runs a call planned by :func:`plan_binary` (pure, jit- and vmap-compatible)."""
+    return run_strided(_strided(static), state, dyn)
 
 
 def binary_call(api, state, dst, src0, src1, args, profile, isSetMask, max_repeats):

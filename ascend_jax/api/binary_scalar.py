@@ -141,9 +141,14 @@ def plan(api, state, dst, src0, src1, args, profile, isSetMask, config, max_repe
     dyn["first"] = jnp.asarray(first)
     R = min(R, default_big_bucket(p))
     ordered = form == "highdim" and MEM.collisions_possible(params.dstRepStride, params.dstBlkStride, R)
-    st = StridedStatic(
+    return _strided((dt, R, ordered, p)), dyn
+
+
+def _strided(static):
+    dtype, R, ordered, p = static
+    return StridedStatic(
         api="*",
-        dtype=dt,
+        dtype=dtype,
         R=R,
         ordered=ordered,
         profile=p,
@@ -151,7 +156,21 @@ def plan(api, state, dst, src0, src1, args, profile, isSetMask, config, max_repe
         api_codes=API_CODES,
         element_scalar=True,
     )
-    return st, dyn
+
+
+def plan_binary_scalar(
+    api, state, dst, src0, src1, *args, profile=None, isSetMask=True, config=None, max_repeats=None
+):
+    """The planner behind ``aj.plan`` for this group: ``(static, dyn)`` with ``static`` = (dtype,
+    repeat bucket R, ordered, profile), the API and the scalar's position traced (dyn["op"],
+    dyn["first"], dyn["elem_on"])."""
+    st, dyn = plan(api, state, dst, src0, src1, args, profile, isSetMask, config, max_repeats)
+    return (st.dtype, st.R, st.ordered, st.profile), dyn
+
+
+def run_planned(static, state, dyn):
+    """Runs a call planned by :func:`plan_binary_scalar` (pure, jit- and vmap-compatible)."""
+    return run_strided(_strided(static), state, dyn)
 
 
 def _make(name, formula, doc):

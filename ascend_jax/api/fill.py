@@ -142,19 +142,35 @@ def plan(api, state, dst, value, args, profile, isSetMask, max_repeats):
     dyn["op"] = jnp.asarray(API_CODES.index(api), I32)
     R = min(R, default_big_bucket(p))
     ordered = len(args) != 1 and MEM.collisions_possible(rep, blk, R)
-    st = StridedStatic(
+    return _strided((dt, R, ordered, p, element is not None)), dyn
+
+
+def _strided(static):
+    dtype, R, ordered, p, element = static
+    return StridedStatic(
         api="*",
-        dtype=dt,
+        dtype=dtype,
         R=R,
         ordered=ordered,
         profile=p,
-        elem=_elem_for(R, p.lanes(dt)),
+        elem=_elem_for(R, p.lanes(dtype)),
         srcs=(),
         api_codes=API_CODES,
-        element_scalar=element is not None,
+        element_scalar=element,
         element_overlap=False,
     )
-    return st, dyn
+
+
+def plan_fill(api, state, dst, value, *args, profile=None, isSetMask=True, max_repeats=None):
+    """The planner behind ``aj.plan`` for this group: ``(static, dyn)`` with ``static`` = (dtype,
+    repeat bucket R, ordered, profile, value read from a tensor), the API traced (dyn["op"])."""
+    st, dyn = plan(api, state, dst, value, args, profile, isSetMask, max_repeats)
+    return (st.dtype, st.R, st.ordered, st.profile, st.element_scalar), dyn
+
+
+def run_planned(static, state, dyn):
+    """Runs a call planned by :func:`plan_fill` (pure, jit- and vmap-compatible)."""
+    return run_strided(_strided(static), state, dyn)
 
 
 def fill_call(api, state, dst, value, args, profile, isSetMask, max_repeats):

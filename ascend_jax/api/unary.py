@@ -138,13 +138,40 @@ def plan(api, state, dst, src, scalar, args, profile, isSetMask, max_repeats):
     else:
         dyn["scalar"] = A.scalar_bits(api, scalar, dt, p)
     dyn["op"] = jnp.asarray(API_CODES.index(api), I32)
-    if _own_program(api, dt):
-        st = StridedStatic(api=api, dtype=dt, R=R, ordered=ordered, profile=p, elem=_single_elem(api))
-    else:
-        st = StridedStatic(
-            api="*", dtype=dt, R=R, ordered=ordered, profile=p, elem=any_elem, api_codes=API_CODES
-        )
-    return st, dyn
+    return _strided((dt, R, ordered, p, program_key(api, dt))), dyn
+
+
+def _strided(static):
+    dtype, R, ordered, p, prog = static
+    if prog != "*":
+        return StridedStatic(api=prog, dtype=dtype, R=R, ordered=ordered, profile=p, elem=_single_elem(prog))
+    return StridedStatic(
+        api="*", dtype=dtype, R=R, ordered=ordered, profile=p, elem=any_elem, api_codes=API_CODES
+    )
+
+
+def plan_unary(api, state, dst, src, *args, profile=None, isSetMask=None, max_repeats=None):
+    """The planner behind ``aj.plan`` for this group (arguments as the API takes them, LeakyRelu's
+    scalarValue first among ``args``): ``(static, dyn)`` with ``static`` = (dtype, repeat bucket R,
+    ordered, profile, :func:`program_key`): the API is traced (dyn["op"]) except where it compiles
+    a program of its own (float32 Exp / Ln / Rsqrt)."""
+    scalar = None
+    if api == "Neg":
+        if isSetMask is not None:  # as the direct call: Neg has no isSetMask
+            raise TypeError("Neg() got an unexpected keyword argument 'isSetMask'")
+        _neg_check(dst, src, args, profile)
+    elif api == "LeakyRelu":
+        if not args:
+            raise TypeError("LeakyRelu() missing 1 required positional argument: 'scalarValue'")
+        scalar, args = args[0], args[1:]
+    is_set = True if isSetMask is None else isSetMask
+    st, dyn = plan(api, state, dst, src, scalar, args, profile, is_set, max_repeats)
+    return (st.dtype, st.R, st.ordered, st.profile, st.api), dyn
+
+
+def run_planned(static, state, dyn):
+    """Runs a call planned by :func:`plan_unary` (pure, jit- and vmap-compatible)."""
+    return run_strided(_strided(static), state, dyn)
 
 
 def unary_call(api, state, dst, src, scalar, args, profile, isSetMask, max_repeats):
@@ -193,6 +220,11 @@ def Neg(state, dst, src, *args, profile=None, max_repeats=None):
     The page lists one prototype, ``Neg(dst, src, count)`` (no mask, no isSetMask).
     **Spec:** memory-vector/基础算术/Neg(ISASI).md. Profile keys: ``apis.Neg``.
     """
+    _neg_check(dst, src, args, profile)
+    return unary_call("Neg", state, dst, src, None, args, profile, True, max_repeats)
+
+
+def _neg_check(dst, src, args, profile):
     # SPEC: "__aicore__ inline void Neg(const LocalTensor& dst, const LocalTensor& src,
     #       const uint32_t count)" -- the page's only prototype
     if len(args) == 3:
@@ -200,7 +232,6 @@ def Neg(state, dst, src, *args, profile=None, max_repeats=None):
         A.check_tensor("Neg", "dst", dst, p)
         A.check_tensor("Neg", "src", src, p)
         raise UsageError("Neg", "mask", args[0], "no high-dim prototype: call (count,)", p)
-    return unary_call("Neg", state, dst, src, None, args, profile, True, max_repeats)
 
 
 @register(ApiSpec("LeakyRelu", "unary", _LEAKY_PROTOS, "memory-vector/基础算术/LeakyRelu.md"))

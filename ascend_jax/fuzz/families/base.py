@@ -455,6 +455,43 @@ def make_ubs(cases):
     return ub
 
 
+# the dtypes an invalid-static case may draw T from (those a product does not list for the API)
+ALL_DTYPES = ("int8", "uint8", "int16", "uint16", "half", "bfloat16", "int32", "uint32", "float32")
+
+
+def draw_repeat_strides(rng, default_strides, fault_rate):
+    """A strided case's repeatTime (mostly edge values) and repeat parameters (half the time the
+    defaults, else small picks; a dst block stride 0 only at ``fault_rate``)."""
+    rep_choices = [0, 1, 1, 2, 3, 4, 8, 17, 255]
+    repeat = (
+        int(rep_choices[rng.integers(len(rep_choices))]) if rng.random() < 0.8 else int(rng.integers(0, 256))
+    )
+    if rng.random() < 0.5:
+        return repeat, tuple(default_strides)
+    pick = [0, 1, 1, 2, 3, 4, 7, 8, 9, 16]
+    strides = tuple(int(pick[rng.integers(len(pick))]) for _ in default_strides)
+    if strides[0] == 0 and rng.random() > fault_rate:
+        strides = (1,) + strides[1:]
+    return repeat, strides
+
+
+def footprint(blk, rep, reps):
+    """Blocks spanned by ``reps`` repeats of an operand with block / repeat strides ``blk`` / ``rep``."""
+    return (max(reps, 1) - 1) * rep + 7 * blk + 1
+
+
+def draw_addr(rng, nblocks, fp_blocks, fault_rate):
+    """An operand address leaving room for ``fp_blocks`` blocks; at ``fault_rate`` misaligned or
+    likely out of the arena."""
+    hi = max(0, nblocks - min(fp_blocks, nblocks))
+    b = int(rng.integers(0, hi + 1))
+    if rng.random() < fault_rate / 2:
+        return b * 32 + int(rng.choice([2, 4, 16]))  # misaligned
+    if rng.random() < fault_rate / 2:
+        return int(rng.integers(nblocks - 2, nblocks + 4)) * 32  # likely out of the arena
+    return b * 32
+
+
 def mask_words32(mask, n_words32):
     """A bitwise mask (uint64 words, low word first) as the uint32 words the fast path traces."""
     out = np.zeros(n_words32, np.uint32)

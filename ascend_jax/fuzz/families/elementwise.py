@@ -4,14 +4,15 @@ and the fills (Duplicate, CreateVecIndex), run through the fast path and the Num
 compared on the whole UB, the registers and the fault word.
 
 Table-driven: ``API_TABLE`` gives each API's row (its sub-family ``kind`` and its scalar, if any);
-``KINDS`` gives each sub-family's fast-path module, its number of tensor sources and its repeat
+``KINDS`` gives each sub-family's API group, its number of tensor sources and its repeat
 parameters. Adding an API of an existing sub-family is one row of ``API_TABLE``.
 
-Fast path: every case is planned by its API module's own planner (``plan``: the public API's static
-checks, the call form as traced data) with static Python values; the cases of one signature
-(sub-family, dtype, repeat bucket) then run in ONE vmapped program of the strided core
-(``run_strided``) with everything traced -- API code, call form, addresses, count, mask words,
-repeat count, strides, scalar bits. Reference: the public reference function, one case at a time.
+Fast path: every case is planned by the public planned-call interface (``aj.plan``: the public
+API's static checks, the call form as traced data) with static Python values; the cases of one
+signature (sub-family = the API group, dtype, repeat bucket) then run in ONE program of the group's
+key (``aj.run_batched(aj.group_key(...))``) with everything traced -- API code, call form,
+addresses, count, mask words, repeat count, strides, scalar bits. Reference: the public reference
+function, one case at a time.
 """
 
 import dataclasses
@@ -21,34 +22,38 @@ import math
 import jax
 import numpy as np
 
-from ... import _compile
+import ascend_jax as aj
+
 from ... import dtypes as _dt
 from ...errors import NotModelledError, UsageError
 from ...params import BinaryRepeatParams, UnaryRepeatParams
 from ...tensor import MASK_PLACEHOLDER, LocalTensor
 from ..regs import draw as draw_registers
+from ..regs import draw_mask
 from .base import (
+    ALL_DTYPES,
     Operand,
+    draw_addr,
+    draw_repeat_strides,
+    footprint,
     generic_shrinks,
-    make_ub,
-    make_ubs,
     mask_label,
     repeat_regime,
     stride_regime,
     strided_operand,
 )
-from .family import Family
+from .family import PlannedFamily
 from .unary_scalar import _random_scalar
 
 
 @dataclasses.dataclass(frozen=True)
 class Kind:
-    """A sub-family: its fast-path module (``plan(...)`` and ``API_CODES``), tensor sources, the
+    """A sub-family: its API group (``aj.GROUP_APIS``, ``aj.group_key``), tensor sources, the
     default strides of its repeat parameters (dst block strides, source block strides, dst repeat
     stride, source repeat strides -- in the C++ parameter order), and the names of the fill
     strides."""
 
-    module: str
+    group: str
     nsrc: int
     default_strides: tuple
 
@@ -97,16 +102,6 @@ API_TABLE = {
 }
 
 FORMS = ("count", "count_register", "continuous", "bitwise", "register")
-
-
-def _module(kind):
-    # the API module's planner (an explicit exception in .importlinter, as for the unary-scalar
-    # family: the public API does not take the API code as traced data yet)
-    from ...api import binary, binary_scalar, fill, unary
-
-    return {"binary": binary, "binary_scalar": binary_scalar, "fill": fill, "unary": unary}[
-        KINDS[kind].module
-    ]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -184,28 +179,13 @@ def random_case(rng, p, api, dtype, form, ub_bytes=8192, fault_rate=0.1):
     data = ["raw", "specials", "small"][int(rng.integers(3))]
     regs = draw_registers(rng, p, L, counter_ok=form not in ("count",))
     mask_mode = regs.mask_mode
-    vmask_words = list(regs.vmask)
-    rep_choices = [0, 1, 1, 2, 3, 4, 8, 17, 255]
-    repeat = (
-        int(rep_choices[rng.integers(len(rep_choices))]) if rng.random() < 0.8 else int(rng.integers(0, 256))
-    )
+    repeat, strides = draw_repeat_strides(rng, kind.default_strides, fault_rate)
     ns = len(kind.default_strides) // 2  # strides per group (dst + sources)
-    if rng.random() < 0.5:
-        strides = kind.default_strides
-    else:
-        pick = [0, 1, 1, 2, 3, 4, 7, 8, 9, 16]
-        strides = tuple(int(pick[rng.integers(len(pick))]) for _ in kind.default_strides)
-        if strides[0] == 0 and rng.random() > fault_rate:
-            strides = (1,) + strides[1:]
-
-    def footprint(blk, rep, reps):
-        return (max(reps, 1) - 1) * rep + 7 * blk + 1
 
     def fp_all(reps):
         return max(footprint(strides[i], strides[ns + i], reps) for i in range(ns))
 
     count = 0
-    count_reg = None
     if form in ("count", "count_register"):
         count = int(rng.integers(0, min(3 * L, nblocks * E // 2) + 1))
         if rng.random() < 0.1:
@@ -213,40 +193,13 @@ def random_case(rng, p, api, dtype, form, ub_bytes=8192, fault_rate=0.1):
         fp = footprint(1, 8, math.ceil(count / L))
     else:
         fp = fp_all(repeat)
-    if mask_mode == 1:
-        lo = 1 if (p.zero_mask == "error" and form in ("continuous", "bitwise")) else 0
-        count_reg = int(rng.integers(lo, min(4 * L, nblocks * E // 3) + 1))
+    mask, vmask_words, count_reg = draw_mask(rng, p, L, form, regs, min(4 * L, nblocks * E // 3))
+    if count_reg is not None:
         fp = max(fp, fp_all(math.ceil(count_reg / L)))
-    mask = None
-    if form == "continuous":
-        mask = int(rng.choice([0, 1, L // 2, L - 1, L, L + 5, int(rng.integers(0, L + 1))]))
-        if p.zero_mask == "error" and mask_mode == 0 and mask == 0:
-            mask = 1
-        if mask_mode == 1:
-            mask = count_reg
-    elif form == "bitwise":
-        w = vmask_words
-        nw = p.vector_mask_bits // 64
-        words = [w[2 * i] | (w[2 * i + 1] << 32) for i in range(nw)]
-        if mask_mode == 1:
-            words = [count_reg] + [0] * (nw - 1)
-        if p.zero_mask == "error" and mask_mode == 0 and not any(words):
-            words[0] = 1
-        mask = tuple(words)
-    if mask_mode == 1:
-        vmask_words = [count_reg & 0xFFFFFFFF, count_reg >> 32, 0, 0, 0, 0, 0, 0]
-
-    def addr(fp_blocks):
-        hi = max(0, nblocks - min(fp_blocks, nblocks))
-        b = int(rng.integers(0, hi + 1))
-        if rng.random() < fault_rate / 2:
-            return b * 32 + int(rng.choice([2, 4, 16]))  # misaligned
-        if rng.random() < fault_rate / 2:
-            return int(rng.integers(nblocks - 2, nblocks + 4)) * 32  # likely out of the arena
-        return b * 32
-
-    dst = addr(fp)
-    srcs = tuple(dst if rng.random() < 0.15 else addr(fp) for _ in range(kind.nsrc))
+    dst = draw_addr(rng, nblocks, fp, fault_rate)
+    srcs = tuple(
+        dst if rng.random() < 0.15 else draw_addr(rng, nblocks, fp, fault_rate) for _ in range(kind.nsrc)
+    )
     scalar = None
     if row.scalar == "value":
         scalar = _random_scalar(rng, d)
@@ -323,15 +276,20 @@ def _operands(c):
     return dst, srcs
 
 
-def call(mod, c, state, p):
-    """``c.api`` of ``mod`` (the reference, or ``ascend_jax``) with static Python values."""
+def _call_args(c):
+    """(positional arguments after the state, keyword arguments) of the case's call."""
     dst, ops = _operands(c)
     args, is_set = _tail(c)
-    fn = getattr(mod, c.api)
-    if c.api == "Neg":  # the page's one prototype: no isSetMask
-        return fn(state, dst, *ops, *args, profile=p)
-    kw = {"config": _config(c)} if c.kind == "flex" and c.position.startswith("elem") else {}
-    return fn(state, dst, *ops, *args, profile=p, isSetMask=is_set, **kw)
+    kw = {} if c.api == "Neg" else {"isSetMask": is_set}  # Neg: the page's one prototype, no isSetMask
+    if c.kind == "flex" and c.position.startswith("elem"):
+        kw["config"] = _config(c)
+    return (dst, *ops, *args), kw
+
+
+def call(mod, c, state, p):
+    """``c.api`` of ``mod`` (the reference, or ``ascend_jax``) with static Python values."""
+    args, kw = _call_args(c)
+    return getattr(mod, c.api)(state, *args, profile=p, **kw)
 
 
 def _config(c):
@@ -342,18 +300,9 @@ def _config(c):
 
 
 def plan(c, state, p, R):
-    """(StridedStatic, dyn) of the case by its API module's planner (static checks included)."""
-    mod = _module(c.kind)
-    dst, ops = _operands(c)
-    args, is_set = _tail(c)
-    if c.kind == "binary":
-        return mod.plan(c.api, state, dst, ops[0], ops[1], args, p, is_set, R)
-    if c.kind == "unary":
-        return mod.plan(c.api, state, dst, ops[0], c.scalar, args, p, is_set, R)
-    if c.kind == "flex":
-        cfg = _config(c) if c.position.startswith("elem") else None
-        return mod.plan(c.api, state, dst, ops[0], ops[1], args, p, is_set, cfg, R)
-    return mod.plan(c.api, state, dst, c.scalar, args, p, is_set, R)
+    """``aj.plan`` of the case, ``(key, values)`` (the public API's static checks included)."""
+    args, kw = _call_args(c)
+    return aj.plan(c.api, state, *args, profile=p, max_repeats=R, **kw)
 
 
 def reps_needed(c, L):
@@ -385,22 +334,6 @@ def _state_for(c, p):
     )
 
 
-_FN_CACHE = {}
-
-
-def _program(st):
-    """One jitted, vmapped strided-core program per static key (sub-family, dtype, bucket)."""
-    from ..._engine.pipeline import run_strided
-
-    if st not in _FN_CACHE:
-
-        def batched(state, dyn):
-            return jax.vmap(lambda s, d: run_strided(st, s, d))(state, dyn)
-
-        _FN_CACHE[st] = _compile.jit(batched)
-    return _FN_CACHE[st]
-
-
 @functools.cache
 def is_modelled(api, dtype, p):
     """Whether the fast path models ``api`` for ``dtype`` on ``p`` (a trial plan of a plain case)."""
@@ -419,18 +352,12 @@ def is_modelled(api, dtype, p):
 
 # -- the engine's adapter ----------------------------------------------------------------------
 
-_ALL_DTYPES = ("int8", "uint8", "int16", "uint16", "half", "bfloat16", "int32", "uint32", "float32")
 
-
-class ElementwiseFamily(Family):
+class ElementwiseFamily(PlannedFamily):
     name = "elementwise"
     apis = tuple(API_TABLE)
     case_type = EwCase
-    fast_fn_is_program = True  # its own jitted program per static key
-    run_batch = 128
-
-    def __init__(self, buckets=(4, 16, 256)):
-        self.buckets = tuple(buckets)
+    call_case = staticmethod(call)
 
     def forms(self, p, api, dt):
         if api == "Neg" or dt in p.api(api).count_only_dtypes:
@@ -475,7 +402,7 @@ class ElementwiseFamily(Family):
                 s[len(s) // 2] = 256
                 name = "repeatParams.dstRepStride"
             opts.append((rep(case, strides=tuple(s)), name))
-        bad = [x for x in _ALL_DTYPES if x not in p.api(case.api).all_dtypes()]
+        bad = [x for x in ALL_DTYPES if x not in p.api(case.api).all_dtypes()]
         if bad:
             scalar = case.scalar
             bd = _dt.as_dtype(bad[int(rng.integers(len(bad)))])
@@ -488,28 +415,18 @@ class ElementwiseFamily(Family):
         return _src_mutations(rng, p, case)
 
     def signature(self, case, p):
-        L = p.lanes(_dt.as_dtype(case.dtype))
-        sig = ("elementwise", case.kind, case.dtype, self.bucket(reps_needed(case, L)))
-        if case.kind == "unary":
-            # float32 Exp / Ln / Rsqrt compile programs of their own (api/unary.py)
-            sig += (_module("unary").program_key(case.api, case.dtype),)
-        return sig
-
-    def initial_ub(self, case):
-        return make_ub(case)
-
-    def initial_ubs(self, cases):
-        return make_ubs(cases)
+        R = self.bucket(reps_needed(case, p.lanes(_dt.as_dtype(case.dtype))))
+        # the key's static choices after (dtype, R, ordered, profile): float32 Exp / Ln / Rsqrt
+        # (programs of their own) apart; not the key itself (hashing a profile costs ~80 us a case)
+        return ("elementwise", case.kind, case.dtype, R, *_key(case, p, R).static[4:])
 
     def stack_dyn(self, cases, p):
         R = self.signature(cases[0], p)[3]
+        key = _key(cases[0], p, R)
         plans = [plan(c, _state_for(c, p), p, R) for c in cases]
-        # one program for the whole chunk: every case's static part must be the first's (a
+        # one program for the whole chunk: every case's key must be the chunk's, ordered or not (a
         # signature that misses a static difference would run the other cases in its program)
-        st0 = dataclasses.replace(plans[0][0], ordered=True)
-        odd = [
-            c for c, (st, _) in zip(cases, plans, strict=True) if dataclasses.replace(st, ordered=True) != st0
-        ]
+        odd = [c for c, (k, _) in zip(cases, plans, strict=True) if _ordered(k) != key]
         if odd:
             raise AssertionError(
                 f"elementwise chunk {self.signature(cases[0], p)} mixes compile keys: "
@@ -519,16 +436,8 @@ class ElementwiseFamily(Family):
         return jax.tree_util.tree_map(lambda *x: np.stack([np.asarray(v) for v in x]), *dyns)
 
     def fast_fn(self, case0, p):
-        R = self.signature(case0, p)[3]
-        st, _ = plan(case0, _state_for(case0, p), p, R)
-        fn = _program(dataclasses.replace(st, ordered=True))
+        fn = aj.run_batched(_key(case0, p, self.signature(case0, p)[3]))
         return lambda state, dyn: (fn(state, dyn), None)
-
-    def reference(self, case, p, mod, state):
-        return call(mod, case, state, p), None
-
-    def call_static(self, mod, case, state, p):
-        return call(mod, case, state, p), None
 
     def labels(self, case, p):
         L = p.lanes(_dt.as_dtype(case.dtype))
@@ -573,6 +482,17 @@ class ElementwiseFamily(Family):
             ops.append(Operand(f"{name}_element", case.elem, d.itemsize, d.name, "in", ("packed", case.elem)))
         ops.append(strided_operand("dst", case.dst, d.name, s[0], s[h], nblk, reps, "inout"))
         return ops
+
+
+def _key(case, p, R):
+    """The chunk's key: ``aj.group_key`` of the case's group (repeats in program order)."""
+    return aj.group_key(KINDS[case.kind].group, _dt.as_dtype(case.dtype), R, p, case.api)
+
+
+def _ordered(key):
+    """``key`` with its repeats written in program order (static part: (dtype, R, ordered, profile,
+    ...), ``aj.group_key``): the order is exact for every call, one program serves the chunk."""
+    return dataclasses.replace(key, static=(*key.static[:2], True, *key.static[3:]))
 
 
 def _src_mutations(rng, p, case):

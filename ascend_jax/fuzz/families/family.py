@@ -9,7 +9,7 @@ import numpy as np
 from ...profile import as_profile
 from .. import compare as _cmp
 from .. import runner as _run
-from .base import decode, encode
+from .base import decode, encode, make_ub, make_ubs
 
 
 class Family:
@@ -150,14 +150,29 @@ class Family:
 class PlannedFamily(Family):
     """A family on the planned-call interface (docs/PLAN_RUN.md): the cases of a signature run in
     one compiled program, ``aj.run_batched`` of a planned-call key, over their stacked ``values``;
-    ``buckets``: the static repeat buckets of the signatures; ``call(mod, case, state, p)``: the
-    reference and static calls."""
+    ``buckets``: the static repeat buckets of the signatures; each case's UB generated from its
+    seed. The reference and static calls: ``call(mod, case, state, p)``, by default
+    ``call_case(mod, case, state, p)`` (the new state, no returned value)."""
 
     fast_fn_is_program = True  # aj.run_batched: one compiled program per key
     run_batch = 128
 
     def __init__(self, buckets=(4, 16, 256)):
         self.buckets = tuple(buckets)
+
+    def initial_ub(self, case):
+        return make_ub(case)
+
+    def initial_ubs(self, cases):
+        return make_ubs(cases)
+
+    @staticmethod
+    def call_case(mod, case, state, p):
+        """The case's call of ``mod`` (the reference or ``ascend_jax``): the new state."""
+        raise NotImplementedError
+
+    def call(self, mod, case, state, p, dyn=None):
+        return self.call_case(mod, case, state, p), None
 
     @staticmethod
     def stack_values(values):

@@ -24,11 +24,13 @@ from ...tensor import MASK_PLACEHOLDER, LocalTensor
 from ..regs import draw as draw_registers
 from ..regs import draw_mask
 from .base import (
+    ALL_DTYPES,
     Operand,
     data_mutations,
+    draw_addr,
+    draw_repeat_strides,
+    footprint,
     generic_shrinks,
-    make_ub,
-    make_ubs,
     mask_label,
     mask_words32,
     repeat_regime,
@@ -146,23 +148,8 @@ def random_case(rng, profile, api=None, dtype=None, ub_bytes=8192, fault_rate=0.
     scalar = _random_scalar(rng, d)
     regs = draw_registers(rng, p, L, counter_ok=form != "count")
     mask_mode = regs.mask_mode
-    rep_choices = [0, 1, 1, 2, 3, 4, 8, 17, 255]
-    repeat = (
-        int(rep_choices[rng.integers(len(rep_choices))]) if rng.random() < 0.8 else int(rng.integers(0, 256))
-    )
-    # strides
-    if rng.random() < 0.5:
-        strides = (1, 1, 8, 8)
-    else:
-        pick = [0, 1, 1, 2, 3, 4, 7, 8, 9, 16]
-        strides = tuple(int(pick[rng.integers(len(pick))]) for _ in range(4))
-        if strides[0] == 0 and rng.random() > fault_rate:
-            strides = (1,) + strides[1:]
-
+    repeat, strides = draw_repeat_strides(rng, (1, 1, 8, 8), fault_rate)
     # keep most cases in bounds: footprint of the larger repeat count
-    def footprint(blk, rep, reps):
-        return (max(reps, 1) - 1) * rep + 7 * blk + 1
-
     if form == "count":
         count = int(rng.integers(0, min(3 * L, nblocks * E // 2) + 1))
         if rng.random() < 0.1:
@@ -178,18 +165,8 @@ def random_case(rng, profile, api=None, dtype=None, ub_bytes=8192, fault_rate=0.
         reps = math.ceil(count_reg / L)
         fp = max(footprint(strides[0], strides[2], reps), footprint(strides[1], strides[3], reps))
 
-    # addresses
-    def addr(fp_blocks):
-        hi = max(0, nblocks - min(fp_blocks, nblocks))
-        b = int(rng.integers(0, hi + 1))
-        if rng.random() < fault_rate / 2:
-            return b * 32 + int(rng.choice([2, 4, 16]))  # misaligned
-        if rng.random() < fault_rate / 2:
-            return int(rng.integers(nblocks - 2, nblocks + 4)) * 32  # likely out of the arena
-        return b * 32
-
-    dst = addr(fp)
-    src = dst if rng.random() < 0.15 else addr(fp)
+    dst = draw_addr(rng, nblocks, fp, fault_rate)
+    src = dst if rng.random() < 0.15 else draw_addr(rng, nblocks, fp, fault_rate)
     return Case(
         api=api,
         dtype=d.name,
@@ -317,8 +294,6 @@ def stack_params(cs, p):
 
 # -- the engine's adapter ----------------------------------------------------------------------
 
-_ALL_DTYPES = ("int8", "uint8", "int16", "uint16", "half", "bfloat16", "int32", "uint32", "float32")
-
 
 class UnaryScalarFamily(PlannedFamily):
     name = "unary_scalar"
@@ -350,7 +325,7 @@ class UnaryScalarFamily(PlannedFamily):
                 m = list(case.mask)
                 m[1] = 1
                 opts.append((rep(case, mask=tuple(m)), "mask[1]"))
-        bad = [d for d in _ALL_DTYPES if d not in p.api(case.api).all_dtypes()]
+        bad = [d for d in ALL_DTYPES if d not in p.api(case.api).all_dtypes()]
         if bad:
             opts.append((rep(case, dtype=bad[int(rng.integers(len(bad)))], form="count", count=16), "T"))
         return opts[int(rng.integers(len(opts)))]
@@ -361,12 +336,6 @@ class UnaryScalarFamily(PlannedFamily):
     def signature(self, case, p):
         L = p.lanes(_dt.as_dtype(case.dtype))
         return ("unary_scalar", case.dtype, coarse_bucket(_reps_needed(case, L), self.buckets))
-
-    def initial_ub(self, case):
-        return make_ub(case)
-
-    def initial_ubs(self, cases):
-        return make_ubs(cases)
 
     def stack_dyn(self, cases, p):
         return stack_params(cases, p)
