@@ -369,3 +369,28 @@ def test_cast_random_bits(src, dst, mode, prof, ctrl):
         jax.jit(lambda a: EM.cast(a, s, t, mode, prof, _ctrl_words(ctrl)))(x.astype(np.uint32))
     ).astype(np.uint64)
     assert not _mismatches(got, want, [x]), _mismatches(got, want, [x])
+
+
+def test_create_vec_index_rounds_the_exact_sum_once():
+    """firstValue + index rounded once to T (docs/MODEL.md CHOICE) where the index has more bits than
+    T: a float32 sum rounded to nearest first would round twice (half -6.097555e-05 + 2051 ->
+    2051.0 -> 2052, the exact sum rounds to 2050: found by an all-API campaign). Random firstValues
+    of every magnitude (subnormal, small, fractional, both signs, -0.0: -0 + 0 is +0) against the
+    reference."""
+    import ascend_jax.reference as R
+
+    d, p, n = D.half, A2, 4096  # (no product lists bfloat16 for CreateVecIndex)
+    rng = np.random.default_rng(36)
+    bits = [0x83FF, 0x8001, 0x0001, 0x3C01, 0xBC01, 0x03FF, 0x8000, 0x0000] + [int(b) for b in rng.integers(0, 1 << 16, 40)]
+    bits = [b for b in bits if (b & 0x7FFF) < 0x7C00]  # finite
+    firsts = np.array(bits, np.uint16).view(d.np_dtype)
+    index = np.arange(n, dtype=np.int32)
+    fast = np.asarray(
+        jax.jit(jax.vmap(lambda fb: EM.create_vec_index(fb, index, d, p, _ctrl_words(0))))(
+            np.array(bits, np.uint32)
+        )
+    ).astype(np.uint16)
+    for k, first in enumerate(firsts):
+        st = R.CreateVecIndex(R.reset_state(p), R.LocalTensor(d, 0, n), float(first), n, profile=p)
+        want = np.frombuffer(st.ub[: 2 * n].tobytes(), np.uint16)
+        assert np.array_equal(fast[k], want), (hex(bits[k]), np.flatnonzero(fast[k] != want)[:5])

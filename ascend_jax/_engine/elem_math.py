@@ -586,21 +586,41 @@ def duplicate(value_bits, shape):
     return jnp.broadcast_to(jnp.asarray(value_bits, U32), shape)
 
 
+def _f32_add_round_to_odd(a, b):
+    """float32 ``a + b`` rounded to odd (bits in and out; ``b`` a whole number below 2**24,
+    ``a`` any finite float32): a later rounding to nearest of this value at 22 bits or fewer is the
+    exact sum rounded once. The sum rounded to nearest (``N.f32_add_bits``) is made odd, towards the
+    exact sum, when it is inexact; the error's sign comes from TwoSum (the native adds are exact
+    here: the operands are normal whenever ``a`` is not absorbed), or is ``a``'s own when ``a``
+    vanished into ``b``."""
+    s = N.f32_add_bits(a, b)
+    fa, fb, fs = N._bits_to_f32(a), N._bits_to_f32(b), N._bits_to_f32(s)
+    bb = fs - fa
+    err = (fa - (fs - bb)) + (fb - bb)
+    absorbed = (s == b) & ((a & 0x7FFFFFFF) != 0)
+    err_neg = jnp.where(absorbed, (a >> 31) == 1, err < 0)
+    inexact = absorbed | (err != 0)
+    away = err_neg == ((s >> 31) == 1)  # the exact sum lies further from zero than s
+    step = jnp.where(away, jnp.uint32(1), jnp.uint32(0xFFFFFFFF))  # +1 or -1 on the magnitude
+    return jnp.where(inexact & ((s & 1) == 0), s + step, s)
+
+
 def create_vec_index(first_bits, index, dtype, profile, ctrl):
     """``CreateVecIndex``: ``firstValue + index`` (``index`` = r*L + l, int32 < 2**24) rounded once to
-    T for floats (float32: soft add; half/bfloat16: the float32 sum is an innocuous double
-    rounding, 24 >= 2p + 2), wrapped for integers."""
+    T for floats (float32: soft add; half/bfloat16: the float32 sum rounded to odd, then to T: a
+    float32 sum rounded to nearest first is not innocuous here, the index has more bits than T, e.g.
+    half -6.1e-05 + 2051 -> 2051.0 -> 2052 where the sum rounds to 2050), wrapped for integers."""
     index = jnp.asarray(index, I32)
     first = jnp.broadcast_to(jnp.asarray(first_bits, U32), index.shape)
     if dtype.is_float:
         f32_first = _to_f32_bits(first, dtype)
         f32_index = lax.bitcast_convert_type(index.astype(jnp.float32), U32)  # exact below 2**24
-        s = N.f32_add_bits(f32_first, f32_index)
+        if dtype.name == "float32":
+            return N.f32_add_bits(f32_first, f32_index)
+        s = _f32_add_round_to_odd(f32_first, f32_index)
         if dtype.name == "bfloat16":
             return N.f32_bits_to_bf16_bits(s).astype(U32)
-        if dtype.name == "half":
-            return N.f32_bits_to_half_bits_exact(s)
-        return s
+        return N.f32_bits_to_half_bits_exact(s)
     if _wide(dtype):
         raise NotModelledError(f"CreateVecIndex: {dtype.name} has no fast-path element function yet")
     return (first + index.astype(U32)) & _int_mask(dtype.bits)
