@@ -381,7 +381,9 @@ def test_create_vec_index_rounds_the_exact_sum_once():
 
     d, p, n = D.half, A2, 4096  # (no product lists bfloat16 for CreateVecIndex)
     rng = np.random.default_rng(36)
-    bits = [0x83FF, 0x8001, 0x0001, 0x3C01, 0xBC01, 0x03FF, 0x8000, 0x0000] + [int(b) for b in rng.integers(0, 1 << 16, 40)]
+    bits = [0x83FF, 0x8001, 0x0001, 0x3C01, 0xBC01, 0x03FF, 0x8000, 0x0000] + [
+        int(b) for b in rng.integers(0, 1 << 16, 40)
+    ]
     bits = [b for b in bits if (b & 0x7FFF) < 0x7C00]  # finite
     firsts = np.array(bits, np.uint16).view(d.np_dtype)
     index = np.arange(n, dtype=np.int32)
