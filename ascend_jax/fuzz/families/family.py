@@ -164,6 +164,8 @@ class PlannedFamily(Family):
         return make_ub(case)
 
     def initial_ubs(self, cases):
+        if type(self).initial_ub is not PlannedFamily.initial_ub:  # a family's own initial_ub
+            return super().initial_ubs(cases)
         return make_ubs(cases)
 
     @staticmethod
