@@ -3,6 +3,7 @@ coverage labels (mask kind, repeat regime, stride regime), generic shrink candid
 generic deliberately-invalid mutations."""
 
 import dataclasses
+import functools
 import inspect
 import math
 
@@ -170,6 +171,73 @@ def generic_shrinks(case, p, default_strides):
 
 def reps_of_count(count, L):
     return math.ceil(int(count) / L)
+
+
+def reps_needed(c, L):
+    """Repeats a strided case's lanes span (``form`` count | count_register | repeat forms, Counter
+    mode read from ``vmask``); its repeat bucket is the smallest one >= this."""
+    if c.form == "count":
+        r = math.ceil(c.count / L)
+    elif c.form == "count_register":
+        r = 1
+    else:
+        r = c.repeat
+    if c.mask_mode == 1 and c.form != "count":
+        r = max(r, math.ceil((c.vmask[0] | (c.vmask[1] << 32)) / L))
+    return r
+
+
+@functools.cache
+def _plan_state(p):
+    from ...state import reset_state
+
+    return reset_state(p, ub_bytes=32)
+
+
+def state_for(c, p):
+    """A tiny state with the case's mask registers (the planners read the mask mode / Counter count)."""
+    import jax.numpy as jnp
+
+    st = _plan_state(p)
+    return st.replace(
+        vmask=jnp.asarray(np.array(c.vmask, np.uint32)),
+        mask_mode=jnp.asarray(c.mask_mode, st.mask_mode.dtype),
+    )
+
+
+def mode_shrinks(case):
+    """Counter -> Normal mode, a smaller register count (a strided case with ``form``, ``count``,
+    ``mask_mode`` and ``vmask``)."""
+    rep = dataclasses.replace
+    out = []
+    if case.form == "count_register":
+        out += [rep(case, count=c) for c in (0, 1) if c < case.count]
+    if case.mask_mode == 1:
+        out.append(rep(case, mask_mode=0, vmask=(0xFFFFFFFF,) * 4 + (0,) * 4))
+    return out
+
+
+def src_mutations(rng, p, case):
+    """One data-dependent fault in a valid case whose sources are a tuple ``srcs``: dst misaligned
+    or at the end of UB, a source moved next to dst (partial overlap), or dst's block stride 0
+    (repeat forms only)."""
+    rep = dataclasses.replace
+    kinds = ["misaligned", "out-of-ub"] + (["overlap"] if case.srcs else [])
+    if case.form not in ("count", "count_register"):
+        kinds.append("dst-blk-stride-0")
+    k = kinds[int(rng.integers(len(kinds)))]
+    if k == "overlap":
+        i = int(rng.integers(len(case.srcs)))
+        s = list(case.srcs)
+        s[i] = case.dst + 32 * int(rng.choice([1, 2, 8]))
+        return rep(case, srcs=tuple(s)), k
+    if k == "dst-blk-stride-0":
+        s = list(case.strides)
+        s[0] = 0
+        return rep(case, strides=tuple(s)), k
+    if k == "misaligned":
+        return rep(case, dst=case.dst + max(1, p.operand_alignment_bytes // 2)), k
+    return rep(case, dst=case.ub_bytes - 32 * int(rng.integers(0, 3))), k
 
 
 # -- export helpers ------------------------------------------------------------------------------
