@@ -153,10 +153,8 @@ def random_case(rng, p, form, fault_rate=0.1):
         vro=vro,
         v=v,
         tmp_n=tmp_len(p),
-        vmask=r.vmask,
-        mask_mode=r.mask_mode,
-        ctrl=r.ctrl,
         ub_seed=int(rng.integers(0, 2**31)),
+        **r.mask_fields(),
     )
 
 

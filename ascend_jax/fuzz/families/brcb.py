@@ -57,10 +57,8 @@ def random_case(rng, p, dtype, fault_rate=0.1):
         repeat=int(rng.integers(0, RB + 1)),
         blk=int(rng.choice([0, 1, 1, 2, 3])),
         rep=int(rng.integers(0, 20)),
-        vmask=r.vmask,
-        mask_mode=r.mask_mode,
-        ctrl=r.ctrl,
         ub_seed=int(rng.integers(0, 2**31)),
+        **r.mask_fields(),
     )
 
 

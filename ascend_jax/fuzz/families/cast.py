@@ -29,20 +29,17 @@ from ... import dtypes as _dt
 from ...errors import NotModelledError, UsageError
 from ...params import UnaryRepeatParams
 from ...tensor import LocalTensor
-from .base import generic_shrinks, make_ub, smaller_ints, strided_operand
-from .compound import (
-    COUNT_FORMS,
-    FORMS,
-    bucket_of,
-    call_tail,
-    draw_layout,
-    form_text,
+from .base import (
+    generic_shrinks,
+    make_ub,
     mode_shrinks,
     reps_needed,
+    smaller_ints,
     src_mutations,
     state_for,
-    strided_labels,
+    strided_operand,
 )
+from .compound import COUNT_FORMS, FORMS, bucket_of, call_tail, draw_layout, form_text, strided_labels
 from .family import PlannedFamily
 
 APIS = ("Cast", "Truncate")

@@ -57,10 +57,8 @@ def random_case(rng, p, dtype, fault_rate=0.1):
         d.name,
         *a,
         count=int(rng.integers(0, RB * L + 1)),
-        vmask=r.vmask,
-        mask_mode=r.mask_mode,
-        ctrl=r.ctrl,
         ub_seed=int(rng.integers(0, 2**31)),
+        **r.mask_fields(),
     )
 
 

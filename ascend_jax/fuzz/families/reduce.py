@@ -37,12 +37,15 @@ from .base import (
     make_ub,
     make_ubs,
     mask_label,
+    mode_shrinks,
     repeat_regime,
+    reps_needed,
     stack_rows,
+    state_for,
     stride_regime,
     strided_operand,
 )
-from .compound import bucket_of, draw_layout, reps_needed, state_for
+from .compound import bucket_of, draw_layout
 from .family import Family
 
 PER_REPEAT = ("ReduceRepeat", "ReduceDataBlock", "ReducePairElem")
@@ -351,11 +354,7 @@ class ReduceFamily(Family):
 
     def shrink(self, case, p):
         rep = dataclasses.replace
-        out = generic_shrinks(case, p, DEFAULT_STRIDES)
-        if case.form == "count_register":
-            out += [rep(case, count=c) for c in (0, 1) if c < case.count]
-        if case.mask_mode == 1:
-            out.append(rep(case, mask_mode=0, vmask=(0xFFFFFFFF,) * 4 + (0,) * 4))
+        out = generic_shrinks(case, p, DEFAULT_STRIDES) + mode_shrinks(case)
         if case.cal_index:
             out.append(rep(case, cal_index=False))
         return out
