@@ -240,6 +240,20 @@ def src_mutations(rng, p, case):
     return rep(case, dst=case.ub_bytes - 32 * int(rng.integers(0, 3))), k
 
 
+def bucket_of(n, buckets):
+    """The smallest of the static repeat ``buckets`` holding ``n`` repeats (the largest if none)."""
+    for b in buckets:
+        if n <= b:
+            return b
+    return buckets[-1]
+
+
+def profile_forms(p, forms):
+    """``forms`` without ``count_register`` where the profile ignores a level-2 call's isSetMask
+    (``level2_is_set_mask``, hw_profiles/README.md)."""
+    return tuple(f for f in forms if f != "count_register" or p.level2_is_set_mask == "honoured")
+
+
 # -- export helpers ------------------------------------------------------------------------------
 
 

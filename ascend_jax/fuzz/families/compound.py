@@ -39,6 +39,7 @@ from .base import (
     make_ubs,
     mask_label,
     mode_shrinks,
+    profile_forms,
     repeat_regime,
     reps_needed,
     src_mutations,
@@ -294,13 +295,6 @@ def is_modelled(api, dtype, p):
     return True
 
 
-def bucket_of(n, buckets):
-    for b in buckets:
-        if n <= b:
-            return b
-    return buckets[-1]
-
-
 # -- the engine's adapter ----------------------------------------------------------------------
 
 _ALL_DTYPES = ("int8", "uint8", "int16", "uint16", "half", "bfloat16", "int32", "uint32", "float32")
@@ -315,10 +309,7 @@ class CompoundFamily(PlannedFamily):
         if API_TABLE[api].count_only or dt in p.api(api).count_only_dtypes:
             # SPEC: count_only_dtypes: "仅支持tensor前n个数据计算接口"
             return ("count",)
-        f = list(FORMS)
-        if p.level2_is_set_mask != "honoured":
-            f.remove("count_register")
-        return tuple(f)
+        return profile_forms(p, FORMS)
 
     def units(self, p, api):
         a = p.api(api)
@@ -369,7 +360,7 @@ class CompoundFamily(PlannedFamily):
     def signature(self, case, p):
         L = p.lanes(_dt.as_dtype(case.dtype))
         dt = case.dtype if not case.src_dtype else f"{case.src_dtype}->{case.dtype}"
-        return ("compound", case.shape, dt, bucket_of(reps_needed(case, L), self.buckets))
+        return ("compound", case.shape, dt, self.bucket(reps_needed(case, L)))
 
     def initial_ub(self, case):
         return make_ub(case)

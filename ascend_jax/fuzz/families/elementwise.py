@@ -39,6 +39,7 @@ from .base import (
     generic_shrinks,
     mask_label,
     mode_shrinks,
+    profile_forms,
     repeat_regime,
     reps_needed,
     src_mutations,
@@ -338,10 +339,7 @@ class ElementwiseFamily(PlannedFamily):
         if api == "Neg" or dt in p.api(api).count_only_dtypes:
             # SPEC: Neg(ISASI) lists one prototype, (dst, src, count); count_only_dtypes: "仅支持tensor前n个数据计算接口"
             return ("count",)
-        f = list(FORMS)
-        if p.level2_is_set_mask != "honoured":
-            f.remove("count_register")
-        return tuple(f)
+        return profile_forms(p, FORMS)
 
     def units(self, p, api):
         a = p.api(api)
@@ -354,12 +352,6 @@ class ElementwiseFamily(PlannedFamily):
     def generate(self, rng, p, unit, fault_rate):
         api, dt, form = unit
         return random_case(rng, p, api, dt, form, fault_rate=fault_rate)
-
-    def bucket(self, n):
-        for b in self.buckets:
-            if n <= b:
-                return b
-        return self.buckets[-1]
 
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace

@@ -33,11 +33,13 @@ from ...errors import NotModelledError, UsageError
 from ...tensor import MASK_PLACEHOLDER, LocalTensor
 from .base import (
     Operand,
+    bucket_of,
     generic_shrinks,
     make_ub,
     make_ubs,
     mask_label,
     mode_shrinks,
+    profile_forms,
     repeat_regime,
     reps_needed,
     stack_rows,
@@ -45,7 +47,7 @@ from .base import (
     stride_regime,
     strided_operand,
 )
-from .compound import bucket_of, draw_layout
+from .compound import draw_layout
 from .family import Family
 
 PER_REPEAT = ("ReduceRepeat", "ReduceDataBlock", "ReducePairElem")
@@ -110,8 +112,7 @@ def forms_of(api, p, dt):
     if dt in p.api(api).count_only_dtypes:
         return ("count",)
     if api == "ReduceSum":
-        f = ("count", "count_register", "continuous", "bitwise", "register")
-        return f if p.level2_is_set_mask == "honoured" else tuple(x for x in f if x != "count_register")
+        return profile_forms(p, ("count", "count_register", "continuous", "bitwise", "register"))
     return ("count", "continuous", "bitwise")  # ReduceMax / ReduceMin: no isSetMask
 
 
