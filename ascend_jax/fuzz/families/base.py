@@ -583,6 +583,20 @@ def mask_words32(mask, n_words32):
     return out
 
 
+def int32_columns(cases, *names):
+    """The int fields ``names`` of a signature's cases as int32 columns (``stack_dyn`` entries)."""
+    return {k: np.asarray([int(getattr(c, k)) for c in cases], np.int32) for k in names}
+
+
+def mask_columns(cases, n_words32=8):
+    """A signature's masks as ``stack_dyn`` entries: ``mask``, the continuous form's lane count
+    (0 in other forms), and ``words``, the bitwise form's words as ``n_words32`` uint32."""
+    return {
+        "mask": np.asarray([c.mask if c.form == "continuous" else 0 for c in cases], np.uint32),
+        "words": np.stack([mask_words32(c.mask if c.form == "bitwise" else (), n_words32) for c in cases]),
+    }
+
+
 def stack_rows(rows):
     """The per-case values (pytrees of arrays, one structure) stacked along a new first axis."""
     return jax.tree_util.tree_map(lambda *x: np.stack([np.asarray(v) for v in x]), *rows)

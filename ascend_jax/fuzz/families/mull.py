@@ -9,11 +9,9 @@ one program per dtype. Reference: ``ascend_jax.reference.Mull`` with Python valu
 
 import dataclasses
 
-import numpy as np
-
 from ... import dtypes as _dt
 from .. import regs as _regs
-from .base import bucket_kw, mask_label, random_ub, repeat_regime
+from .base import bucket_kw, int32_columns, mask_label, random_ub, repeat_regime
 from .family import Family
 
 API = "Mull"
@@ -106,7 +104,7 @@ class MullFamily(Family):
         return random_ub(case.ub_seed, UB_BYTES)
 
     def stack_dyn(self, cases, p):
-        return {k: np.asarray([getattr(c, k) for c in cases], np.int32) for k in (*NAMES, "count")}
+        return int32_columns(cases, *NAMES, "count")
 
     def call(self, mod, case, state, p, dyn=None):
         return call(mod, case, state, p, dyn), None
