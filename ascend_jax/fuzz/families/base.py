@@ -169,6 +169,17 @@ def generic_shrinks(case, p, default_strides):
     return out
 
 
+def repeat_count_shrinks(case):
+    """One repeat, half the count: the smaller cases of a case with ``repeat`` and ``count``."""
+    rep = dataclasses.replace
+    out = []
+    if case.repeat > 1:
+        out.append(rep(case, repeat=1))
+    if case.count > 1:
+        out.append(rep(case, count=case.count // 2))
+    return out
+
+
 def reps_of_count(count, L):
     return math.ceil(int(count) / L)
 

@@ -16,7 +16,15 @@ import numpy as np
 
 from ... import dtypes as _dt
 from .. import regs as _regs
-from .base import bucket_kw, int32_columns, mask_columns, mask_label, repeat_regime, specials
+from .base import (
+    bucket_kw,
+    int32_columns,
+    mask_columns,
+    mask_label,
+    repeat_count_shrinks,
+    repeat_regime,
+    specials,
+)
 from .family import Family
 
 API = "CastDequant"
@@ -290,10 +298,4 @@ class DequantFamily(Family):
         )
 
     def shrink(self, case, p):
-        rep = dataclasses.replace
-        out = []
-        if case.repeat > 1:
-            out.append(rep(case, repeat=1))
-        if case.count > 1:
-            out.append(rep(case, count=case.count // 2))
-        return out
+        return repeat_count_shrinks(case)

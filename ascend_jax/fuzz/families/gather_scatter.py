@@ -24,6 +24,7 @@ from .base import (
     mask_columns,
     mask_label,
     random_ub,
+    repeat_count_shrinks,
     repeat_regime,
     strided_operand,
 )
@@ -342,14 +343,9 @@ class GatherScatterFamily(Family):
         )
 
     def shrink(self, case, p):
-        rep = dataclasses.replace
-        out = []
-        if case.repeat > 1:
-            out.append(rep(case, repeat=1))
-        if case.count > 1:
-            out.append(rep(case, count=case.count // 2))
+        out = repeat_count_shrinks(case)
         if case.base:
-            out.append(rep(case, base=0))
+            out.append(dataclasses.replace(case, base=0))
         return out
 
     def operands(self, case, p):
