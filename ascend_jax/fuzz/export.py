@@ -13,11 +13,19 @@ import numpy as np
 from .. import dtypes as _dt
 from ..profile import as_profile
 from .capsule import _unb64, case_of, load_capsule
+from .families.base import locate
 
 
 def _region(ub, addr, nbytes):
     lo, hi = max(0, addr), min(len(ub), addr + nbytes)
     return ub[lo:hi] if hi > lo else ub[:0]
+
+
+def _write_operand(f, ub, op, d):
+    """Operand ``op``'s bytes of ``ub`` as whole elements of NumPy type ``d`` to file ``f``."""
+    raw = _region(ub, op.addr, op.nbytes)
+    raw[: len(raw) // d.itemsize * d.itemsize].view(d).tofile(f)
+    return f
 
 
 def _np_dtype(name):
@@ -47,17 +55,11 @@ def export_capsule(capsule, to):
         ent = dataclasses.asdict(op)
         ent["layout"] = list(op.layout)
         if op.role in ("in", "inout"):
-            f = to / f"input_{op.name}.bin"
-            raw = _region(ub_in, op.addr, op.nbytes)
-            raw[: len(raw) // d.itemsize * d.itemsize].view(d).tofile(f)
-            ent["input_file"] = f.name
-            files.append(f)
+            files.append(_write_operand(to / f"input_{op.name}.bin", ub_in, op, d))
+            ent["input_file"] = files[-1].name
         if op.role in ("out", "inout"):
-            f = to / f"golden_{op.name}.bin"
-            raw = _region(ub_gold, op.addr, op.nbytes)
-            raw[: len(raw) // d.itemsize * d.itemsize].view(d).tofile(f)
-            ent["golden_file"] = f.name
-            files.append(f)
+            files.append(_write_operand(to / f"golden_{op.name}.bin", ub_gold, op, d))
+            ent["golden_file"] = files[-1].name
             dst = op.name
         ops.append(ent)
     for name, arr in (("ub_input.bin", ub_in), ("ub_golden.bin", ub_gold)):
@@ -93,28 +95,15 @@ class DiffReport:
 
 
 def _locate(layout, byte_addr, got_byte, want_byte, t_size, el_size):
-    kind = layout[0] if layout else ""
-    if kind == "strided":
-        _, addr, blk, rep, nblk, reps = layout
-        E = 32 // el_size
-        for r in range(reps):
-            for b in range(nblk):
-                a = addr + (r * rep + b * blk) * 32
-                if a <= byte_addr < a + 32:
-                    return r, b, b * E + (byte_addr - a) // el_size
-        return None
-    if kind == "bits":
+    """``base.locate``, but in a bit mask the lane is the first differing bit's."""
+    if layout and layout[0] == "bits":
         _, addr, W, _L = layout
         r, k = divmod(byte_addr - addr, W)
         x = int(got_byte) ^ int(want_byte)
         bit = (x & -x).bit_length() - 1 if x else 0
         lane = k * 8 + bit
         return r, lane * t_size // 32, lane
-    if kind == "packed":
-        _, addr = layout
-        j = (byte_addr - addr) // el_size
-        return 0, j * el_size // 32, j
-    return None
+    return locate(layout, byte_addr, el_size)
 
 
 def diff_dir(directory, output=None):

@@ -51,6 +51,10 @@ class Registers:
     ctrl: tuple  # 2 uint32 words
     rsvd_cnt: int
 
+    def mask_fields(self):
+        """The fields of a case dataclass holding the vector mask and CTRL only."""
+        return dict(vmask=self.vmask, mask_mode=self.mask_mode, ctrl=self.ctrl)
+
     def case_fields(self):
         """The register fields of a case dataclass (``rsvd_init`` holds the GatherMask count)."""
         return dict(

@@ -3,6 +3,7 @@ coverage labels (mask kind, repeat regime, stride regime), generic shrink candid
 generic deliberately-invalid mutations."""
 
 import dataclasses
+import functools
 import inspect
 import math
 
@@ -168,8 +169,100 @@ def generic_shrinks(case, p, default_strides):
     return out
 
 
+def repeat_count_shrinks(case):
+    """One repeat, half the count: the smaller cases of a case with ``repeat`` and ``count``."""
+    rep = dataclasses.replace
+    out = []
+    if case.repeat > 1:
+        out.append(rep(case, repeat=1))
+    if case.count > 1:
+        out.append(rep(case, count=case.count // 2))
+    return out
+
+
 def reps_of_count(count, L):
     return math.ceil(int(count) / L)
+
+
+def reps_needed(c, L):
+    """Repeats a strided case's lanes span (``form`` count | count_register | repeat forms, Counter
+    mode read from ``vmask``); its repeat bucket is the smallest one >= this."""
+    if c.form == "count":
+        r = math.ceil(c.count / L)
+    elif c.form == "count_register":
+        r = 1
+    else:
+        r = c.repeat
+    if c.mask_mode == 1 and c.form != "count":
+        r = max(r, math.ceil((c.vmask[0] | (c.vmask[1] << 32)) / L))
+    return r
+
+
+@functools.cache
+def _plan_state(p):
+    from ...state import reset_state
+
+    return reset_state(p, ub_bytes=32)
+
+
+def state_for(c, p):
+    """A tiny state with the case's mask registers (the planners read the mask mode / Counter count)."""
+    import jax.numpy as jnp
+
+    st = _plan_state(p)
+    return st.replace(
+        vmask=jnp.asarray(np.array(c.vmask, np.uint32)),
+        mask_mode=jnp.asarray(c.mask_mode, st.mask_mode.dtype),
+    )
+
+
+def mode_shrinks(case):
+    """Counter -> Normal mode, a smaller register count (a strided case with ``form``, ``count``,
+    ``mask_mode`` and ``vmask``)."""
+    rep = dataclasses.replace
+    out = []
+    if case.form == "count_register":
+        out += [rep(case, count=c) for c in (0, 1) if c < case.count]
+    if case.mask_mode == 1:
+        out.append(rep(case, mask_mode=0, vmask=(0xFFFFFFFF,) * 4 + (0,) * 4))
+    return out
+
+
+def src_mutations(rng, p, case):
+    """One data-dependent fault in a valid case whose sources are a tuple ``srcs``: dst misaligned
+    or at the end of UB, a source moved next to dst (partial overlap), or dst's block stride 0
+    (repeat forms only)."""
+    rep = dataclasses.replace
+    kinds = ["misaligned", "out-of-ub"] + (["overlap"] if case.srcs else [])
+    if case.form not in ("count", "count_register"):
+        kinds.append("dst-blk-stride-0")
+    k = kinds[int(rng.integers(len(kinds)))]
+    if k == "overlap":
+        i = int(rng.integers(len(case.srcs)))
+        s = list(case.srcs)
+        s[i] = case.dst + 32 * int(rng.choice([1, 2, 8]))
+        return rep(case, srcs=tuple(s)), k
+    if k == "dst-blk-stride-0":
+        s = list(case.strides)
+        s[0] = 0
+        return rep(case, strides=tuple(s)), k
+    if k == "misaligned":
+        return rep(case, dst=case.dst + max(1, p.operand_alignment_bytes // 2)), k
+    return rep(case, dst=case.ub_bytes - 32 * int(rng.integers(0, 3))), k
+
+
+def bucket_of(n, buckets):
+    """The smallest of the static repeat ``buckets`` holding ``n`` repeats (the largest if none)."""
+    for b in buckets:
+        if n <= b:
+            return b
+    return buckets[-1]
+
+
+def profile_forms(p, forms):
+    """``forms`` without ``count_register`` where the profile ignores a level-2 call's isSetMask
+    (``level2_is_set_mask``, hw_profiles/README.md)."""
+    return tuple(f for f in forms if f != "count_register" or p.level2_is_set_mask == "honoured")
 
 
 # -- export helpers ------------------------------------------------------------------------------
@@ -499,6 +592,20 @@ def mask_words32(mask, n_words32):
         out[2 * k] = w & 0xFFFFFFFF
         out[2 * k + 1] = w >> 32
     return out
+
+
+def int32_columns(cases, *names):
+    """The int fields ``names`` of a signature's cases as int32 columns (``stack_dyn`` entries)."""
+    return {k: np.asarray([int(getattr(c, k)) for c in cases], np.int32) for k in names}
+
+
+def mask_columns(cases, n_words32=8):
+    """A signature's masks as ``stack_dyn`` entries: ``mask``, the continuous form's lane count
+    (0 in other forms), and ``words``, the bitwise form's words as ``n_words32`` uint32."""
+    return {
+        "mask": np.asarray([c.mask if c.form == "continuous" else 0 for c in cases], np.uint32),
+        "words": np.stack([mask_words32(c.mask if c.form == "bitwise" else (), n_words32) for c in cases]),
+    }
 
 
 def stack_rows(rows):

@@ -12,6 +12,7 @@ import inspect
 import numpy as np
 
 from .. import regs as _regs
+from .base import int32_columns
 from .family import Family
 
 API = "BilinearInterpolation"
@@ -153,10 +154,8 @@ def random_case(rng, p, form, fault_rate=0.1):
         vro=vro,
         v=v,
         tmp_n=tmp_len(p),
-        vmask=r.vmask,
-        mask_mode=r.mask_mode,
-        ctrl=r.ctrl,
         ub_seed=int(rng.integers(0, 2**31)),
+        **r.mask_fields(),
     )
 
 
@@ -209,7 +208,7 @@ class BilinearFamily(Family):
         return make_ub(case)
 
     def stack_dyn(self, cases, p):
-        out = {k: np.asarray([int(getattr(c, k)) for c in cases], np.int32) for k in _TRACED}
+        out = int32_columns(cases, *_TRACED)
         out["mode"] = out["mode"] != 0
         if cases[0].form == "bitwise":
             out["mask"] = np.stack([mask_words(c) for c in cases])

@@ -9,11 +9,9 @@ dtype. Reference: ``ascend_jax.reference.Brcb`` with Python values.
 
 import dataclasses
 
-import numpy as np
-
 from ... import dtypes as _dt
 from .. import regs as _regs
-from .base import bucket_kw, random_ub, repeat_regime, strided_operand
+from .base import bucket_kw, int32_columns, random_ub, repeat_regime, strided_operand
 from .family import Family
 
 API = "Brcb"
@@ -57,10 +55,8 @@ def random_case(rng, p, dtype, fault_rate=0.1):
         repeat=int(rng.integers(0, RB + 1)),
         blk=int(rng.choice([0, 1, 1, 2, 3])),
         rep=int(rng.integers(0, 20)),
-        vmask=r.vmask,
-        mask_mode=r.mask_mode,
-        ctrl=r.ctrl,
         ub_seed=int(rng.integers(0, 2**31)),
+        **r.mask_fields(),
     )
 
 
@@ -113,10 +109,7 @@ class BrcbFamily(Family):
         return random_ub(case.ub_seed, UB_BYTES)
 
     def stack_dyn(self, cases, p):
-        return {
-            k: np.asarray([getattr(c, k) for c in cases], np.int32)
-            for k in ("dst", "src", "repeat", "blk", "rep")
-        }
+        return int32_columns(cases, "dst", "src", "repeat", "blk", "rep")
 
     def call(self, mod, case, state, p, dyn=None):
         return call(mod, case, state, p, dyn), None

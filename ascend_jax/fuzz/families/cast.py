@@ -29,20 +29,18 @@ from ... import dtypes as _dt
 from ...errors import NotModelledError, UsageError
 from ...params import UnaryRepeatParams
 from ...tensor import LocalTensor
-from .base import generic_shrinks, make_ub, smaller_ints, strided_operand
-from .compound import (
-    COUNT_FORMS,
-    FORMS,
-    bucket_of,
-    call_tail,
-    draw_layout,
-    form_text,
+from .base import (
+    generic_shrinks,
+    make_ub,
     mode_shrinks,
+    profile_forms,
     reps_needed,
+    smaller_ints,
     src_mutations,
     state_for,
-    strided_labels,
+    strided_operand,
 )
+from .compound import COUNT_FORMS, FORMS, call_tail, draw_layout, form_text, strided_labels
 from .family import PlannedFamily
 
 APIS = ("Cast", "Truncate")
@@ -231,7 +229,7 @@ class CastFamily(PlannedFamily):
         table = pairs(p)
         if api == "Truncate":  # T -> T, the count prototype only
             table = {(dt, dt): (TRUNCATE_MODES, True) for dt in p.api(api).all_dtypes()}
-        forms = [f for f in FORMS if f != "count_register" or p.level2_is_set_mask == "honoured"]
+        forms = profile_forms(p, FORMS)
         out = []
         for (s, t), (modes, count_only) in table.items():
             for m in modes:
@@ -296,7 +294,7 @@ class CastFamily(PlannedFamily):
         return src_mutations(rng, p, case)
 
     def signature(self, case, p):
-        R = bucket_of(reps_needed(case, p.lanes(wide_dtype(case))), self.buckets)
+        R = self.bucket(reps_needed(case, p.lanes(wide_dtype(case))))
         if case.api == "Truncate":  # the round mode is a template argument: static
             return ("cast", "Truncate", case.dtype, case.mode, R)
         return ("cast", "Cast", case.src_dtype, case.dtype, R)

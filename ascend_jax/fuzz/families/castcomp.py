@@ -29,7 +29,16 @@ from ... import dtypes as _dt
 from ...params import AnyForm, BinaryRepeatParams
 from ...tensor import MASK_PLACEHOLDER, LocalTensor
 from ..regs import random_ctrl
-from .base import bucket_kw, data_mutations, mask_label, mask_words32, repeat_regime, specials, stride_regime
+from .base import (
+    bucket_kw,
+    data_mutations,
+    int32_columns,
+    mask_columns,
+    mask_label,
+    repeat_regime,
+    specials,
+    stride_regime,
+)
 from .family import Family
 
 COMPOSITES = ("AddReluCast", "SubReluCast", "MulCast")
@@ -437,20 +446,16 @@ class CastCompFamily(Family):
 
     def stack_dyn(self, cases, p):
         c0 = cases[0]
-
-        def i32(k):
-            return np.asarray([int(getattr(c, k)) for c in cases], np.int32)
-
         if c0.api == "SetDeqScale":
             ft = np.float16 if c0.form == "half" else np.float32
             out = {"scale": np.asarray([c.scale for c in cases], ft)}
             if c0.form == "float":
-                out["offset"] = i32("offset")
+                out.update(int32_columns(cases, "offset"))
                 out["sign"] = np.asarray([c.sign for c in cases], bool)
             return out
-        out = {k: i32(k) for k in ("dst", "src0", "src1", "count")}
+        out = int32_columns(cases, "dst", "src0", "src1", "count")
         if c0.api == "MulsCast":
-            out["elem"] = i32("elem")
+            out.update(int32_columns(cases, "elem"))
             out["scalar"] = np.asarray([c.scalar for c in cases], np.float32)
             return out
         if c0.api == "AddDeqRelu":
@@ -459,10 +464,9 @@ class CastCompFamily(Family):
             return out
         nw = p.vector_mask_bits // 32
         out["form"] = np.asarray([_FORM_CODE[c.form] for c in cases], np.int32)
-        out["repeat"] = i32("repeat")
+        out.update(int32_columns(cases, "repeat"))
         out["strides"] = np.asarray([c.strides for c in cases], np.int32)
-        out["mask"] = np.asarray([c.mask if c.form == "continuous" else 0 for c in cases], np.uint32)
-        out["words"] = np.stack([mask_words32(c.mask if c.form == "bitwise" else (), nw) for c in cases])
+        out.update(mask_columns(cases, nw))
         return out
 
     def call(self, mod, case, state, p, dyn=None):

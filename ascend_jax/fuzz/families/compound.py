@@ -24,8 +24,6 @@ import dataclasses
 import functools
 import math
 
-import numpy as np
-
 import ascend_jax as aj
 
 from ... import dtypes as _dt
@@ -35,11 +33,17 @@ from ...tensor import MASK_PLACEHOLDER, LocalTensor
 from ..regs import draw as draw_registers
 from ..regs import draw_mask
 from .base import (
+    draw_addr,
     generic_shrinks,
     make_ub,
     make_ubs,
     mask_label,
+    mode_shrinks,
+    profile_forms,
     repeat_regime,
+    reps_needed,
+    src_mutations,
+    state_for,
     stride_regime,
     strided_operand,
 )
@@ -178,14 +182,7 @@ def draw_layout(rng, p, L, blocks, default_strides, form, fault_rate, ub_bytes):
         reps = max(reps, math.ceil(count_reg / L))
 
     def addr(i):
-        fp = footprint(i, reps)
-        hi = max(0, nblocks - min(fp, nblocks))
-        b = int(rng.integers(0, hi + 1))
-        if rng.random() < fault_rate / 2:
-            return b * 32 + int(rng.choice([2, 4, 16]))  # misaligned
-        if rng.random() < fault_rate / 2:
-            return int(rng.integers(nblocks - 2, nblocks + 4)) * 32  # likely out of the arena
-        return b * 32
+        return draw_addr(rng, nblocks, footprint(i, reps), fault_rate)
 
     dst = addr(0)
     srcs = tuple(dst if rng.random() < 0.15 else addr(1 + k) for k in range(n - 1))
@@ -284,37 +281,6 @@ def group_key(c, p, R):
     return aj.group_key(SHAPES[c.shape].group, t, R, p)
 
 
-def reps_needed(c, L):
-    """Repeats the case's lanes span (its repeat bucket is the smallest one >= this)."""
-    if c.form == "count":
-        r = math.ceil(c.count / L)
-    elif c.form == "count_register":
-        r = 1
-    else:
-        r = c.repeat
-    if c.mask_mode == 1 and c.form != "count":
-        r = max(r, math.ceil((c.vmask[0] | (c.vmask[1] << 32)) / L))
-    return r
-
-
-@functools.cache
-def _plan_state(p):
-    from ...state import reset_state
-
-    return reset_state(p, ub_bytes=32)
-
-
-def state_for(c, p):
-    """A tiny state with the case's mask registers (the planners read the mask mode / Counter count)."""
-    import jax.numpy as jnp
-
-    st = _plan_state(p)
-    return st.replace(
-        vmask=jnp.asarray(np.array(c.vmask, np.uint32)),
-        mask_mode=jnp.asarray(c.mask_mode, st.mask_mode.dtype),
-    )
-
-
 @functools.cache
 def is_modelled(api, dtype, p):
     """Whether the fast path models ``api`` for ``dtype`` on ``p`` (a trial plan of a plain case)."""
@@ -327,13 +293,6 @@ def is_modelled(api, dtype, p):
     except (NotModelledError, UsageError):
         return False
     return True
-
-
-def bucket_of(n, buckets):
-    for b in buckets:
-        if n <= b:
-            return b
-    return buckets[-1]
 
 
 # -- the engine's adapter ----------------------------------------------------------------------
@@ -350,10 +309,7 @@ class CompoundFamily(PlannedFamily):
         if API_TABLE[api].count_only or dt in p.api(api).count_only_dtypes:
             # SPEC: count_only_dtypes: "仅支持tensor前n个数据计算接口"
             return ("count",)
-        f = list(FORMS)
-        if p.level2_is_set_mask != "honoured":
-            f.remove("count_register")
-        return tuple(f)
+        return profile_forms(p, FORMS)
 
     def units(self, p, api):
         a = p.api(api)
@@ -404,7 +360,7 @@ class CompoundFamily(PlannedFamily):
     def signature(self, case, p):
         L = p.lanes(_dt.as_dtype(case.dtype))
         dt = case.dtype if not case.src_dtype else f"{case.src_dtype}->{case.dtype}"
-        return ("compound", case.shape, dt, bucket_of(reps_needed(case, L), self.buckets))
+        return ("compound", case.shape, dt, self.bucket(reps_needed(case, L)))
 
     def initial_ub(self, case):
         return make_ub(case)
@@ -470,39 +426,6 @@ def strided_labels(case, p, L):
         repeat_regime(reps, p),
         strides,
     )
-
-
-def mode_shrinks(case):
-    """Counter -> Normal mode, a smaller register count (shared with cast.py)."""
-    rep = dataclasses.replace
-    out = []
-    if case.form == "count_register":
-        out += [rep(case, count=c) for c in (0, 1) if c < case.count]
-    if case.mask_mode == 1:
-        out.append(rep(case, mask_mode=0, vmask=(0xFFFFFFFF,) * 4 + (0,) * 4))
-    return out
-
-
-def src_mutations(rng, p, case):
-    """One data-dependent fault in a valid case: dst misaligned or at the end of UB, a source
-    partially overlapping dst, or dst's block stride 0 (shared with cast.py)."""
-    rep = dataclasses.replace
-    kinds = ["misaligned", "out-of-ub", "overlap"]
-    if case.form not in COUNT_FORMS:
-        kinds.append("dst-blk-stride-0")
-    k = kinds[int(rng.integers(len(kinds)))]
-    if k == "overlap":
-        i = int(rng.integers(len(case.srcs)))
-        s = list(case.srcs)
-        s[i] = case.dst + 32 * int(rng.choice([1, 2, 8]))
-        return rep(case, srcs=tuple(s)), k
-    if k == "dst-blk-stride-0":
-        s = list(case.strides)
-        s[0] = 0
-        return rep(case, strides=tuple(s)), k
-    if k == "misaligned":
-        return rep(case, dst=case.dst + max(1, p.operand_alignment_bytes // 2)), k
-    return rep(case, dst=case.ub_bytes - 32 * int(rng.integers(0, 3))), k
 
 
 __all__ = ["API_TABLE", "SHAPES", "CompoundCase", "CompoundFamily", "Row", "Shape"]

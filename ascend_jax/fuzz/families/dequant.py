@@ -16,7 +16,15 @@ import numpy as np
 
 from ... import dtypes as _dt
 from .. import regs as _regs
-from .base import bucket_kw, mask_label, mask_words32, repeat_regime, specials
+from .base import (
+    bucket_kw,
+    int32_columns,
+    mask_columns,
+    mask_label,
+    repeat_count_shrinks,
+    repeat_regime,
+    specials,
+)
 from .family import Family
 
 API = "CastDequant"
@@ -268,15 +276,11 @@ class DequantFamily(Family):
         return make_ub(case)
 
     def stack_dyn(self, cases, p):
-        def i32(k):
-            return np.asarray([int(getattr(c, k)) for c in cases], np.int32)
-
-        out = {k: i32(k) for k in ("dst", "src", "count", "repeat")}
+        out = int32_columns(cases, "dst", "src", "count", "repeat")
         out["params"] = np.asarray([c.params for c in cases], np.int32)
         code = {"count": 0, "continuous": 1, "bitwise": 2, "register": 3}
         out["form"] = np.asarray([code[c.form] for c in cases], np.int32)
-        out["mask"] = np.asarray([c.mask if c.form == "continuous" else 0 for c in cases], np.uint32)
-        out["words"] = np.stack([mask_words32(c.mask if c.form == "bitwise" else (), 8) for c in cases])
+        out.update(mask_columns(cases))
         return out
 
     def call(self, mod, case, state, p, dyn=None):
@@ -294,10 +298,4 @@ class DequantFamily(Family):
         )
 
     def shrink(self, case, p):
-        rep = dataclasses.replace
-        out = []
-        if case.repeat > 1:
-            out.append(rep(case, repeat=1))
-        if case.count > 1:
-            out.append(rep(case, count=case.count // 2))
-        return out
+        return repeat_count_shrinks(case)

@@ -38,7 +38,12 @@ from .base import (
     footprint,
     generic_shrinks,
     mask_label,
+    mode_shrinks,
+    profile_forms,
     repeat_regime,
+    reps_needed,
+    src_mutations,
+    state_for,
     stride_regime,
     strided_operand,
 )
@@ -305,35 +310,6 @@ def plan(c, state, p, R):
     return aj.plan(c.api, state, *args, profile=p, max_repeats=R, **kw)
 
 
-def reps_needed(c, L):
-    if c.form == "count":
-        r = math.ceil(c.count / L)
-    elif c.form == "count_register":
-        r = 1
-    else:
-        r = c.repeat
-    if c.mask_mode == 1 and c.form != "count":
-        r = max(r, math.ceil((c.vmask[0] | (c.vmask[1] << 32)) / L))
-    return r
-
-
-@functools.cache
-def _plan_state(p):
-    from ...state import reset_state
-
-    return reset_state(p, ub_bytes=32)
-
-
-def _state_for(c, p):
-    import jax.numpy as jnp
-
-    st = _plan_state(p)
-    return st.replace(
-        vmask=jnp.asarray(np.array(c.vmask, np.uint32)),
-        mask_mode=jnp.asarray(c.mask_mode, st.mask_mode.dtype),
-    )
-
-
 @functools.cache
 def is_modelled(api, dtype, p):
     """Whether the fast path models ``api`` for ``dtype`` on ``p`` (a trial plan of a plain case)."""
@@ -344,7 +320,7 @@ def is_modelled(api, dtype, p):
         scalar = complex(0)
     c = EwCase(api, dtype, "count", 0, (0,) * KINDS[row.kind].nsrc, scalar, count=1)
     try:
-        plan(c, _state_for(c, p), p, 1)
+        plan(c, state_for(c, p), p, 1)
     except (NotModelledError, UsageError):
         return False
     return True
@@ -363,10 +339,7 @@ class ElementwiseFamily(PlannedFamily):
         if api == "Neg" or dt in p.api(api).count_only_dtypes:
             # SPEC: Neg(ISASI) lists one prototype, (dst, src, count); count_only_dtypes: "仅支持tensor前n个数据计算接口"
             return ("count",)
-        f = list(FORMS)
-        if p.level2_is_set_mask != "honoured":
-            f.remove("count_register")
-        return tuple(f)
+        return profile_forms(p, FORMS)
 
     def units(self, p, api):
         a = p.api(api)
@@ -379,12 +352,6 @@ class ElementwiseFamily(PlannedFamily):
     def generate(self, rng, p, unit, fault_rate):
         api, dt, form = unit
         return random_case(rng, p, api, dt, form, fault_rate=fault_rate)
-
-    def bucket(self, n):
-        for b in self.buckets:
-            if n <= b:
-                return b
-        return self.buckets[-1]
 
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace
@@ -412,7 +379,7 @@ class ElementwiseFamily(PlannedFamily):
         return opts[int(rng.integers(len(opts)))]
 
     def invalid_data(self, rng, p, case):
-        return _src_mutations(rng, p, case)
+        return src_mutations(rng, p, case)
 
     def signature(self, case, p):
         R = self.bucket(reps_needed(case, p.lanes(_dt.as_dtype(case.dtype))))
@@ -423,7 +390,7 @@ class ElementwiseFamily(PlannedFamily):
     def stack_dyn(self, cases, p):
         R = self.signature(cases[0], p)[3]
         key = _key(cases[0], p, R)
-        plans = [plan(c, _state_for(c, p), p, R) for c in cases]
+        plans = [plan(c, state_for(c, p), p, R) for c in cases]
         # one program for the whole chunk: every case's key must be the chunk's, ordered or not (a
         # signature that misses a static difference would run the other cases in its program)
         odd = [c for c, (k, _) in zip(cases, plans, strict=True) if _ordered(k) != key]
@@ -456,11 +423,7 @@ class ElementwiseFamily(PlannedFamily):
 
     def shrink(self, case, p):
         rep = dataclasses.replace
-        out = generic_shrinks(case, p, KINDS[case.kind].default_strides)
-        if case.form == "count_register":
-            out += [rep(case, count=c) for c in (0, 1) if c < case.count]
-        if case.mask_mode == 1:
-            out.append(rep(case, mask_mode=0, vmask=(0xFFFFFFFF,) * 4 + (0,) * 4))
+        out = generic_shrinks(case, p, KINDS[case.kind].default_strides) + mode_shrinks(case)
         if case.scalar is not None and case.scalar not in (0, 1):
             out.append(rep(case, scalar=type(case.scalar)(1)))
         return out
@@ -493,28 +456,6 @@ def _ordered(key):
     """``key`` with its repeats written in program order (static part: (dtype, R, ordered, profile,
     ...), ``aj.group_key``): the order is exact for every call, one program serves the chunk."""
     return dataclasses.replace(key, static=(*key.static[:2], True, *key.static[3:]))
-
-
-def _src_mutations(rng, p, case):
-    """``data_mutations`` on a case whose sources are a tuple: an overlap moves one source next to
-    dst; the other mutations move dst or zero its block stride."""
-    rep = dataclasses.replace
-    kinds = ["misaligned", "out-of-ub"] + (["overlap"] if case.srcs else [])
-    if case.form not in ("count", "count_register"):
-        kinds.append("dst-blk-stride-0")
-    k = kinds[int(rng.integers(len(kinds)))]
-    if k == "overlap":
-        i = int(rng.integers(len(case.srcs)))
-        s = list(case.srcs)
-        s[i] = case.dst + 32 * int(rng.choice([1, 2, 8]))
-        return rep(case, srcs=tuple(s)), k
-    if k == "dst-blk-stride-0":
-        s = list(case.strides)
-        s[0] = 0
-        return rep(case, strides=tuple(s)), k
-    if k == "misaligned":
-        return rep(case, dst=case.dst + max(1, p.operand_alignment_bytes // 2)), k
-    return rep(case, dst=case.ub_bytes - 32 * int(rng.integers(0, 3))), k
 
 
 __all__ = ["API_TABLE", "KINDS", "ElementwiseFamily", "EwCase", "Row"]

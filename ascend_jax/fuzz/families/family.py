@@ -9,7 +9,7 @@ import numpy as np
 from ...profile import as_profile
 from .. import compare as _cmp
 from .. import runner as _run
-from .base import decode, encode, make_ub, make_ubs
+from .base import bucket_of, decode, encode, make_ub, make_ubs
 
 
 class Family:
@@ -159,6 +159,10 @@ class PlannedFamily(Family):
 
     def __init__(self, buckets=(4, 16, 256)):
         self.buckets = tuple(buckets)
+
+    def bucket(self, n):
+        """The repeat bucket of a case spanning ``n`` repeats."""
+        return bucket_of(n, self.buckets)
 
     def initial_ub(self, case):
         return make_ub(case)

@@ -17,7 +17,17 @@ import numpy as np
 
 from ... import dtypes as _dt
 from .. import regs as _regs
-from .base import Operand, bucket_kw, mask_label, mask_words32, random_ub, repeat_regime, strided_operand
+from .base import (
+    Operand,
+    bucket_kw,
+    int32_columns,
+    mask_columns,
+    mask_label,
+    random_ub,
+    repeat_count_shrinks,
+    repeat_regime,
+    strided_operand,
+)
 from .family import Family
 
 APIS = ("Gather", "Gatherb", "Scatter")
@@ -298,23 +308,18 @@ class GatherScatterFamily(Family):
 
     def stack_dyn(self, cases, p):
         c0 = cases[0]
-
-        def i32(k):
-            return np.asarray([int(getattr(c, k)) for c in cases], np.int32)
-
-        out = {k: i32(k) for k in ("dst", "src", "off")}
+        out = int32_columns(cases, "dst", "src", "off")
         if c0.api == "Gatherb":
-            out.update(repeat=i32("repeat"), blk=i32("blk"), stride=i32("stride"))
+            out.update(int32_columns(cases, "repeat", "blk", "stride"))
             return out
         out["base"] = np.asarray([c.base for c in cases], np.uint32)
         if self.signature(c0, p)[3] == "count":
-            out["count"] = i32("count")
+            out.update(int32_columns(cases, "count"))
             return out
         code = {"count": 0, "continuous": 1, "bitwise": 2}
         out["form"] = np.asarray([code[c.form] for c in cases], np.int32)
-        out.update(count=i32("count"), repeat=i32("repeat"), stride=i32("stride"))
-        out["mask"] = np.asarray([c.mask if c.form == "continuous" else 0 for c in cases], np.uint32)
-        out["words"] = np.stack([mask_words32(c.mask if c.form == "bitwise" else (), 8) for c in cases])
+        out.update(int32_columns(cases, "count", "repeat", "stride"))
+        out.update(mask_columns(cases))
         return out
 
     def call(self, mod, case, state, p, dyn=None):
@@ -338,14 +343,9 @@ class GatherScatterFamily(Family):
         )
 
     def shrink(self, case, p):
-        rep = dataclasses.replace
-        out = []
-        if case.repeat > 1:
-            out.append(rep(case, repeat=1))
-        if case.count > 1:
-            out.append(rep(case, count=case.count // 2))
+        out = repeat_count_shrinks(case)
         if case.base:
-            out.append(rep(case, base=0))
+            out.append(dataclasses.replace(case, base=0))
         return out
 
     def operands(self, case, p):

@@ -9,11 +9,9 @@ one program per dtype. Reference: ``ascend_jax.reference.Mull`` with Python valu
 
 import dataclasses
 
-import numpy as np
-
 from ... import dtypes as _dt
 from .. import regs as _regs
-from .base import bucket_kw, mask_label, random_ub, repeat_regime
+from .base import bucket_kw, int32_columns, mask_label, random_ub, repeat_regime
 from .family import Family
 
 API = "Mull"
@@ -57,10 +55,8 @@ def random_case(rng, p, dtype, fault_rate=0.1):
         d.name,
         *a,
         count=int(rng.integers(0, RB * L + 1)),
-        vmask=r.vmask,
-        mask_mode=r.mask_mode,
-        ctrl=r.ctrl,
         ub_seed=int(rng.integers(0, 2**31)),
+        **r.mask_fields(),
     )
 
 
@@ -108,7 +104,7 @@ class MullFamily(Family):
         return random_ub(case.ub_seed, UB_BYTES)
 
     def stack_dyn(self, cases, p):
-        return {k: np.asarray([getattr(c, k) for c in cases], np.int32) for k in (*NAMES, "count")}
+        return int32_columns(cases, *NAMES, "count")
 
     def call(self, mod, case, state, p, dyn=None):
         return call(mod, case, state, p, dyn), None

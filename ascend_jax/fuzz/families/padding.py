@@ -19,6 +19,7 @@ from ... import dtypes as _dt
 from ...params import AnyForm, UnaryRepeatParams
 from ...tensor import LocalTensor
 from . import elementwise as EW
+from .base import profile_forms
 from .family import Family
 
 API = "VectorPadding"
@@ -111,10 +112,7 @@ class VectorPaddingFamily(EW.ElementwiseFamily):
     run_batch = 128
 
     def forms(self, p, api, dt):
-        f = list(EW.FORMS)
-        if p.level2_is_set_mask != "honoured":
-            f.remove("count_register")
-        return tuple(f)
+        return profile_forms(p, EW.FORMS)
 
     def units(self, p, api):
         a = p.api(api)

@@ -33,16 +33,21 @@ from ...errors import NotModelledError, UsageError
 from ...tensor import MASK_PLACEHOLDER, LocalTensor
 from .base import (
     Operand,
+    bucket_of,
     generic_shrinks,
     make_ub,
     make_ubs,
     mask_label,
+    mode_shrinks,
+    profile_forms,
     repeat_regime,
+    reps_needed,
     stack_rows,
+    state_for,
     stride_regime,
     strided_operand,
 )
-from .compound import bucket_of, draw_layout, reps_needed, state_for
+from .compound import draw_layout
 from .family import Family
 
 PER_REPEAT = ("ReduceRepeat", "ReduceDataBlock", "ReducePairElem")
@@ -107,8 +112,7 @@ def forms_of(api, p, dt):
     if dt in p.api(api).count_only_dtypes:
         return ("count",)
     if api == "ReduceSum":
-        f = ("count", "count_register", "continuous", "bitwise", "register")
-        return f if p.level2_is_set_mask == "honoured" else tuple(x for x in f if x != "count_register")
+        return profile_forms(p, ("count", "count_register", "continuous", "bitwise", "register"))
     return ("count", "continuous", "bitwise")  # ReduceMax / ReduceMin: no isSetMask
 
 
@@ -351,11 +355,7 @@ class ReduceFamily(Family):
 
     def shrink(self, case, p):
         rep = dataclasses.replace
-        out = generic_shrinks(case, p, DEFAULT_STRIDES)
-        if case.form == "count_register":
-            out += [rep(case, count=c) for c in (0, 1) if c < case.count]
-        if case.mask_mode == 1:
-            out.append(rep(case, mask_mode=0, vmask=(0xFFFFFFFF,) * 4 + (0,) * 4))
+        out = generic_shrinks(case, p, DEFAULT_STRIDES) + mode_shrinks(case)
         if case.cal_index:
             out.append(rep(case, cal_index=False))
         return out
