@@ -268,7 +268,7 @@ def compiled_chunks(n_cases, batch):
 def fast_program(adapter, case0, p):
     """The batched fast call of ``case0``'s signature as one compiled program, cached per
     (family, signature, profile): the family's ``fast_fn`` (the public API vmapped, or the
-    family's own program: ``fast_fn_is_program``) jitted whole, so a chunk costs one dispatch, not
+    family's own program, ``PlannedFamily``) jitted whole, so a chunk costs one dispatch, not
     the eager vmap's ~0.2 s of Python, and its executable can be stored (``_compile.executable``)."""
     key = (type(adapter).__name__, adapter.signature(case0, p), id(p))
     hit = _PROGRAMS.get(key)

@@ -21,9 +21,6 @@ class Family:
     batched = True  # False: ``fast_one`` runs each case eagerly (register APIs)
     run_batch = 256  # chunk size and worker threads of ``run_fast`` / ``run_all``
     run_workers = 2
-    # True: ``fast_fn`` returns one compiled program already (the campaign engine runs it as it
-    # is); False: the engine jits ``fast_fn`` once per signature (``runner.fast_program``)
-    fast_fn_is_program = False
 
     # -- generation
     def units(self, p, api):
@@ -154,7 +151,6 @@ class PlannedFamily(Family):
     seed. The reference and static calls: ``call(mod, case, state, p)``, by default
     ``call_case(mod, case, state, p)`` (the new state, no returned value)."""
 
-    fast_fn_is_program = True  # aj.run_batched: one compiled program per key
     run_batch = 128
 
     def __init__(self, buckets=(4, 16, 256)):

@@ -245,7 +245,6 @@ class ReduceFamily(Family):
     name = "reduce"
     apis = PER_REPEAT + WHOLE
     case_type = ReduceCase
-    fast_fn_is_program = True  # aj.run_batched: one compiled program per plan key
     run_batch = 128
 
     def __init__(self, buckets=(4, 16, 256)):
