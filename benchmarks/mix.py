@@ -24,6 +24,7 @@ from ascend_jax.api.unary_scalar import run_traced
 from ascend_jax.fuzz.families import compare_select as CS
 from ascend_jax.fuzz.families import gather_shift as GS
 from ascend_jax.fuzz.families import unary_scalar as UC
+from ascend_jax.fuzz.families.base import make_ub
 from ascend_jax.state import CoreState
 
 SMALL_ARENA, BIG_ARENA = 8192, 65536
@@ -122,7 +123,7 @@ def initial_ub(sig, c):
         return GS.shift_initial_ub(c)
     if sig.family == "gather":
         return GS.gather_initial_ub(c)
-    return UC.make_ub(c)
+    return make_ub(c)
 
 
 def pad_ub(ub, size):
