@@ -103,7 +103,7 @@ def test_batch_fields_equal_the_per_case_fields(profile):
     equal the per-case ones, on every API's cases."""
     p = load_profile(profile)
     plan = make_plan(p)
-    fcs = [generate_case(plan, 3, i, 0.1, 1.0) for i in range(2500)]
+    fcs = [generate_case(plan, 3, i, 0.1, 1.0) for i in range(1200)]
     by_sig = {}
     for fc in fcs:
         if fc.kind != "invalid-static":
