@@ -297,8 +297,8 @@ def test_all_api_campaign(profile):
     process running out of memory maps (fixed in session 18)."""
     from conftest import SCALE
 
-    res = fuzz.run(apis=None, profile=profile, cases=200 * SCALE, seed=18, invalid_rate=0.3, shrink=False)
+    res = fuzz.run(apis=None, profile=profile, cases=100 * SCALE, seed=18, invalid_rate=0.3, shrink=False)
     bad = [r for r in res.records if r["status"] in ("mismatch", "error")]
     assert not bad, [(r["api"], r["kind"], str(r.get("diff"))[:160]) for r in bad[:5]]
     assert {"ok", "rejected"} <= set(res.counts())
-    assert len({r["api"] for r in res.records}) >= 0.8 * len(res.meta["apis"])
+    assert len({r["api"] for r in res.records}) >= min(0.8 * len(res.meta["apis"]), SCALE * 40)
