@@ -162,3 +162,36 @@ def test_kernel_adds_zero_constant_on_negative_zero(dtype):
     with np.errstate(all="ignore"):
         want = src + np_t(0.0)  # IEEE: -0 + 0 = +0
     assert np.array_equal(np.asarray(res.gm[1]).view(np.uint8), want.view(np.uint8))
+
+
+@pytest.mark.parametrize("name", ["half", "float32"])
+def test_scalar_rounding_of_a_double_equals_the_exact_rounding(name):
+    """A Python float scalar converts to half / float32 through NumPy's one IEEE rounding
+    (``_args.round_to_float_bits``); the same value given exactly (a Fraction) takes the exact
+    rational path: equal bits on random doubles of every magnitude, and on the doubles next to
+    every tie of the target format (where a double -> float32 -> half route would round twice)."""
+    import fractions
+
+    from ascend_jax import dtypes as _dt
+    from ascend_jax.api._args import round_to_float_bits
+
+    d = _dt.as_dtype(name)
+    rng = np.random.default_rng(7)
+    bits = d.bits_dtype
+    # random doubles spread over the target's range, overflow and subnormals included
+    mant = rng.random(3000) + 1.0
+    exps = rng.integers(-160 if name == "float32" else -30, 140 if name == "float32" else 20, 3000)
+    xs = list(mant * np.exp2(exps.astype(np.float64)) * rng.choice([-1.0, 1.0], 3000))
+    # ties: the midpoint of two neighbouring values of the format, and the doubles just around it
+    vals = rng.integers(1, (1 << (d.bits - 1)) - (1 << (d.bits - 1 - (5 if name == "half" else 8))), 600)
+    lo = np.asarray(vals.astype(bits).view(d.np_dtype), np.float64)
+    hi = np.asarray((vals + 1).astype(bits).view(d.np_dtype), np.float64)
+    mid = (lo + hi) / 2  # exact in a double
+    for k in (-2, -1, 0, 1, 2):
+        xs += list(mid + k * np.spacing(mid))
+    xs += [65519.99, 65520.0, 65504.0, 2.0**-25, 2.0**-24 * 1.5, 3.4028235677973366e38, 1e-46]
+    for x in xs:
+        x = float(x)
+        want = round_to_float_bits(fractions.Fraction(x), d)
+        got = round_to_float_bits(x, d)
+        assert got == want, f"{name}: {x!r} -> {got:#x}, exact {want:#x}"

@@ -5,8 +5,10 @@ fields the lane plan reads (``_engine/lanes.py``), the repeat bucket, the repeat
 """
 
 import dataclasses
+import functools
 import math
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -56,18 +58,33 @@ def flexible_scalar_call(flex_api, profile, src0, src1, config=None, tensor_src1
     return shape and profile.api(flex_api).supported
 
 
+@functools.cache
+def _neutral():
+    # concrete arrays even when first asked for inside a trace (never a tracer kept in the cache);
+    # built once: an eager call paid ~1 ms a call building them (issue 36)
+    with jax.ensure_compile_time_eval():
+        return {
+            "addr": jnp.zeros((), I32),
+            "count": jnp.zeros((2,), U32),
+            "repeat": jnp.ones((), I32),
+            "cont": jnp.zeros((2,), U32),
+            "words": jnp.zeros((8,), U32),
+            "flag": jnp.zeros((), bool),
+        }
+
+
 def empty_dyn(*addrs):
     """The lane-plan fields and the given address fields, with neutral values (one pytree
     structure for every call form of a family)."""
-    z = jnp.zeros((), I32)
-    dyn = {a: z for a in addrs}
+    n = _neutral()
+    dyn = dict.fromkeys(addrs, n["addr"])
     dyn.update(
-        count=jnp.zeros((2,), U32),
-        repeat=jnp.ones((), I32),
-        cont=jnp.zeros((2,), U32),
-        words=jnp.zeros((8,), U32),
-        bad_param=jnp.zeros((), bool),
-        bad_mask=jnp.zeros((), bool),
+        count=n["count"],
+        repeat=n["repeat"],
+        cont=n["cont"],
+        words=n["words"],
+        bad_param=n["flag"],
+        bad_mask=n["flag"],
     )
     return dyn
 
