@@ -37,10 +37,13 @@ def bench_fuzz(log, cases=30000, oracle_sample=300, profile="ascend910b", seed=0
         "fuzz_family_dtypes": len(sigs),
         "fuzz_load_average_at_start": load,
     }
+    for phase, sec in res.time_shares.items():  # where the main thread's seconds went
+        out["fuzz_seconds_" + "_".join(phase.replace(",", "").replace(":", "").split())] = sec
     log(
         f"fuzz {APIS} {cases} cases (oracle {oracle_sample}): {cases / wall:.0f} cases/s overall, fast path "
         f"{res.fast_cases_per_s or 0:.0f} cases/s steady, compile {res.compile_seconds:.1f} s, "
-        f"oracle {res.oracle_cases_per_s or 0:.0f} cases/s, {out['fuzz_mismatches']} mismatches, load {load:.1f}"
+        f"oracle {res.oracle_cases_per_s or 0:.0f} cases/s, {out['fuzz_mismatches']} mismatches, load {load:.1f}; main thread: "
+        + ", ".join(f"{k} {v:.1f} s" for k, v in sorted(res.time_shares.items(), key=lambda kv: -kv[1]))
     )
     return out
 

@@ -130,6 +130,11 @@ def test_summary_and_coverage(run16):
     assert d["cases"] == 120 and d["coverage"] and d["not_fuzzed"] == {}
     assert "<table>" in run16._repr_html_()
     assert "mask kind" in run16.coverage_table()
+    # where the main thread's time went: every phase a campaign has, within its wall time
+    sh = d["time_shares"]
+    assert {"drawing cases", "reference", "fast path: programs (first chunks)"} <= set(sh)
+    assert all(v >= 0 for v in sh.values()) and sum(sh.values()) <= run16.run_seconds
+    assert "main thread:" in " ".join(text.split())
 
 
 # -- a planted bug ------------------------------------------------------------------------------

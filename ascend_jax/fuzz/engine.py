@@ -236,11 +236,16 @@ def _run_dynamic(fcs, p, batch, workers, oracle, emit, timing=None, sharding=Non
     timing = {} if timing is None else timing
     idle = collections.deque() if idle is None else idle
 
+    def spent(phase, t0):
+        sh = timing.setdefault("shares", {})
+        sh[phase] = sh.get(phase, 0.0) + time.perf_counter() - t0
+
     def run_idle(out=None):
-        recs = []
+        recs, t0 = [], time.perf_counter()
         while idle and (out is None or not out.ready()):
             recs.append(idle.popleft()())
         if recs:
+            spent("invalid-static checks", t0)
             emit(recs)
 
     groups = {}
@@ -278,6 +283,8 @@ def _run_dynamic(fcs, p, batch, workers, oracle, emit, timing=None, sharding=Non
                     timing["switched"] = timing.get("switched", 0) + 1
         except Exception as e:  # noqa: BLE001  (the whole bucket failed: reported per case)
             out = e
+        # a signature's first chunk loads (or compiles) its program
+        spent("fast path: programs (first chunks)" if first else "fast path: inputs, dispatch", t)
         inflight.append(((key, q), ch, out, time.perf_counter() - t))
 
     def finish(key, ch, out, t_launch):
@@ -291,6 +298,7 @@ def _run_dynamic(fcs, p, batch, workers, oracle, emit, timing=None, sharding=Non
                 except Exception as e:  # noqa: BLE001  (reported per case)
                     refs[k] = e
         timing["oracle_seconds"] = timing.get("oracle_seconds", 0.0) + time.perf_counter() - t_or
+        spent("reference", t_or)
         timing["oracle_cases"] = timing.get("oracle_cases", 0) + len(refs)
         if not isinstance(out, Exception):
             run_idle(out)
@@ -303,6 +311,8 @@ def _run_dynamic(fcs, p, batch, workers, oracle, emit, timing=None, sharding=Non
             emit([_record(fcs[k], p, "error", diff=f"fast path raised {_exc_text(e)}") for k in ch])
             return
         timing.setdefault("fast", []).append((key, len(ch), t_launch + time.perf_counter() - t))
+        spent("fast path: waiting, reading back", t)
+        t = time.perf_counter()
         dig = CMP.digests(res.fields, res.ret, _DIGEST_VERSION[0])
         faults = res.fields["fault"].astype(np.int64).tolist()
         warns = res.fields["warn"].astype(np.int64).tolist()
@@ -319,6 +329,7 @@ def _run_dynamic(fcs, p, batch, workers, oracle, emit, timing=None, sharding=Non
                 st, ret = res.row(j)
                 d = CMP.compare(st, r[0], ret, r[1])
                 recs.append(_record(fc, p, "mismatch" if d else "ok", row=row, ref=r, diff=d))
+        spent("digests, comparison, records", t)
         emit(recs)
 
     depth = max(1, int(workers))
@@ -524,7 +535,10 @@ def run(
     timing = {}
     try:
         for r0 in range(0, len(todo), ROUND):
+            t_draw = time.perf_counter()
             fcs = [generate_case(plan, seed, i, invalid_rate, frac) for i in todo[r0 : r0 + ROUND]]
+            sh = timing.setdefault("shares", {})
+            sh["drawing cases"] = sh.get("drawing cases", 0.0) + time.perf_counter() - t_draw
             static = collections.deque(
                 functools.partial(check_static, fc, p, oracle) for fc in fcs if fc.kind == "invalid-static"
             )
@@ -565,6 +579,7 @@ def run(
         new_cases=len(todo),
     )
     res.fast_cases_per_s, res.compile_seconds, res.oracle_cases_per_s = timing_summary(timing)
+    res.time_shares = dict(timing.get("shares", {}))
     if out is not None:
         import pathlib
 

@@ -59,6 +59,10 @@ class FuzzResult:
     fast_cases_per_s: float | None = None  # fast path, steady state (each signature's first chunk apart)
     compile_seconds: float = 0.0  # first chunks' time beyond their steady-state cost
     oracle_cases_per_s: float | None = None  # the reference, on the cases it checked
+    # where the campaign's main thread spent its seconds (drawing cases, the fast path's inputs and
+    # dispatch incl. loading or compiling programs, waiting for it, the reference, the invalid-static
+    # checks, digests and records); the fast path's own compute overlaps with the reference
+    time_shares: dict = dataclasses.field(default_factory=dict)
 
     @property
     def mismatches(self):
@@ -124,6 +128,10 @@ class FuzzResult:
             + (f", {self.resumed} resumed from the journal" if self.resumed else "")
             + f"; oracle share {m['oracle_frac']:.3g}, invalid share {m['invalid_rate']:.3g}"
         )
+        if self.time_shares:
+            timing += "; main thread: " + ", ".join(
+                f"{k} {v:.1f} s" for k, v in sorted(self.time_shares.items(), key=lambda kv: -kv[1])
+            )
         rows = []
         tot = collections.Counter()
         for api, c in sorted(self.per_api().items()):
@@ -200,6 +208,7 @@ class FuzzResult:
             "fast_cases_per_s": self.fast_cases_per_s,
             "compile_seconds": self.compile_seconds,
             "oracle_cases_per_s": self.oracle_cases_per_s,
+            "time_shares": self.time_shares,
             "resumed": self.resumed,
             "per_api": {a: dict(c) for a, c in self.per_api().items()},
             "not_fuzzed": self.not_fuzzed,
