@@ -3,6 +3,7 @@ UsageError at trace time), packing of traced values, repeat buckets."""
 
 import dataclasses
 import fractions
+import functools
 import math
 
 import jax
@@ -18,6 +19,15 @@ from ..tensor import MASK_PLACEHOLDER, LocalTensor
 U32 = jnp.uint32
 I32 = jnp.int32
 _U64_MAX = 2**64 - 1
+
+
+@functools.cache
+def zeros_const(shape=(), dtype="bool"):
+    """``jnp.zeros(shape, dtype)`` built once: concrete even when first asked for inside a trace
+    (never a tracer kept), shared by every call. The eager API paid ~0.3 ms for each neutral flag
+    or field it built (issue 36: an invalid-static check made a dozen)."""
+    with jax.ensure_compile_time_eval():
+        return jnp.zeros(shape, dtype)
 
 
 def is_static(x):
@@ -88,7 +98,7 @@ def traced_range_bad(value, lo, hi):
     in [lo, hi] -- out of range, or of a float dtype and not integral (NaN, inf, 100.7), or a bool
     (BAD_PARAM, as a static one is a UsageError). False for host values (``static_int`` checked them)."""
     if is_static(value) or isinstance(value, np.bool_):
-        return jnp.zeros((), bool)
+        return zeros_const((), "bool")
     v = jnp.asarray(value)
     if v.dtype == jnp.bool_:
         return jnp.ones(v.shape, bool)
@@ -157,7 +167,7 @@ def parse_mask(api, mask, dtype, profile, is_set_mask):
         bad = v < 0
         v = jnp.maximum(v, 0)
     else:
-        bad = jnp.zeros((), bool)
+        bad = zeros_const((), "bool")
     cont = jnp.stack([v.astype(U32), jnp.zeros((), U32)])
     return MaskArg("continuous", cont=cont, traced_bad=bad)
 
@@ -235,7 +245,7 @@ def _parse_bitwise(api, mask, dtype, profile, n_words64):
     v = jnp.concatenate([v, jnp.zeros((8 - v.shape[-1],), U32)])
     lanes = profile.repeat_bytes // size
     limit = min(lanes, profile.vector_mask_bits)
-    bad = jnp.any(v[(limit + 31) // 32 :] != 0) if limit < 256 else jnp.zeros((), bool)
+    bad = jnp.any(v[(limit + 31) // 32 :] != 0) if limit < 256 else zeros_const((), "bool")
     return MaskArg("bitwise", words=v, traced_bad=bad)
 
 

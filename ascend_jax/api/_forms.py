@@ -58,19 +58,24 @@ def flexible_scalar_call(flex_api, profile, src0, src1, config=None, tensor_src1
     return shape and profile.api(flex_api).supported
 
 
-@functools.cache
 def _neutral():
-    # concrete arrays even when first asked for inside a trace (never a tracer kept in the cache);
-    # built once: an eager call paid ~1 ms a call building them (issue 36)
+    # shared constants (``_args.zeros_const``): an eager call paid ~1 ms building them (issue 36)
+    z = A.zeros_const
     with jax.ensure_compile_time_eval():
         return {
-            "addr": jnp.zeros((), I32),
-            "count": jnp.zeros((2,), U32),
-            "repeat": jnp.ones((), I32),
-            "cont": jnp.zeros((2,), U32),
-            "words": jnp.zeros((8,), U32),
-            "flag": jnp.zeros((), bool),
+            "addr": z((), "int32"),
+            "count": z((2,), "uint32"),
+            "repeat": _one_i32(),
+            "cont": z((2,), "uint32"),
+            "words": z((8,), "uint32"),
+            "flag": z((), "bool"),
         }
+
+
+@functools.cache
+def _one_i32():
+    with jax.ensure_compile_time_eval():
+        return jnp.ones((), I32)
 
 
 def empty_dyn(*addrs):
@@ -92,7 +97,11 @@ def empty_dyn(*addrs):
 def binary_dyn():
     """Every key run_binary may read (Compare / Select families), with neutral values."""
     dyn = empty_dyn("dst", "src0", "src1", "sel", "elem")
-    dyn.update(scalar=jnp.zeros((), U32), strides=S.i32_stack([1, 1, 1, 8, 8, 8]), cmp=jnp.zeros((), I32))
+    dyn.update(
+        scalar=A.zeros_const((), "uint32"),
+        strides=S.i32_stack([1, 1, 1, 8, 8, 8]),
+        cmp=A.zeros_const((), "int32"),
+    )
     return dyn
 
 
