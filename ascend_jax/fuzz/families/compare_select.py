@@ -10,6 +10,12 @@ compiles release the GIL) with the reference (main thread).
 
 The family of Compare, Compares, CompareScalar, CompareCmpMask, SetCmpMask, GetCmpMask,
 Select, SelectFlexible: case type, generator, calls and the engine's adapter (at the end).
+
+Traced in one program (the signature holds the rest): cmpMode and the call form of the compare
+APIs; for Select, selMode, the call form (count, continuous, bitwise and the mask-less prototypes:
+``aj.select_traced_mode``), the selMask type and the element types of one lane width (run as the
+width's first type, ``lane_dtype``): one Select program per (lane width, count-only or not, repeat
+bucket); SelectFlexible (mode 1 only) likewise per (lane width, operand variant, bucket).
 """
 
 import dataclasses
