@@ -127,6 +127,7 @@ from .api.planned import (  # the planned-call interface (docs/PLAN_RUN.md)
 )
 from .api.reduce import GetReduceRepeatMaxMinSpr, GetReduceRepeatSumSpr
 from .api.registers import MaskMode, SaturationMode
+from .api.select import select_traced_mode  # Select, selMode traced (batched runs: fuzz)
 from .api.sort import GetMrgSortResult, MrgSort, MrgSort4, ProposalConcat, ProposalExtract, RpSort16, Sort32
 from .byok import GmArg, gm_kernel
 from .dtypes import (

@@ -42,6 +42,12 @@ class BinaryStatic:
     sel: "none" | "fixed" (mode 0: the first L bits, every repeat) | "stream" (modes 1/2: L bits
       per repeat, consumed contiguously); sel_addr: "dyn" (dyn["sel"]) | "cmpmask" (CMPMASK word 0)
       | "register" (mode-0 bits are CMPMASK itself).
+      sel "dyn" (Select with a traced SELMODE): ``dyn["sel_mode"]`` (0/1/2) and ``dyn["nomask"]``
+      (the mask-less prototype) pick, per call, what the static fields pick per program: b_kind
+      "dyn" (src1 tensor in modes 0/2, ``dyn["scalar"]`` in mode 1, CMPMASK's low bits in mode 1
+      without a mask), the selMask source (fixed / stream at dyn["sel"], the CMPMASK bits, the
+      CMPMASK address), the scratch regions' use (``dyn["scratch_on"]``) and, with side "dyn",
+      the CMPMASK / scratch side effect of the mode (none without a mask).
     cmp: "" (select) or "dyn" (compare; the CMPMODE value is traced data, dyn["cmp"]).
     out: "vec" | "bits" | "cmpmask"; ordered: "vec" dst blocks may coincide (program-order writes).
     scratch: ((first_byte, end_byte), ...) reserved UB no byte the call touches may fall in.
@@ -285,12 +291,26 @@ def run_binary(st: BinaryStatic, state, dyn):
     width = None if wide else np.uint32(0xFFFFFFFF >> (32 - dt.bits))
     sources = []  # strided T sources: (block byte addresses [R, 8], repeat stride)
 
-    def tensor(addr, blk, rep):
+    gated = []  # sel "dyn": (start address that must be aligned, traced use) of optional operands
+
+    def tensor(addr, blk, rep, on=None):
         baddr = MEM.block_addr(addr, blk, rep, R)
-        aligned.append(addr)
-        footprint.append((baddr, _BLOCK, blk_act))
-        sources.append((baddr, rep))
+        if on is None:
+            aligned.append(addr)
+            footprint.append((baddr, _BLOCK, blk_act))
+            sources.append((baddr, rep))
+        else:  # an operand only some traced modes read (sel "dyn")
+            gated.append((addr, on))
+            footprint.append((baddr, _BLOCK, blk_act & on))
+            gated_sources.append((baddr, rep, on))
         return PL.read_lanes(ub, baddr, dt)
+
+    gated_sources = []
+    dynsel = st.sel == "dyn"
+    if dynsel:
+        smode = jnp.asarray(dyn["sel_mode"], I32)
+        nomask = jnp.asarray(dyn["nomask"], bool)
+        m0, m1 = smode == 0, smode == 1
 
     def element(addr):
         e = jnp.asarray(addr, I32)
@@ -311,6 +331,10 @@ def run_binary(st: BinaryStatic, state, dyn):
         elem, vb = element(dyn["elem"])
     elif st.b_kind == "cmpmask":
         vb = state.cmpmask[0] & width
+    elif st.b_kind == "dyn":  # sel "dyn": src1 tensor (modes 0/2), scalar (mode 1), CMPMASK (mode 1, no mask)
+        vt = tensor(dyn["src1"], s1b, s1r, on=~m1)
+        vs = dyn["scalar"] if wide else jnp.where(nomask, state.cmpmask[0] & width, dyn["scalar"])
+        vb = jnp.where(m1, vs, vt)
     elif st.b_kind == "scalar":
         vb = dyn["scalar"]
     else:
@@ -318,7 +342,20 @@ def run_binary(st: BinaryStatic, state, dyn):
 
     # ---- selMask ----
     sa = None
-    if st.sel in ("fixed", "stream") and st.sel_addr != "register":
+    if dynsel:
+        # every mode's selection bits, the traced mode choosing; the selMask address is dyn["sel"]
+        # but CMPMASK word 0 in the mask-less mode 2, and none in the mask-less mode 0
+        sa = jnp.where(nomask & (smode == 2), state.cmpmask[0].astype(I32), jnp.asarray(dyn["sel"], I32))
+        fixed_on = m0 & ~nomask
+        gated.append((sa, ~(m0 & nomask)))
+        head = _read_bytes(ub, sa, max(W, 16))
+        reg_bits = M.bits_of_words(jnp.concatenate([state.cmpmask, jnp.zeros((4,), U32)]), L)
+        fixed = jnp.where(nomask, reg_bits, _bytes_to_bits(head[:W])[:L])
+        stream = _bytes_to_bits(_read_bytes(ub, sa, R * W)).reshape(R, L)
+        sel = jnp.where(m0, jnp.broadcast_to(fixed[None, :], (R, L)), stream)
+        footprint.append((sa, W, any_act & fixed_on))
+        footprint.append((sa + rr * W, W, rep_act & ~m0))
+    elif st.sel in ("fixed", "stream") and st.sel_addr != "register":
         sa = jnp.asarray(dyn["sel"] if st.sel_addr == "dyn" else state.cmpmask[0].astype(I32), I32)
         aligned.append(sa)
         if st.sel == "fixed":
@@ -348,11 +385,24 @@ def run_binary(st: BinaryStatic, state, dyn):
         footprint.append((d0 + rr * W, W, rep_act))
 
     # ---- faults ----
+    for s_addr, s_rep, on in gated_sources:
+        fault |= MEM.partial_overlap_fault(s_addr, d_addr, blk_act & on)
+        fault |= MEM.repeat_dependency_fault(d_addr, s_addr, blk_act & on, blk_act & on, s_rep)
     fault |= MEM.misaligned_fault(tuple(aligned), any_act, p.operand_alignment_bytes)
-    fault |= PL.footprint_faults(footprint, limit, tuple((lo, hi, True) for lo, hi in st.scratch))
+    for g_addr, on in gated:
+        fault |= MEM.misaligned_fault((g_addr,), any_act & on, p.operand_alignment_bytes)
+    use = jnp.asarray(dyn["scratch_on"], bool) if dynsel else True
+    fault |= PL.footprint_faults(footprint, limit, tuple((lo, hi, use) for lo, hi in st.scratch))
     part = dep = jnp.zeros((), bool)
     if st.out == "vec":
-        if sa is not None and st.sel == "fixed":
+        if dynsel:
+            hit = blk_act & _meet(sa, W, d_addr, _BLOCK) & fixed_on
+            later = jnp.flip(jnp.cumsum(jnp.flip(rep_act.astype(I32))), 0) > 0
+            later_strict = jnp.concatenate([later[1:], jnp.zeros((1,), bool)])
+            same, later, _ = _stream_vs_blocks(sa, W, rep_act & ~m0, d_addr, blk_act, R, ("later",))
+            part = jnp.any(hit) | same
+            dep = jnp.any(hit & later_strict[:, None]) | later
+        elif sa is not None and st.sel == "fixed":
             hit = blk_act & _meet(sa, W, d_addr, _BLOCK)
             later = jnp.flip(jnp.cumsum(jnp.flip(rep_act.astype(I32))), 0) > 0  # any r'' >= r
             later_strict = jnp.concatenate([later[1:], jnp.zeros((1,), bool)])
@@ -407,7 +457,20 @@ def run_binary(st: BinaryStatic, state, dyn):
             cmpmask = jnp.where(change, words, cmpmask)
 
     # ---- CMPMASK / scratch side effects of Select with a selMask tensor ----
-    if st.side != "none":
+    if st.side == "dyn":  # sel "dyn": the side effect of the traced mode; none without a mask
+        on = change & ~nomask
+        words = jnp.where(
+            m0,
+            lax.bitcast_convert_type(head[:16].reshape(4, 4), U32),
+            jnp.where(m1, _splat_words(dyn["scalar"], dt.itemsize), jnp.broadcast_to(sa.astype(U32), (4,))),
+        )
+        cmpmask = jnp.where(on, words, cmpmask)
+        if 0 <= st.side_slot and st.side_slot + _BLOCK <= ub.shape[-1]:
+            slot_bytes = lax.bitcast_convert_type(jnp.concatenate([words, words]), jnp.uint8).reshape(_BLOCK)
+            cur = ub[st.side_slot : st.side_slot + _BLOCK]
+            write = on & ~m0 & jnp.asarray(dyn["scratch_on"], bool)
+            ub = ub.at[st.side_slot : st.side_slot + _BLOCK].set(jnp.where(write, slot_bytes, cur))
+    elif st.side != "none":
         slot = None
         if st.side == "sel_head":
             words = lax.bitcast_convert_type(head[:16].reshape(4, 4), U32)

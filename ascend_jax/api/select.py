@@ -285,6 +285,84 @@ def _select(
     return run_binary(st, state, dyn)
 
 
+def select_traced_mode(
+    state, dst, selMask, src0, src1, scalar, selMode, form, profile=None, max_repeats=None
+):
+    """Select with ``selMode`` traced (a model tool for batched runs, not a C++ prototype: the
+    C++ selMode is a compile-time constant, and ``Select`` keeps it static): every SELMODE in one
+    program. ``src1`` is the LocalTensor modes 0 and 2 read, ``scalar`` the value mode 1 reads.
+    ``form``: a count (the count form), or an ``AnyForm`` with a traced form code, where the code
+    ``PLACEHOLDER`` is the mask-less prototype of the traced mode (``Select(dst, selMask, src0,
+    repeatTime, repeatParams)`` in mode 1, ``Select<T, selMode>(dst, src0, src1, repeatTime,
+    repeatParams)`` in modes 0 and 2) on a product with CMPMASK, else BAD_PARAM. A traced mode
+    outside ``apis.Select.modes`` is BAD_PARAM. Each case gives the bits of its static call."""
+    api = "Select"
+    p = as_profile(profile)
+    A.check_tensor(api, "dst", dst, p)
+    dt = dst.dtype
+    any_form = isinstance(form, AnyForm)
+    if any_form and A.is_static(form.form):
+        raise UsageError(api, "form", form.form, "an AnyForm with a traced form code, or a count", p)
+    a = p.require_api(api, dt, count_form=not any_form)
+    A.check_modelled(api, dt, p, wide_lanes=True)
+    for name, t in (("src0", src0), ("src1", src1), ("selMask", selMask)):
+        A.check_tensor(api, name, t, p)
+    A.check_same_dtype(api, p, dst=dst, src0=src0, src1=src1)
+    sel_ok = tuple(a.sel_mask_dtypes)
+    if selMask.dtype.name not in sel_ok:
+        raise UnsupportedError(api, "selMask.dtype", selMask.dtype.name, ", ".join(sel_ok), p)
+    L = p.lanes(dt)
+    mode = jnp.asarray(selMode, I32)
+    dyn = binary_dyn()
+    dyn["dst"], dyn["src0"], dyn["src1"], dyn["sel"] = (A.addr_of(t) for t in (dst, src0, src1, selMask))
+    dyn["scalar"] = A.scalar_bits(api, scalar, dt, p)
+    dyn["sel_mode"] = mode
+    bad = jnp.ones((), bool)
+    for m in a.modes:
+        bad = bad & (mode != int(m))
+    if any_form:
+        _, R, ordered = plan_any_form(api, state, dt, form, p, True, max_repeats, dyn, True)
+        placeholder = jnp.asarray(form.form) == AnyForm.PLACEHOLDER
+        # SPEC: "Select<T, selMode>(dst, src0, src1, repeatTime, repeatParams)" and "Select<T, U>(dst,
+        #       selMask, src0, repeatTime, repeatParams)" (Select.md): the mask-less prototypes,
+        #       their selection data from SetCmpMask -- only where the product has CMPMASK
+        nomask = placeholder if p.cmpmask_bits > 0 else jnp.zeros((), bool)
+        if L > p.cmpmask_bits:  # mode 0 without a mask: more lanes than CMPMASK bits (not modelled)
+            nomask = nomask & (mode != 0)
+        bad = bad | (placeholder & ~nomask)
+        kind = "dyn"
+    else:
+        R = count_form(api, form, dt, p, max_repeats, dyn)
+        nomask, kind, ordered = jnp.zeros((), bool), "count", False
+    dyn["nomask"] = nomask
+    dyn["bad_param"] = dyn["bad_param"] | bad
+    # the reserved scratch each traced (mode, form) uses: apis.Select.scratch_forms
+    forms = tuple(a.scratch_forms)
+    by_mode = jnp.asarray([f"mode{m}" in forms for m in range(3)], bool)[jnp.clip(mode, 0, 2)]
+    dyn["scratch_on"] = jnp.where(nomask, "nomask" in forms, by_mode)
+    side = "dyn" if p.cmpmask_bits > 0 and a.cmpmask_side_effect and dt.itemsize < 8 else "none"
+    st = BinaryStatic(
+        api=api,
+        dtype=_dt.lane_twin(dt),
+        R=R,
+        mask_kind=kind,
+        lowering=p.level2_lowering,
+        count_tail="computed",
+        a_kind="tensor",
+        b_kind="dyn",
+        sel="dyn",
+        sel_addr="dyn",
+        cmp="",
+        out="vec",
+        ordered=ordered,
+        scratch=scratch_regions(p, api, True),
+        side=side,
+        side_slot=next((r.offset_bytes for r in p.reserved if api in r.used_by), -1),
+        profile=p,
+    )
+    return run_binary(st, state, dyn)
+
+
 _SELECT_PROTOS = (
     "Select<T, U>(dst, selMask, src0, T src1, VSEL_TENSOR_SCALAR_MODE, count)",
     "Select<T, U>(dst, selMask, src0, src1, selMode (0 or 2), count)",

@@ -10,6 +10,12 @@ compiles release the GIL) with the reference (main thread).
 
 The family of Compare, Compares, CompareScalar, CompareCmpMask, SetCmpMask, GetCmpMask,
 Select, SelectFlexible: case type, generator, calls and the engine's adapter (at the end).
+
+Traced in one program (the signature holds the rest): cmpMode and the call form of the compare
+APIs; for Select, selMode, the call form (count, continuous, bitwise and the mask-less prototypes:
+``aj.select_traced_mode``), the selMask type and the element types of one lane width (run as the
+width's first type, ``lane_dtype``): one Select program per (lane width, count-only or not, repeat
+bucket); SelectFlexible (mode 1 only) likewise per (lane width, operand variant, bucket).
 """
 
 import dataclasses
@@ -477,10 +483,27 @@ def _mask_arg(c, p, traced):
     return MASK_PLACEHOLDER
 
 
+def lane_dtype(p, api, dt):
+    """The element type a merged select program runs a ``dt`` case as: the profile's first type of
+    ``dt``'s width among the API's dtypes (or its count-only dtypes, when ``dt`` is one). A
+    selection moves bit patterns, so every type of one width gives the same bits (the engine keys
+    its program by the width already, ``dtypes.lane_twin``)."""
+    a = p.api(api)
+    pool = a.dtypes if dt in a.dtypes else a.count_only_dtypes
+    w = _width(dt)
+    return next(x for x in pool if _width(x) == w)
+
+
 def call(mod, c, st, p, dyn=None, R=None):
     """Call API ``c.api`` of ``mod`` (the reference, or ascend_jax with ``dyn`` traced values)."""
     T = dyn or {}
     d = _dt.as_dtype(c.dtype)
+    sel_dtype = c.sel_dtype
+    if dyn is not None and c.api.startswith("Select"):
+        # one program per lane width: the width's first type, the first selMask type (the engine
+        # reads selMask as bytes; its type is a static check only)
+        d = _dt.as_dtype(lane_dtype(p, c.api, c.dtype))
+        sel_dtype = p.api(c.api).sel_mask_dtypes[0]
 
     def g(name, default):
         return T[name] if name in T else default
@@ -537,10 +560,15 @@ def call(mod, c, st, p, dyn=None, R=None):
             **kw,
         )
     dst = LocalTensor(d, dst_a, n)
-    sel = LocalTensor(c.sel_dtype, sel_a, 256)
+    sel = LocalTensor(sel_dtype, sel_a, 256)
     params = BinaryRepeatParams(*s)
     if "form" in T:  # the fast path: the count and mask forms in one program
         tail = (AnyForm(T["form"], T["count"], T["cmask"], T["words"], T["repeat"], params),)
+    if c.api == "Select" and "mode" in T:
+        # the fast path: every selMode (and, with the form traced, the mask-less prototypes) in
+        # one program
+        f = tail[0] if "form" in T else T["count"]
+        return mod.select_traced_mode(st, dst, sel, src0, src1, scalar, T["mode"], f, **kw)
     if c.api == "Select":
         if c.form == "nomask":
             if c.mode == 1:
@@ -576,18 +604,19 @@ def _binary_config(mod, idx):
 
 def _any_form(c, p):
     """Whether the fast path takes the case's call form traced (``AnyForm``): the compare APIs with a
-    UB result and the selects with a selMask tensor (their count and mask forms; the mask-less
-    prototypes stay programs of their own), for the types their high-dim forms take."""
-    if c.api.startswith("Select") and c.form not in ("count", "continuous", "bitwise"):
+    UB result and the selects (Select's mask-less prototypes too: the form code PLACEHOLDER), for
+    the types their high-dim forms take."""
+    if c.api == "SelectFlexible" and c.form not in ("count", "continuous", "bitwise"):
         return False
     return c.api in CMP_APIS + ("Select", "SelectFlexible") and c.dtype in p.api(c.api).dtypes
 
 
 def stack_dyn(cs, p):
     """The traced values of a batch of cases of one signature (everything but the static key)."""
-    d = _dt.as_dtype(cs[0].dtype)
-    nw32 = p.vector_mask_bits // 32
     c0 = cs[0]
+    # the selects: a signature holds every type of one lane width, run as lane_dtype's type
+    d = _dt.as_dtype(lane_dtype(p, c0.api, c0.dtype) if c0.api.startswith("Select") else c0.dtype)
+    nw32 = p.vector_mask_bits // 32
     dyn = {
         "dst": np.array([c.dst for c in cs], np.int32),
         "src0": np.array([c.src0 for c in cs], np.int32),
@@ -599,6 +628,8 @@ def stack_dyn(cs, p):
     }
     if c0.api in CMP_APIS + ("CompareCmpMask",):
         dyn["cmp"] = np.array([c.mode for c in cs], np.int32)
+    if c0.api == "Select":  # selMode is traced
+        dyn["mode"] = np.array([c.mode for c in cs], np.int32)
     if d.itemsize == 8:  # 64-bit T: (low, high) uint32 words
         dyn["scalar"] = np.array([[c.scalar_bits & 0xFFFFFFFF, c.scalar_bits >> 32] for c in cs], np.uint32)
     elif d.kind == "complex":  # complex32: the bit pattern
@@ -717,6 +748,11 @@ class CompareSelectFamily(Family):
         k = case.key()
         if _any_form(case, p):
             k = k[:3] + ("any",) + k[4:]
+        if case.api.startswith("Select"):
+            # one program per (API, lane width, traced form or count form, variant, bucket): the
+            # types of a width, the selMask types and (Select) selMode and the mask-less
+            # prototypes are traced
+            k = (k[0], lane_dtype(p, case.api, case.dtype), None, k[3], k[4], None, None, k[7])
         return ("compare_select",) + k
 
     def initial_ub(self, case):
