@@ -11,6 +11,8 @@ the pattern source static, everything else traced)."""
 import collections
 import dataclasses
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -120,6 +122,34 @@ def _check_mixed(name, per_form, seed, n_static, per_width=True):
 def test_gathermask_mixed_chunk_one_program_per_lane_width():
     # static calls: one per call form (a program each), the forms alternating the lane widths
     _check_mixed("ascend910b", per_form=2, seed=36, n_static=1, per_width=False)
+
+
+def test_gathermask_traced_form_with_static_values():
+    # a static mask 0 / pattern number 0 with the call form traced: BAD_MASK for the Counter case
+    # only, BAD_PARAM for the built-in case only (with a static form: usage errors), as the
+    # reference finds them; one vmapped call over the four forms
+    p = load_profile("ascend910b")
+    cases = [
+        C.GatherCase(
+            "half", counter, user, dst=0, src0=1024, pat=2048, pattern=0, mask=0, params=(1, 2, 8, 8)
+        )
+        for counter, user in FORMS
+    ]
+    state = runner.core_state([runner.fields_of(FAM, c, p) for c in cases])
+
+    def one(st, counter, user):
+        pat = aj.AnyPattern(user, 0, aj.LocalTensor(aj.uint16, 2048, 512))
+        dst, src0 = aj.LocalTensor(aj.half, 0, 512), aj.LocalTensor(aj.half, 1024, 512)
+        return aj.GatherMask(st, dst, src0, pat, counter, 0, (1, 2, 8, 8), profile=p, max_repeats=4)
+
+    flags = [np.array([f[i] for f in FORMS]) for i in (0, 1)]
+    st, ret = jax.vmap(one)(state, *(jnp.asarray(x) for x in flags))
+    for j, c in enumerate(cases):
+        fast = (jax.tree_util.tree_map(lambda x, j=j: np.asarray(x[j]), st), np.asarray(ret[j]))
+        ref = FAM.run_reference(c, p)
+        assert FAM.compare(fast, ref) is None, f"{c.call_repr()}: {FAM.compare(fast, ref)}"
+        f = int(fast[0].fault)
+        assert bool(f & Fault.BAD_MASK) == c.counter and bool(f & Fault.BAD_PARAM) == (not c.user), c
 
 
 @pytest.mark.slow

@@ -117,12 +117,15 @@ def _check_pattern_tensor(api, t, dt, p):
         )
 
 
-def _builtin_pattern(api, v, p):
+def _builtin_pattern(api, v, p, any_prototype=False):
     """(int32 pattern number, BAD_PARAM) of a built-in pattern: a static one outside the profile's
-    list is a UsageError, a traced one is BAD_PARAM."""
+    list is a UsageError, a traced one is BAD_PARAM (``any_prototype``: a static integer too)."""
     pats = tuple(int(x) for x in _setting(p, "patterns"))
     if isinstance(v, bool):
         raise UsageError(api, "src1Pattern", v, f"one of {list(pats)} or a LocalTensor", p)
+    if any_prototype and isinstance(v, (int, np.integer)):
+        ok = int(v) in pats
+        return jnp.asarray(int(v) if ok else 0, I32), jnp.asarray(not ok)
     if A.is_static(v):
         if not isinstance(v, (int, np.integer)) or int(v) not in pats:
             raise UsageError(
@@ -236,7 +239,9 @@ def GatherMask(
         pkind = "any"
         _check_pattern_tensor(api, src1Pattern.tensor, dt, p)
         dyn["src1"] = A.addr_of(src1Pattern.tensor)
-        dyn["pattern"], bad_pat = _builtin_pattern(api, src1Pattern.pattern, p)
+        # the prototype is traced: even a static number outside the list is BAD_PARAM (for the
+        # built-in cases only), not a usage error
+        dyn["pattern"], bad_pat = _builtin_pattern(api, src1Pattern.pattern, p, any_prototype=True)
         bad = bad | (~user & bad_pat)
         dyn["user"] = user
     elif isinstance(src1Pattern, LocalTensor):
