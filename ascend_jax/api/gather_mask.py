@@ -83,8 +83,8 @@ class AnyPattern:
     from the LocalTensor ``tensor`` (the ``GatherMask<T, U>`` prototype), false takes the built-in
     pattern number ``pattern`` (the ``uint8_t src1Pattern`` prototype). With ``user`` traced one
     compiled program serves both prototypes; each case gets its own prototype's checks (``tensor``'s
-    type is checked statically, a traced ``pattern`` outside the list is ``BAD_PARAM`` for the
-    built-in cases only). A Python-bool ``user`` is the ordinary call of that prototype."""
+    type is checked statically; a ``pattern`` outside the list, static or traced, is ``BAD_PARAM``
+    for the built-in cases only). A Python-bool ``user`` is the ordinary call of that prototype."""
 
     user: object
     pattern: object = 1
