@@ -17,6 +17,7 @@ from .api import (
     AddsFlexible,
     And,
     Ands,
+    AnyPattern,
     BinaryConfig,
     Cast,
     Compare,

@@ -3,7 +3,11 @@ contiguous dst -> faults -> register side effects. See docs/MODEL.md "GatherMask
 
 Shapes are static (``GatherStatic``): ``R`` repeats of ``K = KB * E`` lanes (``KB`` src0 blocks per
 repeat, ``E`` elements per block); everything else (addresses, strides, mask, repeatTimes, the
-built-in pattern number) is traced, so one compilation serves a whole bucket.
+built-in pattern number) is traced, so one compilation serves a whole bucket. The mixed
+configurations trace the call form too: ``config = "normal|counter1"`` / ``"normal|counter2"`` take
+reduceMode as ``dyn["counter"]`` and ``pattern = "any"`` takes the pattern source as ``dyn["user"]``
+(true: the tensor at ``dyn["src1"]``, false: the built-in number ``dyn["pattern"]``); each case's
+lanes, faults and register effects are those of its own form (both forms computed, one selected).
 
 Determinism: every kept lane has a slot of its own -- the kept lanes before it: those of the
 earlier repeats (an exclusive prefix over the R repeat counts) plus those before it in its repeat (a
@@ -35,8 +39,8 @@ class GatherStatic:
     api: str
     dtype: object  # DType of dst/src0
     profile: object  # HwProfile
-    config: str  # "normal" | "counter1" | "counter2"
-    pattern: str  # "builtin" | "tensor"
+    config: str  # "normal" | "counter1" | "counter2" | "normal|counter1" | "normal|counter2" (traced)
+    pattern: str  # "builtin" | "tensor" | "any" (traced: dyn["user"])
     R: int  # repeat bucket
     KB: int  # src0 blocks per repeat (a multiple of 8); lanes per repeat K = KB * E
     mode_after: str  # "normal" | "unchanged"
@@ -67,6 +71,19 @@ def kept_before(keep):
     return jnp.cumsum(k, axis=1) - k
 
 
+def _lanes(config, rep, mask, R, K, L):
+    """(processed lanes bool[R, K], bucket overflow, repeatTimes == 0) of one static configuration."""
+    r_col = np.arange(R, dtype=np.int32)[:, None]
+    e_row = np.arange(K, dtype=np.uint32)[None, :]
+    if config == "normal":
+        return (r_col < rep) & (e_row < L), rep > R, rep == 0
+    if config == "counter1":  # mask = elements per repeat, repeatTimes repeats
+        return (r_col < rep) & (e_row < mask), (rep > R) | (mask > np.uint32(K)), rep == 0
+    # "counter2": mask = total elements, repeats derived, L lanes per repeat
+    g = (r_col * L).astype(np.uint32) + e_row
+    return (e_row < L) & (g < mask), mask > np.uint32(R * L), jnp.zeros((), bool)
+
+
 @S.entry
 def run_gather_mask(st: GatherStatic, state, dyn):
     p = st.profile
@@ -81,24 +98,19 @@ def run_gather_mask(st: GatherStatic, state, dyn):
 
     rep = jnp.asarray(dyn["repeat"], I32)
     mask = jnp.asarray(dyn["mask"], U32)
-    r_col = np.arange(R, dtype=np.int32)[:, None]
-    e_row = np.arange(K, dtype=np.uint32)[None, :]
     zero = jnp.zeros((), bool)
 
     # -- which lanes are processed ---------------------------------------------------------------
-    if st.config == "normal":
-        act = (r_col < rep) & (e_row < L)
-        ovf = rep > R
-        zero_rep = rep == 0
-    elif st.config == "counter1":  # mask = elements per repeat, repeatTimes repeats
-        act = (r_col < rep) & (e_row < mask)
-        ovf = (rep > R) | (mask > np.uint32(K))
-        zero_rep = rep == 0
-    else:  # "counter2": mask = total elements, repeats derived, L lanes per repeat
-        g = (r_col * L).astype(np.uint32) + e_row
-        act = (e_row < L) & (g < mask)
-        ovf = mask > np.uint32(R * L)
-        zero_rep = zero
+    if "|" in st.config:  # reduceMode traced: each case takes its own mode's lanes
+        c_cfg = st.config.split("|")[1]
+        counter = jnp.asarray(dyn["counter"], bool)
+        act_n, ovf_n, zr_n = _lanes("normal", rep, mask, R, K, L)
+        act_c, ovf_c, zr_c = _lanes(c_cfg, rep, mask, R, K, L)
+        act = jnp.where(counter, act_c, act_n)
+        ovf = jnp.where(counter, ovf_c, ovf_n)
+        zero_rep = jnp.where(counter, zr_c, zr_n)
+    else:
+        act, ovf, zero_rep = _lanes(st.config, rep, mask, R, K, L)
     nop = zero_rep if p.zero_repeat == "nop" else zero
     undef = zero_rep if p.zero_repeat == "fault" else zero
     act = act & ~nop
@@ -111,9 +123,13 @@ def run_gather_mask(st: GatherStatic, state, dyn):
     any_act = jnp.any(act)
 
     # -- pattern bits ----------------------------------------------------------------------------
-    if st.pattern == "builtin":
-        pat = jnp.broadcast_to(builtin_pattern_bits(dyn["pattern"], K)[None, :], (R, K))
-    else:
+    # user: the case reads a pattern tensor (Python bool, or traced with pattern "any")
+    user = {"builtin": False, "tensor": True}.get(st.pattern)
+    if user is None:
+        user = jnp.asarray(dyn["user"], bool)
+    if user is not True:
+        pat_b = jnp.broadcast_to(builtin_pattern_bits(dyn["pattern"], K)[None, :], (R, K))
+    if user is not False:
         bits_per_block = 8 * bb
         PB = -(-K // bits_per_block)
         p_addr = MEM.block_addr(dyn["src1"], 1, p_rs, R, bb, PB)  # [R, PB]
@@ -121,9 +137,10 @@ def run_gather_mask(st: GatherStatic, state, dyn):
         pbytes = MEM.materialize(MEM.gather_blocks_at(state.ub, p_addr, bb).reshape(R, PB * bb))
         e = np.arange(K)
         byte = pbytes[:, e // 8].astype(U32)
-        pat = ((byte >> (e % 8).astype(np.uint32)) & 1) == 1
+        pat_t = ((byte >> (e % 8).astype(np.uint32)) & 1) == 1
         act_pad = jnp.concatenate([act, jnp.zeros((R, PB * bits_per_block - K), bool)], axis=1)
-        p_blk = jnp.any(act_pad.reshape(R, PB, bits_per_block), axis=-1)
+        p_blk = jnp.any(act_pad.reshape(R, PB, bits_per_block), axis=-1) & user  # read blocks
+    pat = pat_b if user is False else (pat_t if user is True else jnp.where(user, pat_t, pat_b))
     keep = act & pat
 
     # -- counts ----------------------------------------------------------------------------------
@@ -155,13 +172,16 @@ def run_gather_mask(st: GatherStatic, state, dyn):
     fault = jnp.zeros((), U32)
     footprint = [(s_addr, bb, s_blk), (d_addr, bb, d_write)]
     addrs = (dyn["dst"], dyn["src0"])
-    if st.pattern == "tensor":
+    if user is not False:
         footprint.append((p_addr, bb, p_blk))
-        addrs = addrs + (dyn["src1"],)
     # SPEC: 950 "内置固定模式占用8KB ... 用户自定义模式不涉及": the scratch only for built-in patterns
-    regions = PL.regions_used(p, st.api) if st.pattern == "builtin" else ()
+    regions = () if user is True else PL.regions_used(p, st.api)
+    if user is not False:  # traced pattern source: the scratch for the built-in cases only
+        regions = tuple((lo, hi, use & ~user) for lo, hi, use in regions)
     fault |= PL.footprint_faults(footprint, limit, regions)
     fault |= MEM.misaligned_fault(addrs, any_act, p.operand_alignment_bytes)
+    if user is not False:
+        fault |= MEM.misaligned_fault((dyn["src1"],), any_act & user, p.operand_alignment_bytes)
     # dst blocks written by repeat r: t in [c_r // E, (c_r + k_r - 1) // E] (k_r > 0);
     # by all repeats before r: t in [0, (c_r - 1) // E] (c_r > 0). A src/pattern block at byte
     # address a "is" dst block t iff a == dst + 32 t.
@@ -188,7 +208,7 @@ def run_gather_mask(st: GatherStatic, state, dyn):
     in_place = dst == jnp.asarray(dyn["src0"], I32)
     partial = same_repeat(s_addr, s_blk) & ~in_place
     dep = earlier_repeat(s_addr, s_blk)
-    if st.pattern == "tensor":
+    if user is not False:
         partial = partial | same_repeat(p_addr, p_blk)
         dep = dep | earlier_repeat(p_addr, p_blk)
     fault |= jnp.where(partial, U32(Fault.PARTIAL_OVERLAP), U32(0))
@@ -209,8 +229,9 @@ def run_gather_mask(st: GatherStatic, state, dyn):
     if st.vmask_after == "count":
         img = LN.limit_bits(M.counter_words(mask, jnp.zeros((), U32)), p.vector_mask_bits)
         vmask = jnp.where(change, img, vmask)
-    elif st.vmask_after == "pattern" and st.pattern == "builtin":
+    elif st.vmask_after == "pattern" and user is not True:
         pv = jnp.asarray(dyn["pattern"], I32)
         img = pattern_register_image(pv, L, p.vector_mask_bits)
-        vmask = jnp.where(change & (pv >= 1) & (pv <= 6), img, vmask)
+        on = change & (pv >= 1) & (pv <= 6)
+        vmask = jnp.where(on if user is False else on & ~user, img, vmask)
     return state.replace(ub=ub, vmask=vmask, mask_mode=mode, rsvd_cnt=rsvd, fault=state.fault | fault)

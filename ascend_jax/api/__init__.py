@@ -20,7 +20,7 @@ from .data_copy import DataCopy, DataCopyPad, NdDmaDci, ResetLoopModePara, SetLo
 from .dequant import CastDequant  # helper deq
 from .fill import Brcb, CreateVecIndex, Duplicate
 from .gather import Gather, Gatherb, GatherRepeatParams, Scatter  # 离散与聚合 (issue 16)
-from .gather_mask import GatherMask, GatherMaskParams, GetGatherMaskRemainCount
+from .gather_mask import AnyPattern, GatherMask, GatherMaskParams, GetGatherMaskRemainCount
 from .layout import (  # data layout 数据排布转换 / 数据重排 (issue 16)
     DeInterleave,
     Interleave,

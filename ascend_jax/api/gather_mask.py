@@ -76,10 +76,64 @@ def _setting(p, key):
     return p.api("GatherMask")[key]
 
 
-def _static_bool(api, name, v, p):
+@dataclasses.dataclass(frozen=True)
+class AnyPattern:
+    """Both pattern sources of GatherMask in one set of values (not a C++ type: a model tool for
+    fuzzers and sweeps, like ``AnyForm``). Passed as ``src1Pattern``: ``user`` true reads the bits
+    from the LocalTensor ``tensor`` (the ``GatherMask<T, U>`` prototype), false takes the built-in
+    pattern number ``pattern`` (the ``uint8_t src1Pattern`` prototype). With ``user`` traced one
+    compiled program serves both prototypes; each case gets its own prototype's checks (``tensor``'s
+    type is checked statically; a ``pattern`` outside the list, static or traced, is ``BAD_PARAM``
+    for the built-in cases only). A Python-bool ``user`` is the ordinary call of that prototype."""
+
+    user: object
+    pattern: object = 1
+    tensor: object = None
+
+
+def _reduce_mode(api, v, p):
+    """reduceMode: a Python bool, or a traced bool (one program for both modes)."""
     if isinstance(v, (bool, np.bool_)):
         return bool(v)
-    raise UsageError(api, name, v, "a Python bool (true: Counter mode, false: Normal mode)", p)
+    if isinstance(v, (jax.Array, jax.core.Tracer)) and v.dtype == jnp.bool_ and v.ndim == 0:
+        return v
+    raise UsageError(api, "reduceMode", v, "a Python bool (true: Counter mode, false: Normal mode)", p)
+
+
+def _check_pattern_tensor(api, t, dt, p):
+    if not isinstance(t, LocalTensor):
+        raise UsageError(api, "src1Pattern", t, "a built-in pattern number or a LocalTensor pattern", p)
+    u = t.dtype
+    allowed = tuple(_setting(p, "pattern_dtypes"))
+    if u.name not in allowed or u.itemsize != dt.itemsize:
+        ok = [n for n in allowed if _dt.as_dtype(n).itemsize == dt.itemsize]
+        raise UsageError(
+            api,
+            "src1Pattern.dtype",
+            u.name,
+            " / ".join(ok) or "none",
+            p,
+            f"a {dt.name} src0 takes a pattern tensor of the same element width",
+        )
+
+
+def _builtin_pattern(api, v, p, any_prototype=False):
+    """(int32 pattern number, BAD_PARAM) of a built-in pattern: a static one outside the profile's
+    list is a UsageError, a traced one is BAD_PARAM (``any_prototype``: a static integer too)."""
+    pats = tuple(int(x) for x in _setting(p, "patterns"))
+    if isinstance(v, bool):
+        raise UsageError(api, "src1Pattern", v, f"one of {list(pats)} or a LocalTensor", p)
+    if any_prototype and isinstance(v, (int, np.integer)):
+        ok = int(v) in pats
+        return jnp.asarray(int(v) if ok else 0, I32), jnp.asarray(not ok)
+    if A.is_static(v):
+        if not isinstance(v, (int, np.integer)) or int(v) not in pats:
+            raise UsageError(
+                api, "src1Pattern", v, f"a built-in pattern in {list(pats)} or a LocalTensor pattern", p
+            )
+        return jnp.asarray(int(v), I32), jnp.zeros((), bool)
+    pv = jnp.asarray(v).astype(I32)
+    return pv, ~jnp.any(pv == np.asarray(pats, np.int32))
 
 
 @register(
@@ -119,6 +173,10 @@ def GatherMask(
 
     Static buckets for traced values: ``max_repeats`` (repeat count), ``max_mask`` (Counter mask:
     per repeat for configuration 1, in total for configuration 2). Overflow records BUCKET_OVERFLOW.
+
+    One program for every call form (fuzzers, sweeps): ``reduceMode`` may be a traced bool (a
+    Counter case with mask 0 is BAD_MASK) and ``src1Pattern`` an ``AnyPattern`` with a traced
+    ``user`` flag; each case gets its own mode's and prototype's lanes, faults and registers.
     """
     api = "GatherMask"
     p = as_profile(profile)
@@ -129,8 +187,12 @@ def GatherMask(
     p.require_api(api, dt)
     A.check_modelled(api, dt, p)
     L = p.lanes(dt)
-    counter = _static_bool(api, "reduceMode", reduceMode, p)
-    config = "normal" if not counter else ("counter1" if _setting(p, "counter_config") == 1 else "counter2")
+    counter = _reduce_mode(api, reduceMode, p)
+    c_cfg = "counter1" if _setting(p, "counter_config") == 1 else "counter2"
+    if isinstance(counter, bool):
+        config = c_cfg if counter else "normal"
+    else:  # traced: both modes in one program, each case its own (docs/MODEL.md "Traced values")
+        config = "normal|" + c_cfg
     bad = jnp.zeros((), bool)
     bad_mask = jnp.zeros((), bool)
 
@@ -149,57 +211,48 @@ def GatherMask(
         raise UsageError(api, "mask", mask, "an integer in [0, 2**32-1] (uint32_t)", p)
     if A.is_static(mask):
         m = int(mask)
-        lo = 1 if counter else 0
+        lo = 1 if counter is True else 0
         if not lo <= m <= _U32_MAX:
-            detail = "reduceMode = true (Counter mode) needs at least one element" if counter else ""
+            detail = "reduceMode = true (Counter mode) needs at least one element" if counter is True else ""
             raise UsageError(api, "mask", m, f"an integer in [{lo}, {_U32_MAX}]", p, detail)
         mask_v = jnp.asarray(m, U32)
+        if m == 0 and counter is not False:  # traced reduceMode: a Counter case with mask 0
+            bad_mask = bad_mask | counter
     else:
         mv = jnp.asarray(mask)
         if jnp.issubdtype(mv.dtype, jnp.signedinteger):
             bad_mask = bad_mask | (mv < 0)
         mask_v = mv.astype(U32)
-        if counter:
-            bad_mask = bad_mask | (mask_v == 0)
+        if counter is not False:
+            bad_mask = bad_mask | (counter & (mask_v == 0))
         m = None
 
     # -- pattern ------------------------------------------------------------------------------------
     dyn = {"dst": A.addr_of(dst), "src0": A.addr_of(src0)}
-    if isinstance(src1Pattern, LocalTensor):
+    user = None  # traced: AnyPattern, both prototypes in one program
+    if isinstance(src1Pattern, AnyPattern):
+        if isinstance(src1Pattern.user, (bool, np.bool_)):  # the ordinary call of that prototype
+            src1Pattern = src1Pattern.tensor if src1Pattern.user else src1Pattern.pattern
+        else:
+            user = jnp.asarray(src1Pattern.user, bool)
+    if user is not None:
+        pkind = "any"
+        _check_pattern_tensor(api, src1Pattern.tensor, dt, p)
+        dyn["src1"] = A.addr_of(src1Pattern.tensor)
+        # the prototype is traced: even a static number outside the list is BAD_PARAM (for the
+        # built-in cases only), not a usage error
+        dyn["pattern"], bad_pat = _builtin_pattern(api, src1Pattern.pattern, p, any_prototype=True)
+        bad = bad | (~user & bad_pat)
+        dyn["user"] = user
+    elif isinstance(src1Pattern, LocalTensor):
         pkind = "tensor"
-        u = src1Pattern.dtype
-        allowed = tuple(_setting(p, "pattern_dtypes"))
-        if u.name not in allowed or u.itemsize != dt.itemsize:
-            ok = [n for n in allowed if _dt.as_dtype(n).itemsize == dt.itemsize]
-            raise UsageError(
-                api,
-                "src1Pattern.dtype",
-                u.name,
-                " / ".join(ok) or "none",
-                p,
-                f"a {dt.name} src0 takes a pattern tensor of the same element width",
-            )
+        _check_pattern_tensor(api, src1Pattern, dt, p)
         dyn["src1"] = A.addr_of(src1Pattern)
         dyn["pattern"] = jnp.zeros((), I32)
     else:
         pkind = "builtin"
-        pats = tuple(int(x) for x in _setting(p, "patterns"))
-        if isinstance(src1Pattern, bool):
-            raise UsageError(api, "src1Pattern", src1Pattern, f"one of {list(pats)} or a LocalTensor", p)
-        if A.is_static(src1Pattern):
-            if not isinstance(src1Pattern, (int, np.integer)) or int(src1Pattern) not in pats:
-                raise UsageError(
-                    api,
-                    "src1Pattern",
-                    src1Pattern,
-                    f"a built-in pattern in {list(pats)} or a LocalTensor pattern",
-                    p,
-                )
-            dyn["pattern"] = jnp.asarray(int(src1Pattern), I32)
-        else:
-            pv = jnp.asarray(src1Pattern).astype(I32)
-            bad = bad | ~jnp.any(pv == np.asarray(pats, np.int32))
-            dyn["pattern"] = pv
+        dyn["pattern"], bad_pat = _builtin_pattern(api, src1Pattern, p)
+        bad = bad | bad_pat
         dyn["src1"] = jnp.zeros((), I32)
 
     # -- static buckets -----------------------------------------------------------------------------
@@ -208,21 +261,25 @@ def GatherMask(
             return A.bucket(max_repeats)
         return A.bucket(repeat) if isinstance(repeat, int) else A.bucket(p.max_repeat_times)
 
-    if config == "normal":
-        R, KB = rep_bucket(), 8
-    elif config == "counter1":
-        per = m if m is not None else (max_mask if max_mask is not None else L)
-        R, KB = rep_bucket(), 8 * A.bucket(math.ceil(per / L))
-    else:
+    def counter2_bucket():
         if max_repeats is not None:
-            R = A.bucket(max_repeats)
-        elif m is not None:
-            R = A.bucket(math.ceil(m / L))
-        elif max_mask is not None:
-            R = A.bucket(math.ceil(max_mask / L))
-        else:
-            R = A.bucket(math.ceil(p.ub_usable_bytes / p.repeat_bytes))
-        KB = 8
+            return A.bucket(max_repeats)
+        if m is not None:
+            return A.bucket(math.ceil(m / L))
+        if max_mask is not None:
+            return A.bucket(math.ceil(max_mask / L))
+        return A.bucket(math.ceil(p.ub_usable_bytes / p.repeat_bytes))
+
+    # a traced reduceMode: the larger of the two modes' buckets (the same bits: lanes and blocks
+    # past a case's own extent are inactive)
+    R, KB = 1, 8
+    if config.startswith("normal"):
+        R = rep_bucket()
+    if config.endswith("counter1"):
+        per = m if m is not None else (max_mask if max_mask is not None else L)
+        R, KB = rep_bucket(), 8 * A.bucket(math.ceil(max(per, 1) / L))
+    elif config.endswith("counter2"):
+        R = max(R, counter2_bucket())
 
     dyn["mask"] = mask_v
     dyn["repeat"] = jnp.asarray(repeat, I32)
@@ -231,6 +288,8 @@ def GatherMask(
     )
     dyn["bad_param"] = bad
     dyn["bad_mask"] = bad_mask
+    if "|" in config:
+        dyn["counter"] = counter
     st = GatherStatic(
         api=api,
         dtype=_dt.lane_twin(dt),  # a compaction moves bit patterns: one program per lane width
@@ -265,4 +324,4 @@ def GetGatherMaskRemainCount(state, profile=None):
     return v
 
 
-__all__ = ["GatherMask", "GatherMaskParams", "GetGatherMaskRemainCount"]
+__all__ = ["AnyPattern", "GatherMask", "GatherMaskParams", "GetGatherMaskRemainCount"]

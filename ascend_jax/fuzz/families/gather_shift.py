@@ -9,6 +9,12 @@ A ``ShiftCase`` / ``GatherCase`` is fully concrete (Python ints), so it can be r
 by static signature, pads each batch to a fixed size (one compilation per signature) and overlaps the
 fast path (a worker thread: XLA releases the GIL) with the reference (main thread).
 
+GatherMask's signature is (lane width, repeat bucket) only (issue 36): the element type is its lane
+width's twin, and reduceMode and the pattern source (built-in number / user tensor) are traced
+(``reduceMode`` a traced bool, ``src1Pattern`` an ``AnyPattern``), so the four call forms of a lane
+width share one program (4 signatures on ascend910b, not 16); records and labels keep each case's own
+``counter`` / ``user``. The shifts trace their call form as an ``AnyForm``.
+
 Traced values: a shift amount, a roundEn flag or a GatherMask parameter out of its documented range
 is passed to the reference as a NumPy scalar, which the reference treats as a run-time value
 (``BAD_PARAM`` / ``BAD_MASK`` instead of a usage error), like the fast path's traced arrays.
@@ -613,7 +619,9 @@ def gather_initial_ub(c, ub=None):
 
 def call_gather(mod, c, st, p, dyn=None, R=None, static=False):
     """GatherMask of ``mod``: the reference (NumPy-scalar "traced" parameters) or ascend_jax (the
-    ``dyn`` traced values, static buckets ``R`` / ``max_mask``)."""
+    ``dyn`` traced values, static buckets ``R`` / ``max_mask``; with ``dyn["counter"]`` and
+    ``dyn["user"]`` reduceMode and the pattern source are traced too: one program for the four call
+    forms, ``GatherFamily.signature``)."""
     T = dyn or {}
     d = _dt.as_dtype(c.dtype)
 
@@ -627,6 +635,11 @@ def call_gather(mod, c, st, p, dyn=None, R=None, static=False):
         kw["max_mask"] = _max_mask(p, c)
     dst = LocalTensor(d, g("dst", c.dst), n)
     src0 = LocalTensor(d, g("src0", c.src0), n)
+    if "user" in T:  # the fast path's traced call form
+        tensor = LocalTensor(c.pattern_dtype, T["pat"], n)
+        pattern = mod.AnyPattern(T["user"], T["pattern"], tensor)
+        params = mod.GatherMaskParams(*T["strides"])
+        return mod.GatherMask(st, dst, src0, pattern, T["counter"], T["mask"], params, **kw)
     if c.user:
         pattern = LocalTensor(c.pattern_dtype, g("pat", c.pat), n)
     else:
@@ -644,6 +657,8 @@ def call_gather(mod, c, st, p, dyn=None, R=None, static=False):
 
 def _gather_dyn(cs, p):
     return {
+        "counter": np.array([c.counter for c in cs], bool),
+        "user": np.array([c.user for c in cs], bool),
         "dst": np.array([c.dst for c in cs], np.int32),
         "src0": np.array([c.src0 for c in cs], np.int32),
         "pat": np.array([c.pat for c in cs], np.int32),
@@ -833,8 +848,9 @@ class GatherFamily(_Common):
 
     def signature(self, case, p):
         # one program per lane width (GatherMask moves bit patterns: the API itself compiles one
-        # core per lane width), so every element type of a width shares the batch
-        return (self.name, "gather", _lane_dtype(p, case.dtype), case.counter, case.user, case.big)
+        # core per lane width), so every element type of a width shares the batch; reduceMode and
+        # the pattern source are traced (``_gather_dyn``), so the four call forms share it too
+        return (self.name, "gather", _lane_dtype(p, case.dtype), case.big)
 
     def call(self, mod, case, state, p, dyn=None):
         R = None if dyn is None else (BIG_R if case.big else SMALL_R)
