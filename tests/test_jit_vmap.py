@@ -1,4 +1,8 @@
-"""One compilation per signature; batches equal loops; eager equals jit."""
+"""One compilation per signature; batches equal loops; eager equals jit.
+
+Default suite vs nightly (session 19 trim): the vmap-vs-loop-vs-reference test runs 20 Adds<half>
+cases (40 before, 15.5 -> 12.8 s CPU cold); the family's volume runs in
+test_unary_scalar_differential.py (nightly 2,000 x 20 per group)."""
 
 import chex
 import jax
@@ -76,7 +80,7 @@ def test_max_traces_sees_a_retrace():
 
 def test_vmap_batch_equals_loop_and_reference():
     rng = np.random.default_rng(3)
-    cases = [random_case(rng, P, api="Adds", dtype="half") for _ in range(40)]
+    cases = [random_case(rng, P, api="Adds", dtype="half") for _ in range(20)]
     fam = UnaryScalarFamily()
     batched = fam.run_fast(cases, P)
     for c, b in zip(cases, batched, strict=True):
