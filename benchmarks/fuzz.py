@@ -7,7 +7,7 @@ Keys: ``fuzz_fast_path_cases_per_s`` (the fast path's steady state: cases over t
 signature's chunks after its first, so compilation is excluded), ``fuzz_campaign_cases_per_s_oracle300``
 (the whole campaign: cases over ``fuzz.run``'s wall seconds, compilation, generation, oracle,
 digests and records included), ``fuzz_compile_seconds`` (first chunks beyond their steady cost),
-``fuzz_oracle_cases_per_s``, ``fuzz_signatures`` (programs the campaign compiles or loads), and
+``fuzz_oracle_cases_per_s``, ``fuzz_family_dtypes`` ((family, element type) pairs drawn), and
 ``fuzz_seconds_<phase>``: where the campaign's main thread spent its time (``FuzzResult.time_shares``:
 drawing cases, programs of first chunks, chunk inputs and dispatch, waiting, reference, invalid-static
 checks, digests and records)."""
