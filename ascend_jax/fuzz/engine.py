@@ -259,12 +259,15 @@ def _run_dynamic(fcs, p, batch, workers, oracle, emit, timing=None, sharding=Non
         for key, idx in groups.items()
     }
     launched = dict.fromkeys(groups, 0)
+    builds = set()
 
     def launch(key, ch):
         fam = fcs[ch[0]].family
         size = RUN.chunk_size(len(groups[key]), batch)
         q, first = quick[key], launched[key] == 0
         launched[key] += len(ch)
+        new_build = (key, q) not in builds  # its first chunk, or its first on the optimised build
+        builds.add((key, q))
         t = time.perf_counter()
         try:
             whole = RUN.compiled_chunks(len(groups[key]), batch)
@@ -283,8 +286,8 @@ def _run_dynamic(fcs, p, batch, workers, oracle, emit, timing=None, sharding=Non
                     timing["switched"] = timing.get("switched", 0) + 1
         except Exception as e:  # noqa: BLE001  (the whole bucket failed: reported per case)
             out = e
-        # a signature's first chunk loads (or compiles) its program
-        spent("fast path: programs (first chunks)" if first else "fast path: inputs, dispatch", t)
+        # a signature's first chunk on a build loads (or compiles) its program
+        spent("fast path: programs (first chunks)" if new_build else "fast path: inputs, dispatch", t)
         inflight.append(((key, q), ch, out, time.perf_counter() - t))
 
     def finish(key, ch, out, t_launch):
