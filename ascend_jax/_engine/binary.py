@@ -399,9 +399,9 @@ def run_binary(st: BinaryStatic, state, dyn):
             hit = blk_act & _meet(sa, W, d_addr, _BLOCK) & fixed_on
             later = jnp.flip(jnp.cumsum(jnp.flip(rep_act.astype(I32))), 0) > 0
             later_strict = jnp.concatenate([later[1:], jnp.zeros((1,), bool)])
-            same, later, _ = _stream_vs_blocks(sa, W, rep_act & ~m0, d_addr, blk_act, R, ("later",))
+            same, stream_later, _ = _stream_vs_blocks(sa, W, rep_act & ~m0, d_addr, blk_act, R, ("later",))
             part = jnp.any(hit) | same
-            dep = jnp.any(hit & later_strict[:, None]) | later
+            dep = jnp.any(hit & later_strict[:, None]) | stream_later
         elif sa is not None and st.sel == "fixed":
             hit = blk_act & _meet(sa, W, d_addr, _BLOCK)
             later = jnp.flip(jnp.cumsum(jnp.flip(rep_act.astype(I32))), 0) > 0  # any r'' >= r
