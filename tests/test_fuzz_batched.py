@@ -212,16 +212,42 @@ def test_stored_executable_gives_the_same_bits(picked_chunks, tmp_path, monkeypa
     assert _compile._full_key("k", args, False) != k1
 
 
-def test_a_journal_of_the_old_ub_generator_is_not_resumed(tmp_path):
+def test_a_journal_of_an_old_generator_is_not_resumed(tmp_path):
+    from ascend_jax.fuzz.generate import CASE_GENERATOR
+
     out = tmp_path / "c"
     small = dict(apis="Adds", dtypes="float32", profile=P, shrink=False)
     fuzz.run(cases=10, seed=1, batch=16, out=out, **small)
     meta = json.loads((out / "meta.json").read_text())
-    assert meta["ub_generator"] == base.UB_GENERATOR
-    del meta["ub_generator"]  # as a journal written before the counter-based UB bytes
-    (out / "meta.json").write_text(json.dumps(meta))
-    with pytest.raises(JournalError, match="ub_generator"):
-        fuzz.run(cases=10, seed=1, batch=16, out=out, resume=True, **small)
+    assert (meta["ub_generator"], meta["case_generator"]) == (base.UB_GENERATOR, CASE_GENERATOR)
+    # as journals written before the counter-based UB bytes / the vectorised case generators
+    for key in ("ub_generator", "case_generator"):
+        (out / "meta.json").write_text(json.dumps({k: v for k, v in meta.items() if k != key}))
+        with pytest.raises(JournalError, match=key):
+            fuzz.run(cases=10, seed=1, batch=16, out=out, resume=True, **small)
+
+
+def test_slots_draw_the_case_streams_side_by_side():
+    """``rng.Slots`` (the vectorised generators' source) gives every case the words, ints and
+    floats its scalar ``CaseRng`` stream gives, for bounds up to 2**64, and continues each stream."""
+    from ascend_jax.fuzz.rng import CaseRng, Slots, case_states
+
+    idx = np.arange(400) * 7919 + 3
+    slots = Slots(case_states(12345, idx))
+    rngs = [CaseRng((12345, int(i))) for i in idx]
+    for n in (1, 3, 100, 2**31 - 1, 2**32 + 5, 2**40 + 3, 2**63, 2**64 - 1, 2**64):
+        got = [int(v) for v in slots.below(n)]
+        assert got == [int(r._below(n)) for r in rngs], n
+        assert 0 <= min(got) and max(got) < n
+    assert slots.random().tolist() == [r.random() for r in rngs]
+    bounds = np.arange(1, 401)
+    assert slots.below(bounds).tolist() == [
+        int(r.integers(int(b))) for r, b in zip(rngs, bounds, strict=True)
+    ]
+    assert slots.integers(-8, 9).tolist() == [int(r.integers(-8, 9)) for r in rngs]
+    sub = slots.take(np.arange(5, 9)).random().tolist()  # drawn from a copy: ``slots`` stays
+    assert sub == [slots.rng(j).random() for j in range(5, 9)]
+    assert [slots.rng(j).random() for j in range(len(idx))] == [r.random() for r in rngs]
 
 
 def test_case_rng_draws():

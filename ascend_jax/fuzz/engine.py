@@ -21,7 +21,7 @@ from ..profile import as_profile
 from . import compare as CMP
 from . import runner as RUN
 from .families.base import UB_GENERATOR
-from .generate import generate_case, make_plan, oracle_fraction
+from .generate import CASE_GENERATOR, generate_case, generate_cases, make_plan, oracle_fraction
 from .report import FuzzResult, Progress
 from .resume import Journal
 
@@ -519,6 +519,7 @@ def run(
         meta["shard"] = list(shard)
     meta["digest_version"] = CMP.DIGEST_VERSION
     meta["ub_generator"] = UB_GENERATOR
+    meta["case_generator"] = CASE_GENERATOR
     journal = Journal(out, meta, resume, force) if out is not None else None
     _DIGEST_VERSION[0] = meta["digest_version"]  # a resumed journal's own (resume.Journal)
     records = dict(journal.done) if journal else {}
@@ -539,7 +540,7 @@ def run(
     try:
         for r0 in range(0, len(todo), ROUND):
             t_draw = time.perf_counter()
-            fcs = [generate_case(plan, seed, i, invalid_rate, frac) for i in todo[r0 : r0 + ROUND]]
+            fcs = generate_cases(plan, seed, todo[r0 : r0 + ROUND], invalid_rate, frac)
             sh = timing.setdefault("shares", {})
             sh["drawing cases"] = sh.get("drawing cases", 0.0) + time.perf_counter() - t_draw
             static = collections.deque(

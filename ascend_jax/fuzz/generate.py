@@ -1,13 +1,25 @@
 """The campaign plan (which registered APIs are fuzzed on a profile, and why the others are not)
-and the per-case generator: case ``i`` of seed ``s`` comes from ``rng.CaseRng((s, i))``
-alone, so it is the same whatever the batch size, the other cases or an interrupted run."""
+and the case generator: case ``i`` of seed ``s`` comes from the stream ``rng.CaseRng((s, i))``
+alone, so it is the same whatever the batch size, the other cases or an interrupted run.
+
+``generate_cases`` draws many cases at once: the campaign-level draws (oracle, kind, API, unit) as
+arrays over the cases' streams (``rng.Slots``), then each family's cases together where the family
+has a vectorised generator (``Family.generate_many``: a fixed layout of draws, every case making
+every draw), else one by one. One case alone (``generate_case``) goes the same way with n = 1, so
+its values are the batch's."""
 
 import dataclasses
+
+import numpy as np
 
 from ..profile import as_profile
 from ..registry import REGISTRY
 from .families import NOT_FUZZED, family_of_api
-from .rng import CaseRng
+from .rng import Slots, case_states
+
+# how the cases are drawn (campaign journals record it, ``resume.IDENTITY``: a journal written by
+# another generator is not resumed). 2: vectorised generators (``Family.generate_many``).
+CASE_GENERATOR = 2
 
 
 @dataclasses.dataclass
@@ -82,16 +94,51 @@ def oracle_fraction(oracle_sample, cases):
 
 def generate_case(plan, seed, i, invalid_rate=0.1, oracle_frac=1.0):
     """Case ``i`` of the campaign ``seed`` (API, prototype, dtype, form, every parameter)."""
+    return generate_cases(plan, seed, [i], invalid_rate, oracle_frac)[0]
+
+
+def generate_cases(plan, seed, indices, invalid_rate=0.1, oracle_frac=1.0):
+    """The cases ``indices`` of the campaign ``seed`` (a list of ``FuzzCase``, in that order)."""
     p = plan.profile
     if not plan.apis:
         raise ValueError(f"nothing to fuzz on {p.name}")
-    rng = CaseRng((int(seed) & (2**63 - 1), int(i)))
-    u_oracle, u_kind = rng.random(), rng.random()
-    api = plan.apis[int(rng.integers(len(plan.apis)))]
-    units = plan.units[api]
-    unit = units[int(rng.integers(len(units)))]
-    fam = plan.family[api]
-    case = fam.generate(rng, p, unit, invalid_rate)
+    idx = np.asarray(list(indices), np.int64)
+    slots = Slots(case_states(int(seed) & (2**63 - 1), idx))
+    u_oracle, u_kind = slots.random(), slots.random()
+    api_k = slots.below(len(plan.apis))
+    n_units = np.asarray([len(plan.units[a]) for a in plan.apis], np.int64)
+    unit_k = slots.below(n_units[api_k])
+    out = [None] * len(idx)
+    by_family = {}
+    for j, a in enumerate(api_k.tolist()):
+        by_family.setdefault(plan.family[plan.apis[a]].name, []).append(j)
+    for rows in by_family.values():
+        fam = plan.family[plan.apis[int(api_k[rows[0]])]]
+        units = [plan.units[plan.apis[int(api_k[j])]][int(unit_k[j])] for j in rows]
+        if fam.vectorised:
+            sub = slots.take(np.asarray(rows))
+            cases = fam.generate_many(sub, p, units, invalid_rate)
+            rngs = [sub.rng(k) for k in range(len(rows))]  # the invalid draws continue each stream
+        else:
+            rngs = [slots.rng(j) for j in rows]
+            cases = [fam.generate(r, p, u, invalid_rate) for r, u in zip(rngs, units, strict=True)]
+        for j, case, rng in zip(rows, cases, rngs, strict=True):
+            out[j] = _finish(
+                fam,
+                p,
+                int(idx[j]),
+                case,
+                rng,
+                float(u_kind[j]),
+                float(u_oracle[j]),
+                invalid_rate,
+                oracle_frac,
+            )
+    return out
+
+
+def _finish(fam, p, i, case, rng, u_kind, u_oracle, invalid_rate, oracle_frac):
+    """A drawn case made invalid at ``invalid_rate`` (half static misuse, half data faults)."""
     kind, what = "valid", ""
     if u_kind < invalid_rate / 2:
         r = fam.invalid_static(rng, p, case)

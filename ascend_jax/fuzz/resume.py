@@ -11,8 +11,19 @@ import os
 import pathlib
 
 # "shard": [process id, number of processes] of one process's journal in a --distributed campaign
-# "ub_generator": how the cases' UB bytes are drawn (``families.base.UB_GENERATOR``; absent: 1)
-IDENTITY = ("seed", "profile", "apis", "dtypes", "invalid_rate", "oracle_frac", "shard", "ub_generator")
+# "ub_generator": how the cases' UB bytes are drawn (``families.base.UB_GENERATOR``; absent: 1);
+# "case_generator": how the cases are drawn (``generate.CASE_GENERATOR``; absent: 1)
+IDENTITY = (
+    "seed",
+    "profile",
+    "apis",
+    "dtypes",
+    "invalid_rate",
+    "oracle_frac",
+    "shard",
+    "ub_generator",
+    "case_generator",
+)
 _RECORD_KEYS = ("i", "api", "status", "kind")
 
 

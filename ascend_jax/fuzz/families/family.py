@@ -33,6 +33,15 @@ class Family:
     def generate(self, rng, p, unit, fault_rate):
         raise NotImplementedError
 
+    # True: ``generate_many`` draws the family's cases side by side (``fuzz.generate``)
+    vectorised = False
+
+    def generate_many(self, slots, p, units, fault_rate):
+        """The cases of ``units`` (one a case) drawn together from ``slots`` (``rng.Slots``, one
+        stream a case): every draw made for every case, whatever its unit (a fixed layout), so a
+        case drawn alone gets the values it gets in a batch. A list of cases."""
+        raise NotImplementedError
+
     def normalize(self, case, p):
         """Recompute derived static fields (e.g. the repeat bucket) after a shrink step."""
         return case
