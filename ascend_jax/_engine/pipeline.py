@@ -250,8 +250,14 @@ def element_scalar(state, dyn, dt, limit, d_addr, blk_act, any_act, block_bytes,
 
 def set_extents(dyn, **tensors):
     """Record the LocalTensor size (bytes, traced) of each operand key of ``dyn`` for the extent
-    checker: ``set_extents(dyn, dst=dst, src0=src0, ...)``."""
-    dyn["ext"] = {k: jnp.asarray(t.nbytes, I32) for k, t in tensors.items()}
+    checker: ``set_extents(dyn, dst=dst, src0=src0, ...)``. A static size stays a host int32 (an
+    eager ``jnp.asarray`` costs ~1 ms; the program takes it as a constant either way)."""
+    dyn["ext"] = {
+        k: np.asarray(t.nbytes, np.int32)
+        if isinstance(t.nbytes, (int, np.integer))
+        else jnp.asarray(t.nbytes, I32)
+        for k, t in tensors.items()
+    }
 
 
 def lane_addrs(baddr, dtype):
