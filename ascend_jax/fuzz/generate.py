@@ -118,7 +118,9 @@ def generate_cases(plan, seed, indices, invalid_rate=0.1, oracle_frac=1.0):
         if fam.vectorised:
             sub = slots.take(np.asarray(rows))
             cases = fam.generate_many(sub, p, units, invalid_rate)
-            rngs = [sub.rng(k) for k in range(len(rows))]  # the invalid draws continue each stream
+            # the invalid draws continue each stream (only an invalid case draws again)
+            bad = (u_kind[rows] < invalid_rate).tolist()
+            rngs = [sub.rng(k) if b else None for k, b in enumerate(bad)]
         else:
             rngs = [slots.rng(j) for j in rows]
             cases = [fam.generate(r, p, u, invalid_rate) for r, u in zip(rngs, units, strict=True)]
