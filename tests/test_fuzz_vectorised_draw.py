@@ -210,6 +210,77 @@ def test_lane_bits_many_kinds():
     assert w[:, 4:].any()
 
 
+@dataclasses.dataclass(frozen=True)
+class _Draws:
+    """The shared draws of one case (a dataclass, for ``_compare``)."""
+
+    vmask: tuple
+    mask_mode: int
+    cmpmask: tuple
+    ctrl: tuple
+    rsvd_cnt: int
+    repeat: int
+    strides: tuple
+    dst: int
+    ub_bytes: int = 8192
+
+
+@pytest.mark.parametrize("profile", ["ascend950"])
+def test_shared_draws_same_distribution_as_the_scalar_helpers(profile):
+    """``draw_many`` / ``draw_repeat_strides_many`` / ``draw_addr_many`` against ``regs.draw`` /
+    ``base.draw_repeat_strides`` / ``base.draw_addr`` (the scalar helpers the other families
+    use), lanes of 16, 64 and 256."""
+    from ascend_jax.fuzz import regs
+    from ascend_jax.fuzz.families import base
+
+    p = load_profile(profile)
+    n = 3000
+    L = np.asarray([16, 64, 256])[np.arange(n) % 3]
+    fp = np.asarray([1, 9, 300])[np.arange(n) % 3]
+    scalar = []
+    for j in range(n):
+        r = CaseRng((5, j))
+        g = regs.draw(r, p, int(L[j]), counter_ok=j % 2 == 0)
+        rep, st = base.draw_repeat_strides(r, (1, 1, 8, 8), 0.1)
+        scalar.append(
+            _Draws(
+                g.vmask,
+                g.mask_mode,
+                g.cmpmask,
+                g.ctrl,
+                g.rsvd_cnt,
+                rep,
+                st,
+                base.draw_addr(r, 256, int(fp[j]), 0.1),
+            )
+        )
+    s = Slots(case_states(6, np.arange(n)))
+    g = D.draw_many(s, p, L, counter_ok=np.arange(n) % 2 == 0)
+    rep, st = D.draw_repeat_strides_many(s, (1, 1, 8, 8), 0.1)
+    dst = D.draw_addr_many(s, 256, fp, 0.1)
+    vector = D.build(
+        _Draws,
+        n,
+        dict(
+            vmask=D.tuples(g.vmask),
+            mask_mode=g.mask_mode.tolist(),
+            cmpmask=D.tuples(g.cmpmask),
+            ctrl=D.tuples(g.ctrl),
+            rsvd_cnt=g.rsvd_cnt.tolist(),
+            repeat=rep.tolist(),
+            strides=D.tuples(st),
+            dst=dst.tolist(),
+            ub_bytes=8192,
+        ),
+    )
+    assert _compare(scalar, vector, profile) > 50
+    wide = L == 256
+    assert (
+        _compare([scalar[j] for j in np.flatnonzero(wide)], [vector[j] for j in np.flatnonzero(wide)], 256)
+        > 50
+    )
+
+
 def test_build_equals_the_constructor():
     @dataclasses.dataclass(frozen=True)
     class C:
