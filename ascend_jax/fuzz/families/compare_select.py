@@ -476,16 +476,11 @@ def random_cases_many(slots, p, units, ub_bytes=8192, fault_rate=0.08):
     reps = np.maximum(1, np.where(is_count, -(-np.maximum(count, 1) // L), repeat))
     reps = np.maximum(reps, -(-count_reg // L))  # count_reg is 0 outside Counter mode
 
-    def addr(fpb):
-        top = np.maximum(0, nblocks - np.minimum(fpb, nblocks))
-        x = D.ints(slots, 0, top + 1) * 32
-        u = slots.random()
-        off = D.choose(slots, [2, 4, 8, 16])
-        far = D.ints(slots, nblocks - 2, nblocks + 3) * 32
-        return np.where(u < fault_rate / 2, x + off, np.where(u < fault_rate, far, x))
-
     def fp(k):
         return (reps - 1) * strides[:, k + 3] + 7 * strides[:, k] + 1
+
+    def addr(fpb):
+        return D.addr_many(slots, nblocks, fpb, fault_rate)
 
     dst, src0, src1 = addr(fp(0)), addr(fp(1)), addr(fp(2))
     src1 = np.where(col("flex_src1", bool), addr(fp(1)), src1)  # the one tensor, on src0's strides

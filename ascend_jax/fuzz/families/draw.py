@@ -174,6 +174,18 @@ def draw_addr_many(slots, nblocks, fp_blocks, fault_rate):
     return np.where(misaligned, b + off, np.where(outside, far, b))
 
 
+def addr_many(slots, nblocks, fp_blocks, fault_rate):
+    """The address rule of ``gather_shift._addr`` and ``compare_select.random_case`` for every case:
+    room for ``fp_blocks`` blocks; one uniform draw decides misaligned (``fault_rate`` / 2, by 2,
+    4, 8 or 16 bytes) or a block at the arena's end or past it (``fault_rate`` / 2). Four draws."""
+    top = np.maximum(0, nblocks - np.minimum(fp_blocks, nblocks))
+    x = ints(slots, 0, top + 1) * 32
+    u = slots.random()
+    off = choose(slots, [2, 4, 8, 16])
+    far = ints(slots, nblocks - 2, nblocks + 3) * 32
+    return np.where(u < fault_rate / 2, x + off, np.where(u < fault_rate, far, x))
+
+
 # -- special values --------------------------------------------------------------------------------
 
 

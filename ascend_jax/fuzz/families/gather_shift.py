@@ -569,16 +569,6 @@ def random_gather_case(rng, p, dt, counter, user, big=False, ub_bytes=UB_BYTES, 
     )
 
 
-def _addr_many(slots, nblocks, fp_blocks, fault_rate):
-    """``_addr`` for every case (four draws: block, fault kind, misalignment, far block)."""
-    top = np.maximum(0, nblocks - np.minimum(fp_blocks, nblocks))
-    x = D.ints(slots, 0, top + 1) * 32
-    u = slots.random()
-    off = D.choose(slots, [2, 4, 8, 16])  # misaligned
-    far = D.ints(slots, nblocks - 2, nblocks + 3) * 32  # (partly) outside the arena
-    return np.where(u < fault_rate / 2, x + off, np.where(u < fault_rate, far, x))
-
-
 def random_gather_cases_many(slots, p, units, ub_bytes=UB_BYTES, fault_rate=0.08):
     """``random_gather_case`` (with the adapter's large-repeat-bucket draw) for many cases at once,
     one a unit ``(dtype, counter, user, big_ok)`` of ``units``, drawn from ``slots`` in a fixed
@@ -631,9 +621,9 @@ def random_gather_cases_many(slots, p, units, ub_bytes=UB_BYTES, fault_rate=0.08
     src_fp = (reps_c - 1) * rs0 + (-(-np.maximum(n_e, 1) // E) - 1) * bs + 1
     pat_fp = (reps_c - 1) * rs1 + -(-np.maximum(n_e, 1) // 256) + 1
     dst_fp = -(-np.maximum(np.minimum(total, R * 3 * L), 1) // E)
-    dst = _addr_many(slots, nblocks, dst_fp, fault_rate)
-    src0 = _addr_many(slots, nblocks, src_fp, fault_rate)
-    pat = _addr_many(slots, nblocks, pat_fp, fault_rate)
+    dst = D.addr_many(slots, nblocks, dst_fp, fault_rate)
+    src0 = D.addr_many(slots, nblocks, src_fp, fault_rate)
+    pat = D.addr_many(slots, nblocks, pat_fp, fault_rate)
     u = slots.random()
     near = src0 + 32 * D.choose(slots, [1, 2, 8])
     dst_old = dst
