@@ -159,7 +159,7 @@ def test_b_same_distribution_as_the_scalar_generator(family, profile):
     plan = make_plan(p, FAMILY_APIS[family])
     fam = plan.family[plan.apis[0]]
     units = [u for a in plan.apis for u in plan.units[a]]
-    n = 2500
+    n = 2000
     drawn = [units[j % len(units)] for j in range(n)]
     fr = 0.1
     scalar = [fam.generate(CaseRng((99, j)), p, u, fr) for j, u in enumerate(drawn)]
@@ -311,12 +311,14 @@ def test_build_equals_the_constructor():
 
 
 def test_c_short_campaign_has_no_mismatch():
+    """Half only (few programs: ~5 s warm, ~16 s with no compilation cache); every type in the
+    nightly test below."""
     res = fuzz.run(
-        apis="Adds,Select,GatherMask", profile="ascend910b", cases=200, seed=5, shrink=False, dtypes="half"
+        apis="Adds,Select,GatherMask", profile="ascend910b", cases=120, seed=5, shrink=False, dtypes="half"
     )
     counts = res.counts()
     assert counts["mismatch"] == 0 and counts.get("error", 0) == 0, counts
-    assert counts["ok"] > 150
+    assert counts["ok"] > 90
     assert {r["api"] for r in res.records} == {"Adds", "Select", "GatherMask"}
 
 
