@@ -1,7 +1,13 @@
 """The one register randomisation of the differential engine: every family generator draws the
 vector mask, mask mode, CMPMASK, CTRL and the gather-mask count register through ``draw``, so every
 API sees the same register distribution (the call-form specific Counter-mode count is then
-written over ``vmask`` by the generator that needs it)."""
+written over ``vmask`` by the generator that needs it).
+
+The vectorised generators (``Family.generate_many``) draw the same distributions for many cases at
+once with the twins in ``families/draw.py`` (``draw_many``, ``lane_bits_many``,
+``random_ctrl_many``; the mask argument inside the generators): a change of rule here is made there
+too (tests/test_fuzz_vectorised_draw.py compares the two). The scalar helpers do not call the twins:
+one case through NumPy arrays costs ~25x the scalar draw, the other families' drawing time."""
 
 import dataclasses
 

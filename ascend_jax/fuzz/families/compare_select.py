@@ -29,6 +29,7 @@ from ...profile import api_default, as_profile
 from ...tensor import MASK_PLACEHOLDER, LocalTensor
 from ..regs import draw as draw_registers
 from ..regs import lane_bits
+from . import draw as D
 from .base import (
     Operand,
     data_mutations,
@@ -365,6 +366,218 @@ def random_case(rng, p, api, dt, mode, form, big=False, variant=0, ub_bytes=8192
     )
 
 
+_FORM_CODES = ("count", "continuous", "bitwise", "register", "nomask", "-")
+_DATA = ("raw", "specials", "small")
+_CANONICAL_NAN = {"half": 0x7E00, "bfloat16": 0x7FC0, "float32": 0x7FC00000, "float64": 0x7FF8000000000000}
+
+
+def _unit_facts(p, u, ub_bytes):
+    """The per-unit parameters ``random_case`` reads, as a dict of numbers (one row of columns)."""
+    api, dt, mode, form, variant, pick, big_ok = u
+    d = _dt.as_dtype(dt)
+    a = p.api(api)
+    align = a.count_alignment_bytes if api in CMP_APIS else 0
+    fb = _frac_bits(d) if d.is_float else 0
+    small = [0] * 16
+    if d.is_float:  # the scalar's small values v / 4, v in [-8, 8), as T's bits
+        small = [int(np.array(v / 4, dtype=d.np_dtype).view(d.bits_dtype)) for v in range(-8, 8)]
+    return dict(
+        L=p.lanes(d),
+        size=d.itemsize,
+        bits=d.bits,
+        form=_FORM_CODES.index(form),
+        honoured=a.mask_honoured if hasattr(a, "mask_honoured") else True,
+        unit=max(1, align // d.itemsize) if align else 1,
+        big_ok=big_ok,
+        cmp=api in CMP_APIS,
+        cmpmask_api=api == "CompareCmpMask",
+        set_get=api in ("SetCmpMask", "GetCmpMask"),
+        flex=api in FLEX_APIS,
+        flex_src1=api == "ComparesFlexible" and variant in (1, 3),
+        variant=variant,
+        is_float=d.is_float,
+        complex_w=d.bits // 2 if d.kind == "complex" else 0,
+        frac=fb,
+        nan=_CANONICAL_NAN.get(d.name, 0),
+        small=small,
+    )
+
+
+def random_cases_many(slots, p, units, ub_bytes=8192, fault_rate=0.08):
+    """``random_case`` (with the adapter's large-repeat-bucket draw) for many cases at once, one
+    a unit ``(api, dtype, mode, form, variant, pick, big_ok)`` of ``units``, drawn from ``slots``
+    in a fixed layout (``families.draw``): the same distribution of data styles, registers,
+    repeats, counts, Counter-mode counts, strides, masks, addresses, overlaps and scalars."""
+    n = len(units)
+    uniq, ui = D.unit_index(units)
+    facts = [_unit_facts(p, u, ub_bytes) for u in uniq]
+
+    def col(k, dtype=np.int64):
+        return np.asarray([f[k] for f in facts], dtype)[ui]
+
+    L, size, bits, form = col("L"), col("size"), col("bits"), col("form")
+    honoured, cmp_api = col("honoured", bool), col("cmp", bool)
+    nblocks = ub_bytes // 32
+    nw = p.vector_mask_bits // 64
+    error0 = p.zero_mask == "error"
+    is_count = form == 0
+
+    big = col("big_ok", bool) & (slots.random() < 0.05)
+    data = slots.below(3)
+    regs = D.draw_many(slots, p, L, counter_ok=(form != 0) & (form != 5))
+    counter = regs.mask_mode == 1
+    # repeats / counts
+    rep_big = D.choose(slots, [255, 255, 200, 128, 64, 17])
+    rep_edge = slots.random() < 0.9
+    rep_pick = D.choose(slots, [0, 1, 1, 1, 2, 2, 3, 4, 8, 16])
+    repeat = np.where(big, rep_big, np.where(rep_edge, rep_pick, D.ints(slots, 0, 17)))
+    max_reps = np.where(big, BIG_R, SMALL_R)
+    hi = np.minimum(max_reps * L, (ub_bytes // 2) // size)
+    c_big = D.ints(slots, L * 8, hi + 1)
+    c_small = D.choose(slots, [0, 1, L - 1, L, L + 1, 2 * L, D.ints(slots, 0, 4 * L + 1)])
+    unit = col("unit")
+    count = np.where(is_count, np.minimum(np.where(big, c_big, c_small), hi) // unit * unit, 0)
+    # the Counter-mode count (the register's value)
+    r_small = D.choose(slots, [0, 1, L - 1, L, L + 3, D.ints(slots, 0, 4 * L + 1)])
+    count_reg = np.where(big, D.ints(slots, L * 8, BIG_R * L + 1), r_small)
+    count_reg = np.where(col("cmpmask_api", bool), np.minimum(count_reg, 4 * L), count_reg)
+    if error0:
+        count_reg = np.maximum(count_reg, 1)
+    count_reg = np.where(counter, count_reg, 0)
+    # strides
+    default = slots.random() < 0.5
+    picks = np.stack([D.choose(slots, [0, 1, 1, 2, 3, 8, 8, 9, 16]) for _ in range(6)], 1)
+    keep0 = slots.random() <= fault_rate
+    picks[:, 0] = np.where((picks[:, 0] == 0) & ~keep0, 1, picks[:, 0])
+    strides = np.where(default[:, None], np.asarray(_DEFAULT, np.int64), picks)
+    big_rep = np.stack([D.choose(slots, [0, 1]) for _ in range(3)], 1)
+    strides[:, 3:] = np.where(big[:, None], big_rep, strides[:, 3:])
+    # the mask argument: a continuous count (up to 2**64 - 1) or the bitwise words
+    cont = D.choose(
+        slots, [0, 1, L // 2, L - 1, L, L + 5, 2**64 - 1, D.ints(slots, 0, L + 1)], dtype=np.uint64
+    )
+    cont = np.where(counter, count_reg.astype(np.uint64), cont)
+    if error0:
+        cont = np.where(honoured & (cont == 0), np.uint64(1), cont)
+    v = D.words_to_u64(D.lane_bits_many(slots, L, p.vector_mask_bits), nw)
+    v[:, 0] = np.where(counter, count_reg.astype(np.uint64), v[:, 0])
+    v[:, 1:] = np.where(counter[:, None], np.uint64(0), v[:, 1:])
+    if error0:
+        v[:, 0] = np.where(honoured & ~v.any(axis=1), np.uint64(1), v[:, 0])
+    n_words = np.where(honoured, nw, D.ints(slots, 1, nw + 1))
+    reserved = ~honoured & (slots.random() < 0.3)  # a reserved parameter: any value
+    v = np.where(reserved[:, None], np.uint64(0), v)
+    v[:, 0] = np.where(reserved, slots.below(2**63).astype(np.uint64), v[:, 0])
+    beyond = (v * (np.arange(nw)[None, :] >= n_words[:, None])).any(axis=1)
+    v[:, 1:] = np.where(beyond[:, None], np.uint64(0), v[:, 1:])  # only the low word kept
+    vmask = np.where(counter[:, None], D.u64_to_words(count_reg), regs.vmask)
+
+    # addresses: most in bounds, some misaligned, some past the arena, some overlapping
+    reps = np.maximum(1, np.where(is_count, -(-np.maximum(count, 1) // L), repeat))
+    reps = np.maximum(reps, -(-count_reg // L))  # count_reg is 0 outside Counter mode
+
+    def fp(k):
+        return (reps - 1) * strides[:, k + 3] + 7 * strides[:, k] + 1
+
+    def addr(fpb):
+        return D.addr_many(slots, nblocks, fpb, fault_rate)
+
+    dst, src0, src1 = addr(fp(0)), addr(fp(1)), addr(fp(2))
+    src1 = np.where(col("flex_src1", bool), addr(fp(1)), src1)  # the one tensor, on src0's strides
+    sel = addr(np.maximum(1, repeat) * (L // 8) // 32 + 1)
+    u = slots.random()
+    src0 = np.where(u < 0.08, dst, src0)
+    sel = np.where((u >= 0.08) & (u < 0.12), dst, sel)
+    src1 = np.where((u >= 0.12) & (u < 0.16), src0, src1)
+    over = cmp_api & (slots.random() < 0.1)  # the bit output over the source
+    dst = np.where(over, src0 + D.choose(slots, [0, 32, 256]), dst)
+    cm = D.ints(slots, 0, nblocks * 2 + 2) * 16 + np.where(slots.random() < 0.05, 8, 0)
+    set_get = col("set_get", bool)
+    dst, src0 = np.where(set_get, cm, dst), np.where(set_get, cm, src0)
+    variant = col("variant")
+    elem = col("flex", bool) & (variant >= 2) & (slots.random() < 0.5)
+    e = D.ints(slots, 0, ub_bytes // size) * size  # element scalar anywhere, sometimes inside dst
+    src1 = np.where(elem & (variant == 2), e, src1)
+    src0 = np.where(elem & (variant == 3), e, src0)
+    # the scalar: a special, a UB-like small value, or random bits
+    dts = list(dict.fromkeys(u[1] for u in uniq))
+    dk = D.per_unit(uniq, ui, lambda u: dts.index(u[1]))
+    table, lengths = D.specials_table(dts)
+    u = slots.random()
+    sp = D.draw_special(slots, table, lengths, dk)
+    small_v = D.ints(slots, -8, 8)
+    rnd = D.low_bits(slots.word(), bits)
+    is_float = col("is_float", bool)
+    small_tbl = np.asarray([f["small"] for f in facts], np.uint64)
+    small = np.where(is_float, small_tbl[ui, small_v + 8], D.low_bits(small_v.astype(np.uint64), bits))
+    sb = np.where(u < 0.35, sp, np.where(u < 0.7, small, rnd))
+    cw = col("complex_w")
+    if cw.any():  # NaN parts canonical (a C++ Complex argument's parts are converted)
+        w = cw.astype(np.uint64)
+        half = cw == 16
+        nan = np.where(half, np.uint64(0x7E00), np.uint64(0x7FC00000))
+        exp = np.where(half, np.uint64(0x7C00), np.uint64(0x7F800000))
+        pm = (np.uint64(1) << w) - np.uint64(1)
+        sign = np.uint64(1) << (w - np.uint64(1))
+        parts = [sb & pm, (sb >> w) & pm]
+        parts = [np.where((x & ~sign) > exp, nan, x) for x in parts]
+        sb = np.where(cw > 0, parts[0] | (parts[1] << w), sb)
+    frac = col("frac").astype(np.uint64)
+    ew = np.maximum(bits - 1 - col("frac"), 1).astype(np.uint64)  # exponent width (floats)
+    exp_all = ((sb >> frac) & ((np.uint64(1) << ew) - np.uint64(1))) == (np.uint64(1) << ew) - np.uint64(1)
+    frac_set = (sb & ((np.uint64(1) << frac) - np.uint64(1))) != 0
+    sb = np.where(is_float & exp_all & frac_set, col("nan", np.uint64), sb)  # canonical NaN
+    ub_seed = slots.below(2**31)
+
+    ufl = [(u[0], _dt.as_dtype(u[1]).name, u[2], u[3], u[4]) for u in uniq]
+    # a Select case has no dst dtype and a Compare case no selMask dtype: the schema default
+    dd, sd = api_default("Compare", "dst_dtypes"), api_default("Select", "sel_mask_dtypes")
+    dst_dt, sel_dt = [], []
+    for api, _, _, _, _, pick, _ in uniq:
+        a = p.api(api)
+        ds = a.dst_dtypes if hasattr(a, "dst_dtypes") else dd
+        ss = a.sel_mask_dtypes if hasattr(a, "sel_mask_dtypes") else sd
+        dst_dt.append(str(ds[pick % len(ds)]))
+        sel_dt.append(str(ss[pick % len(ss)]))
+    uil = ui.tolist()
+    fl = form.tolist()
+    nl = n_words.tolist()
+    masks = [
+        m_cont if f == 1 else (m_words[:k] if f == 2 else 0)
+        for f, m_cont, m_words, k in zip(fl, cont.tolist(), D.tuples(v), nl, strict=True)
+    ]
+    return D.build(
+        CmpSelCase,
+        n,
+        dict(
+            api=[ufl[j][0] for j in uil],
+            dtype=[ufl[j][1] for j in uil],
+            mode=[ufl[j][2] for j in uil],
+            form=[ufl[j][3] for j in uil],
+            variant=[ufl[j][4] for j in uil],
+            dst=dst.tolist(),
+            src0=src0.tolist(),
+            src1=src1.tolist(),
+            sel=sel.tolist(),
+            scalar_bits=sb.tolist(),
+            count=count.tolist(),
+            mask=masks,
+            repeat=repeat.tolist(),
+            strides=D.tuples(strides),
+            dst_dtype=[dst_dt[j] for j in uil],
+            sel_dtype=[sel_dt[j] for j in uil],
+            vmask=D.tuples(vmask),
+            mask_mode=regs.mask_mode.tolist(),
+            cmpmask=D.tuples(regs.cmpmask),
+            ctrl=D.tuples(regs.ctrl),
+            ub_seed=ub_seed.tolist(),
+            ub_bytes=ub_bytes,
+            data=[_DATA[k] for k in data.tolist()],
+            big=big.tolist(),
+        ),
+    )
+
+
 def _frac_bits(d):
     return {"half": 10, "bfloat16": 7, "float32": 23, "float64": 52}[d.name]
 
@@ -692,6 +905,11 @@ class CompareSelectFamily(Family):
         return random_case(
             rng, p, api, dt, mode, form, big=big, variant=variant, fault_rate=fault_rate, pick=pick
         )
+
+    vectorised = True
+
+    def generate_many(self, slots, p, units, fault_rate):
+        return random_cases_many(slots, p, units, fault_rate=fault_rate)
 
     def normalize(self, case, p):
         L = p.lanes(_dt.as_dtype(case.dtype))

@@ -35,6 +35,7 @@ from ...profile import as_profile
 from ...tensor import MASK_PLACEHOLDER, LocalTensor
 from ..regs import draw as draw_registers
 from ..regs import lane_bits
+from . import draw as D
 from .base import (
     Operand,
     data_mutations,
@@ -568,6 +569,99 @@ def random_gather_case(rng, p, dt, counter, user, big=False, ub_bytes=UB_BYTES, 
     )
 
 
+def random_gather_cases_many(slots, p, units, ub_bytes=UB_BYTES, fault_rate=0.08):
+    """``random_gather_case`` (with the adapter's large-repeat-bucket draw) for many cases at once,
+    one a unit ``(dtype, counter, user, big_ok)`` of ``units``, drawn from ``slots`` in a fixed
+    layout (``families.draw``): the same distribution of patterns, repeats, masks, strides,
+    addresses, overlaps, registers, pattern styles and data styles."""
+    n = len(units)
+    uniq, ui = D.unit_index(units)
+    a = p.api("GatherMask")
+    config = int(a.counter_config)
+    patterns = [int(x) for x in a.patterns]
+    dts = [_dt.as_dtype(u[0]) for u in uniq]
+    L = D.per_unit(uniq, ui, lambda u: p.lanes(_dt.as_dtype(u[0])))
+    E = D.per_unit(uniq, ui, lambda u: 32 // _dt.as_dtype(u[0]).itemsize)
+    counter = D.per_unit(uniq, ui, lambda u: u[1], bool)
+    user = D.per_unit(uniq, ui, lambda u: u[2], bool)
+    nblocks = ub_bytes // 32
+
+    big = D.per_unit(uniq, ui, lambda u: u[3], bool) & (slots.random() < 0.04)
+    R = np.where(big, BIG_R, SMALL_R)
+    pattern = D.choose(slots, patterns)
+    bad_pattern = ~user & (slots.random() < 0.03)  # traced, outside the list: BAD_PARAM
+    pattern = np.where(bad_pattern, D.choose(slots, [0, 8, max(patterns) + 1]), pattern)
+    rep_big = D.choose(slots, [255, 200, 64, 17])
+    rep_edge = slots.random() < 0.9
+    rep_pick = D.choose(slots, [0, 1, 1, 1, 2, 2, 3, 4, 8, 16])
+    rep = np.where(big, rep_big, np.where(rep_edge, rep_pick, D.ints(slots, 0, 17)))
+    # the mask: reduceMode's element count (Counter) or a Normal-mode value (ignored but traced)
+    mmax = R * L if config == 2 else 3 * L
+    m_counter = D.choose(slots, [1, L - 1, L, L + 6, 70, 2 * L, D.ints(slots, 1, mmax + 1)])
+    m_counter = np.where(slots.random() < 0.02, 0, np.minimum(m_counter, mmax))  # traced 0: BAD_MASK
+    m_normal = D.choose(slots, [0, 1, 70, L, D.ints(slots, 0, 2**31)])
+    mask = np.where(counter, m_counter, m_normal)
+    # strides
+    default = slots.random() < 0.5
+    rs1_default = D.choose(slots, [0, 1, 2, 8])
+    bs = np.where(default, 1, D.choose(slots, [0, 1, 1, 2, 3]))
+    rs0 = np.where(default, 8, D.choose(slots, [0, 1, 2, 4, 8, 9, 16]))
+    rs1 = np.where(default, rs1_default, D.choose(slots, [0, 1, 2, 3, 8]))
+    rs0 = np.where(big, D.choose(slots, [0, 1]), rs0)
+    rs1 = np.where(big, D.choose(slots, [0, 1]), rs1)
+    bs = np.where(big, D.choose(slots, [0, 1]), bs)
+    bad_rep = slots.random() < 0.02  # traced out of [0, max_repeat_times]: BAD_PARAM
+    rep = np.where(bad_rep, D.choose(slots, [256, 1000]), rep)
+    # element counts / footprints
+    whole = counter & (config == 2)
+    reps = np.where(whole, -(-mask // L), rep)
+    n_e = np.where(whole, L, np.where(counter, mask, L))
+    total = np.where(whole, mask, rep * n_e)
+    reps_c = np.minimum(np.maximum(reps, 1), R)
+    src_fp = (reps_c - 1) * rs0 + (-(-np.maximum(n_e, 1) // E) - 1) * bs + 1
+    pat_fp = (reps_c - 1) * rs1 + -(-np.maximum(n_e, 1) // 256) + 1
+    dst_fp = -(-np.maximum(np.minimum(total, R * 3 * L), 1) // E)
+    dst = D.addr_many(slots, nblocks, dst_fp, fault_rate)
+    src0 = D.addr_many(slots, nblocks, src_fp, fault_rate)
+    pat = D.addr_many(slots, nblocks, pat_fp, fault_rate)
+    u = slots.random()
+    near = src0 + 32 * D.choose(slots, [1, 2, 8])
+    dst_old = dst
+    dst = np.where(u < 0.12, src0, np.where(u < 0.16, near, dst))  # in place (the page's example)
+    pat = np.where((u >= 0.16) & (u < 0.19) & user, dst_old, pat)
+    regs = D.draw_many(slots, p, L)
+    style = slots.below(len(PATTERN_STYLES))
+    ub_seed = slots.below(2**31)
+    data = slots.below(3)
+
+    names = [d.name for d in dts]
+    uil = ui.tolist()
+    return D.build(
+        GatherCase,
+        n,
+        dict(
+            dtype=[names[j] for j in uil],
+            counter=counter.tolist(),
+            user=user.tolist(),
+            dst=dst.tolist(),
+            src0=src0.tolist(),
+            pat=pat.tolist(),
+            pattern=pattern.tolist(),
+            style=[PATTERN_STYLES[k] for k in style.tolist()],
+            mask=mask.tolist(),
+            params=D.tuples(np.stack([bs, rep, rs0, rs1], 1)),
+            vmask=D.tuples(regs.vmask),
+            mask_mode=regs.mask_mode.tolist(),
+            rsvd_init=regs.rsvd_cnt.tolist(),
+            ctrl=D.tuples(regs.ctrl),
+            ub_seed=ub_seed.tolist(),
+            ub_bytes=ub_bytes,
+            data=[("raw", "specials", "small")[k] for k in data.tolist()],
+            big=big.tolist(),
+        ),
+    )
+
+
 def gather_cases(profile, per_group, seed=0, all_groups=True, big_share=0.02, counter=None):
     """``per_group`` cases per (dtype, reduceMode, pattern kind). ``all_groups=False`` (other
     profiles): every dtype, with the (reduceMode, pattern kind) pair rotating over the dtypes.
@@ -819,6 +913,11 @@ class GatherFamily(_Common):
         dt, counter, user, big_ok = unit
         big = bool(big_ok and rng.random() < 0.04)
         return random_gather_case(rng, p, dt, counter, user, big=big, fault_rate=fault_rate)
+
+    vectorised = True
+
+    def generate_many(self, slots, p, units, fault_rate):
+        return random_gather_cases_many(slots, p, units, fault_rate=fault_rate)
 
     def normalize(self, case, p):
         return dataclasses.replace(case, big=case.params[1] > SMALL_R or case.big and case.counter)

@@ -22,6 +22,7 @@ from ...profile import as_profile
 from ...tensor import MASK_PLACEHOLDER, LocalTensor
 from ..regs import draw as draw_registers
 from ..regs import draw_mask
+from . import draw as D
 from .base import (
     ALL_DTYPES,
     Operand,
@@ -187,6 +188,130 @@ def random_case(rng, profile, api=None, dtype=None, ub_bytes=8192, fault_rate=0.
     )
 
 
+_FORMS = ("count", "continuous", "bitwise", "register")
+_DATA = ("raw", "specials", "small")
+
+
+def _random_scalars_many(slots, dts, k):
+    """``_random_scalar`` for every case (its type ``dts[k]``): the Python values, a list. A fixed
+    layout of eight draws: the complex parts take (special?, which, bits) each, a float or int
+    (special?, which, small?, small value, bits)."""
+    n = len(slots)
+    ds = [_dt.as_dtype(x) for x in dts]
+    parts = [(_dt.half if d.name == "complex32" else _dt.float32) if d.kind == "complex" else d for d in ds]
+    table, lengths = D.specials_table(parts)
+    bits = np.asarray([p.bits for p in parts], np.int64)[k]
+    u_a, sp_a = slots.random(), D.draw_special(slots, table, lengths, k)
+    u_small, small = slots.random(), D.ints(slots, -8, 9)
+    w_a = D.low_bits(slots.word(), bits)
+    u_c, sp_c = slots.random(), D.draw_special(slots, table, lengths, k)
+    w_c = D.low_bits(slots.word(), bits)
+    re = np.where(u_a < 0.4, sp_a, w_a)
+    im = np.where(u_c < 0.4, sp_c, w_c)
+    out = np.empty(n, object)
+    for j, d in enumerate(ds):
+        sel = np.flatnonzero(k == j)
+        if not len(sel):
+            continue
+        part = parts[j]
+        with np.errstate(invalid="ignore"):  # a signalling NaN widened
+            to_float = re[sel].astype(part.bits_dtype).view(part.np_dtype).astype(np.float64)
+        if d.kind == "complex":
+            with np.errstate(invalid="ignore"):
+                imag = im[sel].astype(part.bits_dtype).view(part.np_dtype).astype(np.float64)
+            # a NaN complex scalar's payload/sign is not modelled
+            out[sel] = [
+                complex(0.0 if a != a else a, 0.0 if b != b else b)
+                for a, b in zip(to_float.tolist(), imag.tolist(), strict=True)
+            ]
+        elif d.is_float:
+            v = np.where(u_small[sel] < 0.5, small[sel] / 2, to_float)
+            out[sel] = np.where(u_a[sel] < 0.4, to_float, v).tolist()
+        else:
+            out[sel] = re[sel].astype(d.bits_dtype).view(d.np_dtype).tolist()
+    return out.tolist()
+
+
+def random_cases_many(slots, p, units, fault_rate=0.1, ub_bytes=8192):
+    """``random_case`` for many cases at once, one a unit ``(api, dtype)`` of ``units``, drawn
+    from ``slots`` (``rng.Slots``) in a fixed layout (``families.draw``): the same distribution
+    of forms, masks, registers, repeats, strides, addresses, scalars and data styles."""
+    n = len(units)
+    uniq, ui = D.unit_index(units)
+    dts = list(dict.fromkeys(dt for _, dt in uniq))
+    dk = D.per_unit(uniq, ui, lambda u: dts.index(u[1]))
+    L = D.per_unit(uniq, ui, lambda u: p.lanes(_dt.as_dtype(u[1])))
+    E = D.per_unit(uniq, ui, lambda u: p.block_bytes // _dt.as_dtype(u[1]).itemsize)
+    count_only = D.per_unit(uniq, ui, lambda u: u[1] in p.api(u[0]).count_only_dtypes, bool)
+    nblocks = ub_bytes // 32
+    form = np.where(count_only, 0, slots.weighted([0.25, 0.3, 0.3, 0.15]))
+    is_set_mask = form != 3
+    if p.level2_is_set_mask == "honoured":
+        is_set_mask &= ~((form == 0) & (slots.random() < 0.1))
+    data = slots.below(3)
+    scalars = _random_scalars_many(slots, dts, dk)
+    regs = D.draw_many(slots, p, L, counter_ok=form != 0)
+    repeat, strides = D.draw_repeat_strides_many(slots, (1, 1, 8, 8), fault_rate)
+    # the count form: a count up to 3 repeats, a tenth of them 0
+    count = D.ints(slots, 0, np.minimum(3 * L, nblocks * E // 2) + 1)
+    count = np.where((form == 0) & (slots.random() >= 0.1), count, 0)
+    # the mask argument (``regs.draw_mask``): a continuous lane count, the bitwise words (the vector
+    # mask register's lanes) or, in Counter mode, a count (the mask and the register's value)
+    counter = regs.mask_mode == 1
+    lo = np.where((p.zero_mask == "error") & ((form == 1) | (form == 2)), 1, 0)
+    count_reg = D.ints(slots, lo, np.minimum(4 * L, nblocks * E // 3) + 1)
+    cont = D.choose(slots, [0, 1, L // 2, L - 1, L, L + 5, D.ints(slots, 0, L + 1)])
+    if p.zero_mask == "error":
+        cont = np.maximum(cont, 1)
+    cont = np.where(counter, count_reg, cont)
+    nw = p.vector_mask_bits // 64
+    words = D.words_to_u64(regs.vmask, nw)
+    words[:, 0] = np.where(counter, count_reg.astype(np.uint64), words[:, 0])
+    words[:, 1:] = np.where(counter[:, None], np.uint64(0), words[:, 1:])
+    if p.zero_mask == "error":
+        words[:, 0] = np.where(words.any(axis=1), words[:, 0], np.uint64(1))
+    vmask = np.where(counter[:, None], D.u64_to_words(count_reg), regs.vmask)
+    # footprints: most cases in bounds (the larger of dst's and src's over the repeats run)
+    reps = np.where(counter, -(-count_reg // L), repeat)
+    fp = np.maximum(
+        D.footprint_many(strides[:, 0], strides[:, 2], reps),
+        D.footprint_many(strides[:, 1], strides[:, 3], reps),
+    )
+    fp = np.where(form == 0, D.footprint_many(1, 8, -(-count // L)), fp)
+    dst = D.draw_addr_many(slots, nblocks, fp, fault_rate)
+    same = slots.random() < 0.15
+    src = np.where(same, dst, D.draw_addr_many(slots, nblocks, fp, fault_rate))
+    ub_seed = slots.below(2**31)
+
+    fl = form.tolist()
+    return D.build(
+        Case,
+        n,
+        dict(
+            api=[u[0] for u in units],
+            dtype=[dts[j] for j in dk.tolist()],
+            form=[_FORMS[f] for f in fl],
+            is_set_mask=is_set_mask.tolist(),
+            dst=dst.tolist(),
+            src=src.tolist(),
+            scalar=scalars,
+            count=count.tolist(),
+            mask=[
+                m_cont if f == 1 else (m_words if f == 2 else None)
+                for f, m_cont, m_words in zip(fl, cont.tolist(), D.tuples(words), strict=True)
+            ],
+            repeat=repeat.tolist(),
+            strides=D.tuples(strides),
+            vmask=D.tuples(vmask),
+            mask_mode=regs.mask_mode.tolist(),
+            ctrl=D.tuples(regs.ctrl),
+            ub_seed=ub_seed.tolist(),
+            ub_bytes=ub_bytes,
+            data=[_DATA[k] for k in data.tolist()],
+        ),
+    )
+
+
 # -- running ------------------------------------------------------------------------------------
 
 
@@ -305,6 +430,11 @@ class UnaryScalarFamily(PlannedFamily):
     def generate(self, rng, p, unit, fault_rate):
         api, dt = unit
         return random_case(rng, p, api, dt, fault_rate=fault_rate)
+
+    vectorised = True
+
+    def generate_many(self, slots, p, units, fault_rate):
+        return random_cases_many(slots, p, units, fault_rate)
 
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace
