@@ -12,6 +12,35 @@ import numpy as np
 
 from ... import dtypes as _dt
 from ... import reference as _ref
+from ...errors import NotModelledError, UsageError
+
+# -- case types ----------------------------------------------------------------------------------
+
+VMASK_RESET = (0xFFFFFFFF,) * 4 + (0,) * 4  # the vector mask register's reset value (8 uint32 words)
+# (name, type, default) of the fields a case type ends with (``case_dataclass``): the registers on
+# entry (reset values by default) and the seed of the case's UB bytes; its UB's size and data style
+MASK_FIELDS = (
+    ("vmask", tuple, VMASK_RESET),
+    ("mask_mode", int, 0),
+    ("ctrl", tuple, (0, 0)),
+    ("ub_seed", int, 0),
+)
+UB_FIELDS = (("ub_bytes", int, 8192), ("data", str, "raw"))  # data: raw | specials | small
+
+
+def case_dataclass(*tail):
+    """A frozen dataclass of the class it decorates: its own fields, then the (name, type, default)
+    fields of ``tail`` in that order (a case's JSON lists its fields in this order)."""
+
+    def make(cls):
+        ann = cls.__dict__["__annotations__"]
+        for name, typ, default in tail:
+            ann[name] = typ
+            setattr(cls, name, default)
+        return dataclasses.dataclass(frozen=True)(cls)
+
+    return make
+
 
 # -- case <-> JSON (exact: floats as hex, so -0, NaN and subnormals survive) ----------------------
 
@@ -95,6 +124,35 @@ def mask_label(form, mask_mode, mask, L, is_set_mask=True):
     return form
 
 
+def call_labels(p, L, form, mask_mode, mask, reps, strides=None, is_set_mask=True):
+    """(mask kind, repeat regime, stride regime) of a call spanning ``reps`` repeats: the stride
+    regime of ``strides`` ((block strides, repeat strides); None: "default", the count form)."""
+    return (
+        mask_label(form, mask_mode, mask, L, is_set_mask),
+        repeat_regime(reps, p),
+        "default" if strides is None else stride_regime(*strides),
+    )
+
+
+def halves(strides):
+    """(block strides, repeat strides) of repeat parameters laid out block strides first."""
+    h = len(strides) // 2
+    return strides[:h], strides[h:]
+
+
+def strided_labels(case, p, L, strides=None):
+    """``call_labels`` of a strided case (``form`` count | count_register | repeat forms, Counter
+    mode read from ``vmask``); ``strides``: (block strides, repeat strides) of its repeat forms, by
+    default ``halves(case.strides)``."""
+    if case.form in ("count", "count_register"):
+        strides = None
+    elif strides is None:
+        strides = halves(case.strides)
+    form = "count" if case.form == "count_register" else case.form
+    reps = reps_needed(case, L)
+    return call_labels(p, L, form, case.mask_mode, case.mask, reps, strides, case.form != "count_register")
+
+
 def lanes(p, dtype):
     d = _dt.as_dtype(dtype)
     return p.repeat_bytes * 8 // d.bits if d.sub_byte else p.lanes(d)
@@ -169,6 +227,12 @@ def generic_shrinks(case, p, default_strides):
     return out
 
 
+def scalar_shrinks(case):
+    """The case with the scalar 1 (of its type) where it has a scalar other than 0 and 1."""
+    s = case.scalar
+    return [] if s is None or s in (0, 1) else [dataclasses.replace(case, scalar=type(s)(1))]
+
+
 def repeat_count_shrinks(case):
     """One repeat, half the count: the smaller cases of a case with ``repeat`` and ``count``."""
     rep = dataclasses.replace
@@ -216,16 +280,30 @@ def state_for(c, p):
     )
 
 
+def normal_mode_shrinks(case):
+    """A Counter-mode case in Normal mode (``vmask`` at its reset value), or nothing."""
+    if case.mask_mode != 1:
+        return []
+    return [dataclasses.replace(case, mask_mode=0, vmask=VMASK_RESET)]
+
+
 def mode_shrinks(case):
     """Counter -> Normal mode, a smaller register count (a strided case with ``form``, ``count``,
     ``mask_mode`` and ``vmask``)."""
-    rep = dataclasses.replace
     out = []
     if case.form == "count_register":
-        out += [rep(case, count=c) for c in (0, 1) if c < case.count]
-    if case.mask_mode == 1:
-        out.append(rep(case, mask_mode=0, vmask=(0xFFFFFFFF,) * 4 + (0,) * 4))
-    return out
+        out += [dataclasses.replace(case, count=c) for c in (0, 1) if c < case.count]
+    return out + normal_mode_shrinks(case)
+
+
+def plan_ok(plan, c, p):
+    """Whether the fast path models ``c``'s variant: ``plan(c, state, p, 1)``, a family's trial
+    plan of a plain case, raises neither ``NotModelledError`` nor ``UsageError``."""
+    try:
+        plan(c, state_for(c, p), p, 1)
+    except (NotModelledError, UsageError):
+        return False
+    return True
 
 
 def src_mutations(rng, p, case):
@@ -291,6 +369,21 @@ def strided_operand(name, addr, dtype, blk, rep, nblk, reps, role):
             lo = a if lo is None else min(lo, a)
             hi = a + 32 if hi is None else max(hi, a + 32)
     return Operand(name, lo, hi - lo, dtype, role, ("strided", addr, blk, rep, nblk, reps))
+
+
+SRC_NAMES = {2: ("src0", "src1"), 1: ("src",), 0: ()}  # the sources of a call, by their number
+
+
+def layout_operands(srcs, dst, s, reps, dtype, nblk, src_dtype=None, src_nblk=None):
+    """The operands of a strided call with repeat parameters ``s`` (block strides of dst and the
+    sources, then their repeat strides): the sources ``srcs`` ((name, address) pairs) read, then dst
+    (``dtype``, ``nblk`` blocks a repeat) read and written; the sources' type and blocks
+    ``src_dtype`` / ``src_nblk``, by default dst's."""
+    h = len(s) // 2
+    sd, sn = src_dtype or dtype, src_nblk or nblk
+    ops = [strided_operand(n, a, sd, s[1 + i], s[h + 1 + i], sn, reps, "in") for i, (n, a) in enumerate(srcs)]
+    ops.append(strided_operand("dst", dst, dtype, s[0], s[h], nblk, reps, "inout"))
+    return ops
 
 
 def locate(layout, byte_addr, itemsize):
@@ -550,6 +643,11 @@ def make_ubs(cases):
 
 # the dtypes an invalid-static case may draw T from (those a product does not list for the API)
 ALL_DTYPES = ("int8", "uint8", "int16", "uint16", "half", "bfloat16", "int32", "uint32", "float32")
+
+
+def unlisted_dtypes(p, api, dtypes=ALL_DTYPES):
+    """The types of ``dtypes`` that ``p`` does not list for ``api`` (an invalid-static case's T)."""
+    return [x for x in dtypes if x not in p.api(api).all_dtypes()]
 
 
 def draw_repeat_strides(rng, default_strides, fault_rate):

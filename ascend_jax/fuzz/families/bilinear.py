@@ -12,7 +12,11 @@ import inspect
 import numpy as np
 
 from .. import regs as _regs
-from .base import int32_columns
+from .base import (
+    MASK_FIELDS,
+    case_dataclass,
+    int32_columns,
+)
 from .family import Family
 
 API = "BilinearInterpolation"
@@ -28,7 +32,7 @@ def tmp_len(p):
     return {"src_sizes": S0_LEN * 32 + S1_LEN * 32, "offset_size": OFF_LEN * 4, "none": 32}[rule]
 
 
-@dataclasses.dataclass(frozen=True)
+@case_dataclass(*MASK_FIELDS, ("api", str, API), ("dtype", str, "half"))
 class BilinearCase:
     form: str  # continuous | bitwise
     dst: int
@@ -44,12 +48,6 @@ class BilinearCase:
     vro: int
     v: int
     tmp_n: int  # sharedTmpBuffer length in bytes
-    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
-    mask_mode: int = 0
-    ctrl: tuple = (0, 0)
-    ub_seed: int = 0
-    api: str = API
-    dtype: str = "half"
 
     def call_repr(self):
         m = self.mask if self.form == "continuous" else f"{{{hex(self.mask[0])}, {hex(self.mask[1])}}}"
@@ -164,9 +162,7 @@ class BilinearFamily(Family):
     apis = (API,)
     case_type = BilinearCase
 
-    def units(self, p, api):
-        if api != API or not p.api(API).supported:
-            return []
+    def api_units(self, p, api):
         return [(API, "half", f) for f in FORMS]
 
     def generate(self, rng, p, unit, fault_rate):

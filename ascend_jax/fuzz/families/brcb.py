@@ -11,7 +11,15 @@ import dataclasses
 
 from ... import dtypes as _dt
 from .. import regs as _regs
-from .base import bucket_kw, int32_columns, random_ub, repeat_regime, strided_operand
+from .base import (
+    MASK_FIELDS,
+    bucket_kw,
+    case_dataclass,
+    int32_columns,
+    random_ub,
+    repeat_regime,
+    strided_operand,
+)
 from .family import Family
 
 API = "Brcb"
@@ -19,7 +27,7 @@ UB_BYTES = 8192
 RB = 4  # repeatTime <= RB
 
 
-@dataclasses.dataclass(frozen=True)
+@case_dataclass(*MASK_FIELDS, ("api", str, API))
 class BrcbCase:
     dtype: str
     dst: int
@@ -27,11 +35,6 @@ class BrcbCase:
     repeat: int
     blk: int
     rep: int
-    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
-    mask_mode: int = 0
-    ctrl: tuple = (0, 0)
-    ub_seed: int = 0
-    api: str = API
 
     def call_repr(self):
         t = _dt.as_dtype(self.dtype).cpp
@@ -76,9 +79,7 @@ class BrcbFamily(Family):
     apis = (API,)
     case_type = BrcbCase
 
-    def units(self, p, api):
-        if api != API or not p.api(API).supported:
-            return []
+    def api_units(self, p, api):
         return [(API, dt) for dt in p.api(API).dtypes]
 
     def generate(self, rng, p, unit, fault_rate):

@@ -384,9 +384,7 @@ class CastCompFamily(Family):
     case_type = CastCompCase
     run_batch = 128
 
-    def units(self, p, api):
-        if api not in APIS or not p.api(api).supported:
-            return []
+    def api_units(self, p, api):
         if api == "SetDeqScale":
             return [(api, "half", "half", "half"), (api, "float32", "float32", "float")]
         if api == "MulsCast":

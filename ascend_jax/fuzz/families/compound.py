@@ -27,25 +27,24 @@ import math
 import ascend_jax as aj
 
 from ... import dtypes as _dt
-from ...errors import NotModelledError, UsageError
 from ...params import BinaryRepeatParams, UnaryRepeatParams
 from ...tensor import MASK_PLACEHOLDER, LocalTensor
 from ..regs import draw as draw_registers
 from ..regs import draw_mask
 from .base import (
+    SRC_NAMES,
     draw_addr,
     generic_shrinks,
-    make_ub,
-    make_ubs,
-    mask_label,
+    layout_operands,
     mode_shrinks,
+    plan_ok,
     profile_forms,
-    repeat_regime,
     reps_needed,
+    scalar_shrinks,
     src_mutations,
     state_for,
-    stride_regime,
-    strided_operand,
+    strided_labels,
+    unlisted_dtypes,
 )
 from .family import PlannedFamily
 from .unary_scalar import _random_scalar
@@ -121,8 +120,9 @@ class CompoundCase:
         d = _dt.as_dtype(self.dtype)
         u = f", {_dt.as_dtype(self.src_dtype).cpp}" if self.src_dtype else ""
         t = f"<{d.cpp}{u}{', false' if self.form in ('count_register', 'register') else ''}>"
-        names = ("src0", "src1") if len(self.srcs) == 2 else ("src",)
-        ops = [f"dst@{self.dst}"] + [f"{n}@{a}" for n, a in zip(names, self.srcs, strict=True)]
+        ops = [f"dst@{self.dst}"] + [
+            f"{n}@{a}" for n, a in zip(SRC_NAMES[len(self.srcs)], self.srcs, strict=True)
+        ]
         if self.scalar is not None:
             ops.append(repr(self.scalar))
         head = f"{self.api}{t}({', '.join(ops)}"
@@ -288,22 +288,17 @@ def is_modelled(api, dtype, p):
     sh = SHAPES[API_TABLE[api].shape]
     scalar = (0.0 if d.is_float else 0) if sh.scalar else None
     c = CompoundCase(api, dtype, "count", 0, (0,) * sh.nsrc, scalar, count=1, strides=sh.default_strides)
-    try:
-        plan(c, state_for(c, p), p, 1)
-    except (NotModelledError, UsageError):
-        return False
-    return True
+    return plan_ok(plan, c, p)
 
 
 # -- the engine's adapter ----------------------------------------------------------------------
-
-_ALL_DTYPES = ("int8", "uint8", "int16", "uint16", "half", "bfloat16", "int32", "uint32", "float32")
 
 
 class CompoundFamily(PlannedFamily):
     name = "compound"
     apis = tuple(API_TABLE)
     case_type = CompoundCase
+    call_case = staticmethod(call)
 
     def forms(self, p, api, dt):
         if API_TABLE[api].count_only or dt in p.api(api).count_only_dtypes:
@@ -311,10 +306,8 @@ class CompoundFamily(PlannedFamily):
             return ("count",)
         return profile_forms(p, FORMS)
 
-    def units(self, p, api):
+    def api_units(self, p, api):
         a = p.api(api)
-        if not a.supported:
-            return []
         out = [
             (api, dt, f) for dt in a.all_dtypes() if is_modelled(api, dt, p) for f in self.forms(p, api, dt)
         ]
@@ -345,7 +338,7 @@ class CompoundFamily(PlannedFamily):
             # SPEC: AbsSub(ISASI).md has no high-dim prototype: a mask argument is misuse
             sh = SHAPES[case.shape]
             opts.append((rep(case, form="continuous", mask=1, repeat=1, strides=sh.default_strides), "mask"))
-        bad = [x for x in _ALL_DTYPES if x not in p.api(case.api).all_dtypes()]
+        bad = unlisted_dtypes(p, case.api)
         if bad:
             bd = _dt.as_dtype(bad[int(rng.integers(len(bad)))])
             scalar = None if case.scalar is None else (1.0 if bd.is_float else 1)
@@ -362,21 +355,12 @@ class CompoundFamily(PlannedFamily):
         dt = case.dtype if not case.src_dtype else f"{case.src_dtype}->{case.dtype}"
         return ("compound", case.shape, dt, self.bucket(reps_needed(case, L)))
 
-    def initial_ub(self, case):
-        return make_ub(case)
-
-    def initial_ubs(self, cases):
-        return make_ubs(cases)
-
     def stack_dyn(self, cases, p):
         R = self.signature(cases[0], p)[3]
         return self.stack_values([plan(c, state_for(c, p), p, R) for c in cases])
 
     def fast_fn(self, case0, p):
         return self.batched(group_key(case0, p, self.signature(case0, p)[3]))
-
-    def call(self, mod, case, state, p, dyn=None):
-        return call(mod, case, state, p), None
 
     def labels(self, case, p):
         return strided_labels(case, p, p.lanes(_dt.as_dtype(case.dtype)))
@@ -386,11 +370,7 @@ class CompoundFamily(PlannedFamily):
         if case.src_dtype:
             L = p.lanes(_dt.as_dtype(case.dtype))
             defaults = mixed_strides(case.shape, max(1, L * _dt.as_dtype(case.src_dtype).itemsize // 32))
-        out = generic_shrinks(case, p, defaults)
-        out += mode_shrinks(case)
-        if case.scalar is not None and case.scalar not in (0, 1):
-            out.append(dataclasses.replace(case, scalar=type(case.scalar)(1)))
-        return out
+        return generic_shrinks(case, p, defaults) + mode_shrinks(case) + scalar_shrinks(case)
 
     def operands(self, case, p):
         d = _dt.as_dtype(case.dtype)
@@ -402,30 +382,8 @@ class CompoundFamily(PlannedFamily):
         s = SHAPES[case.shape].default_strides if case.form in COUNT_FORMS else case.strides
         if case.src_dtype and case.form in COUNT_FORMS:
             s = mixed_strides(case.shape, sblk)
-        h = len(s) // 2
-        names = ("src0", "src1") if len(case.srcs) == 2 else ("src",)
-        ops = [
-            strided_operand(n, a, sd.name, s[1 + i], s[h + 1 + i], sblk, reps, "in")
-            for i, (n, a) in enumerate(zip(names, case.srcs, strict=True))
-        ]
-        ops.append(strided_operand("dst", case.dst, d.name, s[0], s[h], nblk, reps, "inout"))
-        return ops
-
-
-def strided_labels(case, p, L):
-    """(mask kind, repeat regime, stride regime) of a strided case (shared with cast.py)."""
-    reps = reps_needed(case, L)
-    if case.form in COUNT_FORMS:
-        strides = "default"
-    else:
-        h = len(case.strides) // 2
-        strides = stride_regime(case.strides[:h], case.strides[h:])
-    form = "count" if case.form == "count_register" else case.form
-    return (
-        mask_label(form, case.mask_mode, case.mask, L, case.form != "count_register"),
-        repeat_regime(reps, p),
-        strides,
-    )
+        srcs = zip(SRC_NAMES[len(case.srcs)], case.srcs, strict=True)
+        return layout_operands(srcs, case.dst, s, reps, d.name, nblk, sd.name, sblk)
 
 
 __all__ = ["API_TABLE", "SHAPES", "CompoundCase", "CompoundFamily", "Row", "Shape"]

@@ -17,7 +17,9 @@ import numpy as np
 from ... import dtypes as _dt
 from .. import regs as _regs
 from .base import (
+    MASK_FIELDS,
     bucket_kw,
+    case_dataclass,
     int32_columns,
     mask_columns,
     mask_label,
@@ -42,7 +44,7 @@ def pairs(p):
     return [tuple(x.strip() for x in e.split()[0].split("->")) for e in p.api(API).pairs]
 
 
-@dataclasses.dataclass(frozen=True)
+@case_dataclass(*MASK_FIELDS, ("api", str, API))
 class DequantCase:
     src_dtype: str
     dtype: str  # dst
@@ -57,11 +59,6 @@ class DequantCase:
     half: bool = False
     deq: int = 0  # DEQSCALE on entry (64 bits)
     table: tuple = ()  # (byte address, 16 configurations) written into UB, or ()
-    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
-    mask_mode: int = 0
-    ctrl: tuple = (0, 0)
-    ub_seed: int = 0
-    api: str = API
 
     @property
     def deqscale_init(self):

@@ -19,33 +19,35 @@ import dataclasses
 import functools
 import math
 
-import jax
 import numpy as np
 
 import ascend_jax as aj
 
 from ... import dtypes as _dt
-from ...errors import NotModelledError, UsageError
 from ...params import BinaryRepeatParams, UnaryRepeatParams
 from ...tensor import MASK_PLACEHOLDER, LocalTensor
 from ..regs import draw as draw_registers
 from ..regs import draw_mask
 from .base import (
-    ALL_DTYPES,
+    MASK_FIELDS,
+    SRC_NAMES,
+    UB_FIELDS,
     Operand,
+    case_dataclass,
     draw_addr,
     draw_repeat_strides,
     footprint,
     generic_shrinks,
-    mask_label,
+    layout_operands,
     mode_shrinks,
+    plan_ok,
     profile_forms,
-    repeat_regime,
     reps_needed,
+    scalar_shrinks,
     src_mutations,
     state_for,
-    stride_regime,
-    strided_operand,
+    strided_labels,
+    unlisted_dtypes,
 )
 from .family import PlannedFamily
 from .unary_scalar import _random_scalar
@@ -109,7 +111,7 @@ API_TABLE = {
 FORMS = ("count", "count_register", "continuous", "bitwise", "register")
 
 
-@dataclasses.dataclass(frozen=True)
+@case_dataclass(*MASK_FIELDS, *UB_FIELDS)
 class EwCase:
     api: str
     dtype: str
@@ -123,12 +125,6 @@ class EwCase:
     mask: object = None  # int (continuous) or tuple of uint64 words (bitwise)
     repeat: int = 0
     strides: tuple = ()  # the sub-family's repeat parameters (``Kind.default_strides`` layout)
-    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
-    mask_mode: int = 0
-    ctrl: tuple = (0, 0)
-    ub_seed: int = 0
-    ub_bytes: int = 8192
-    data: str = "raw"  # raw | specials | small
 
     @property
     def kind(self):
@@ -137,8 +133,9 @@ class EwCase:
     def call_repr(self):
         d = _dt.as_dtype(self.dtype)
         t = f"<{d.cpp}{', false' if self.form in ('count_register', 'register') else ''}>"
-        names = {2: ("src0", "src1"), 1: ("src",), 0: ()}[len(self.srcs)]
-        ops = [f"dst@{self.dst}"] + [f"{n}@{a}" for n, a in zip(names, self.srcs, strict=True)]
+        ops = [f"dst@{self.dst}"] + [
+            f"{n}@{a}" for n, a in zip(SRC_NAMES[len(self.srcs)], self.srcs, strict=True)
+        ]
         if self.kind == "flex":
             sc = f"elem@{self.elem}" if self.position.startswith("elem") else repr(self.scalar)
             ops = [ops[0], sc, ops[1]] if self.position.endswith("before") else ops + [sc]
@@ -319,11 +316,7 @@ def is_modelled(api, dtype, p):
     if d.kind == "complex" and scalar is not None:
         scalar = complex(0)
     c = EwCase(api, dtype, "count", 0, (0,) * KINDS[row.kind].nsrc, scalar, count=1)
-    try:
-        plan(c, state_for(c, p), p, 1)
-    except (NotModelledError, UsageError):
-        return False
-    return True
+    return plan_ok(plan, c, p)
 
 
 # -- the engine's adapter ----------------------------------------------------------------------
@@ -341,10 +334,8 @@ class ElementwiseFamily(PlannedFamily):
             return ("count",)
         return profile_forms(p, FORMS)
 
-    def units(self, p, api):
+    def api_units(self, p, api):
         a = p.api(api)
-        if not a.supported:
-            return []
         return [
             (api, dt, f) for dt in a.all_dtypes() if is_modelled(api, dt, p) for f in self.forms(p, api, dt)
         ]
@@ -369,7 +360,7 @@ class ElementwiseFamily(PlannedFamily):
                 s[len(s) // 2] = 256
                 name = "repeatParams.dstRepStride"
             opts.append((rep(case, strides=tuple(s)), name))
-        bad = [x for x in ALL_DTYPES if x not in p.api(case.api).all_dtypes()]
+        bad = unlisted_dtypes(p, case.api)
         if bad:
             scalar = case.scalar
             bd = _dt.as_dtype(bad[int(rng.integers(len(bad)))])
@@ -399,51 +390,31 @@ class ElementwiseFamily(PlannedFamily):
                 f"elementwise chunk {self.signature(cases[0], p)} mixes compile keys: "
                 f"{cases[0].api} and {odd[0].api} ({odd[0].dtype})"
             )
-        dyns = [d for _, d in plans]
-        return jax.tree_util.tree_map(lambda *x: np.stack([np.asarray(v) for v in x]), *dyns)
+        return self.stack_values([d for _, d in plans])
 
     def fast_fn(self, case0, p):
-        fn = aj.run_batched(_key(case0, p, self.signature(case0, p)[3]))
-        return lambda state, dyn: (fn(state, dyn), None)
+        return self.batched(_key(case0, p, self.signature(case0, p)[3]))
 
     def labels(self, case, p):
-        L = p.lanes(_dt.as_dtype(case.dtype))
-        reps = reps_needed(case, L)
-        if case.form in ("count", "count_register"):
-            strides = "default"
-        else:
-            h = len(case.strides) // 2
-            strides = stride_regime(case.strides[:h], case.strides[h:])
-        form = "count" if case.form == "count_register" else case.form
-        return (
-            mask_label(form, case.mask_mode, case.mask, L, case.form != "count_register"),
-            repeat_regime(reps, p),
-            strides,
-        )
+        return strided_labels(case, p, p.lanes(_dt.as_dtype(case.dtype)))
 
     def shrink(self, case, p):
-        rep = dataclasses.replace
-        out = generic_shrinks(case, p, KINDS[case.kind].default_strides) + mode_shrinks(case)
-        if case.scalar is not None and case.scalar not in (0, 1):
-            out.append(rep(case, scalar=type(case.scalar)(1)))
-        return out
+        return (
+            generic_shrinks(case, p, KINDS[case.kind].default_strides)
+            + mode_shrinks(case)
+            + scalar_shrinks(case)
+        )
 
     def operands(self, case, p):
         d = _dt.as_dtype(case.dtype)
         L = p.lanes(d)
-        reps = reps_needed(case, L)
-        nblk = L * d.itemsize // 32
         s = KINDS[case.kind].default_strides if case.form in ("count", "count_register") else case.strides
-        h = len(s) // 2
-        names = {2: ("src0", "src1"), 1: ("src",), 0: ()}[len(case.srcs)]
-        ops = [
-            strided_operand(n, a, d.name, s[1 + i], s[h + 1 + i], nblk, reps, "in")
-            for i, (n, a) in enumerate(zip(names, case.srcs, strict=True))
-        ]
+        srcs = zip(SRC_NAMES[len(case.srcs)], case.srcs, strict=True)
+        ops = layout_operands(srcs, case.dst, s, reps_needed(case, L), d.name, L * d.itemsize // 32)
         if case.kind == "flex" and case.position.startswith("elem"):
             name = "src0" if case.position == "elem_before" else "src1"
-            ops.append(Operand(f"{name}_element", case.elem, d.itemsize, d.name, "in", ("packed", case.elem)))
-        ops.append(strided_operand("dst", case.dst, d.name, s[0], s[h], nblk, reps, "inout"))
+            elem = Operand(f"{name}_element", case.elem, d.itemsize, d.name, "in", ("packed", case.elem))
+            ops.insert(-1, elem)  # before dst
         return ops
 
 

@@ -24,7 +24,14 @@ class Family:
 
     # -- generation
     def units(self, p, api):
-        """The (api, ...) tuples a case of ``api`` is drawn from on profile ``p`` ([] = not on p)."""
+        """The (api, ...) tuples a case of ``api`` is drawn from on profile ``p`` ([] = not on p):
+        ``api_units`` of an API of the family that ``p`` supports."""
+        if api not in self.apis or not p.api(api).supported:
+            return []
+        return self.api_units(p, api)
+
+    def api_units(self, p, api):
+        """``units`` of one of the family's APIs, supported on ``p``."""
         raise NotImplementedError
 
     def unit_dtype(self, unit):

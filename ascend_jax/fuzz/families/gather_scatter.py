@@ -18,8 +18,10 @@ import numpy as np
 from ... import dtypes as _dt
 from .. import regs as _regs
 from .base import (
+    MASK_FIELDS,
     Operand,
     bucket_kw,
+    case_dataclass,
     int32_columns,
     mask_columns,
     mask_label,
@@ -37,7 +39,7 @@ RB = 4  # the repeat bucket: counts and Counter-mode masks <= RB repeats, repeat
 OFFSET_SPAN = 1024  # valid offsets address this many bytes above the base
 
 
-@dataclasses.dataclass(frozen=True)
+@case_dataclass(*MASK_FIELDS)
 class GatherScatterCase:
     api: str
     dtype: str
@@ -52,10 +54,6 @@ class GatherScatterCase:
     repeat: int = 1
     stride: int = 8  # dstRepStride (Gather, Gatherb) / srcRepStride (Scatter)
     blk: int = 1  # Gatherb dstBlkStride
-    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
-    mask_mode: int = 0
-    ctrl: tuple = (0, 0)
-    ub_seed: int = 0
 
     def call_repr(self):
         t = _dt.as_dtype(self.dtype).cpp
@@ -242,9 +240,7 @@ class GatherScatterFamily(Family):
     apis = APIS
     case_type = GatherScatterCase
 
-    def units(self, p, api):
-        if api not in APIS or not p.api(api).supported:
-            return []
+    def api_units(self, p, api):
         a = p.api(api)
         if api == "Gatherb":
             return [(api, dt, "gatherb") for dt in a.dtypes]

@@ -405,12 +405,8 @@ class LayoutFamily(Family):
     case_type = LayoutCase
     run_batch = 256
 
-    def units(self, p, api):
-        if api not in APIS:
-            return []
+    def api_units(self, p, api):
         a = p.api(api)
-        if not a.supported:
-            return []
         if api == "Transpose":
             out = []
             enhanced = bool(a.nd2nd_dtypes or a.nchw_dtypes)

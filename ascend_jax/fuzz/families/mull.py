@@ -11,7 +11,15 @@ import dataclasses
 
 from ... import dtypes as _dt
 from .. import regs as _regs
-from .base import bucket_kw, int32_columns, mask_label, random_ub, repeat_regime
+from .base import (
+    MASK_FIELDS,
+    bucket_kw,
+    case_dataclass,
+    int32_columns,
+    mask_label,
+    random_ub,
+    repeat_regime,
+)
 from .family import Family
 
 API = "Mull"
@@ -20,7 +28,7 @@ RB = 4  # count <= RB repeats
 NAMES = ("dst0", "dst1", "src0", "src1")
 
 
-@dataclasses.dataclass(frozen=True)
+@case_dataclass(*MASK_FIELDS, ("api", str, API))
 class MullCase:
     dtype: str
     dst0: int
@@ -28,11 +36,6 @@ class MullCase:
     src0: int
     src1: int
     count: int
-    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
-    mask_mode: int = 0
-    ctrl: tuple = (0, 0)
-    ub_seed: int = 0
-    api: str = API
 
     def call_repr(self):
         t = _dt.as_dtype(self.dtype).cpp
@@ -76,9 +79,7 @@ class MullFamily(Family):
     apis = (API,)
     case_type = MullCase
 
-    def units(self, p, api):
-        if api != API or not p.api(API).supported:
-            return []
+    def api_units(self, p, api):
         return [(API, dt) for dt in p.api(API).all_dtypes()]
 
     def generate(self, rng, p, unit, fault_rate):

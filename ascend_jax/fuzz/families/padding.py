@@ -114,10 +114,8 @@ class VectorPaddingFamily(EW.ElementwiseFamily):
     def forms(self, p, api, dt):
         return profile_forms(p, EW.FORMS)
 
-    def units(self, p, api):
+    def api_units(self, p, api):
         a = p.api(api)
-        if api != API or not a.supported:
-            return []
         return [(api, dt, f) for dt in a.all_dtypes() for f in self.forms(p, api, dt)]
 
     def generate(self, rng, p, unit, fault_rate):

@@ -32,8 +32,11 @@ from ... import dtypes as _dt
 from ...errors import NotModelledError, UsageError
 from ...tensor import MASK_PLACEHOLDER, LocalTensor
 from .base import (
+    MASK_FIELDS,
+    UB_FIELDS,
     Operand,
     bucket_of,
+    case_dataclass,
     generic_shrinks,
     make_ub,
     make_ubs,
@@ -58,7 +61,7 @@ COUNT_FORMS = ("count", "count_register")
 TMP_LEN = 1 << 14  # sharedTmpBuffer's length (elements): always enough (the static formula check)
 
 
-@dataclasses.dataclass(frozen=True)
+@case_dataclass(*MASK_FIELDS, *UB_FIELDS)
 class ReduceCase:
     api: str
     dtype: str
@@ -74,12 +77,6 @@ class ReduceCase:
     repeat: int = 0
     strides: tuple = DEFAULT_STRIDES  # (dstRepStride, srcBlkStride, srcRepStride)
     tmp_len: int = TMP_LEN
-    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
-    mask_mode: int = 0
-    ctrl: tuple = (0, 0)
-    ub_seed: int = 0
-    ub_bytes: int = 8192
-    data: str = "raw"  # raw | specials | small
 
     def call_repr(self):
         d = _dt.as_dtype(self.dtype)
@@ -250,10 +247,8 @@ class ReduceFamily(Family):
     def __init__(self, buckets=(4, 16, 256)):
         self.buckets = tuple(buckets)
 
-    def units(self, p, api):
+    def api_units(self, p, api):
         a = p.api(api)
-        if not a.supported:
-            return []
         return [
             (api, dt, *v, f)
             for dt in a.all_dtypes()

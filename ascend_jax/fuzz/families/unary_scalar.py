@@ -25,7 +25,10 @@ from ..regs import draw as draw_registers
 from ..regs import draw_mask
 from .base import (
     ALL_DTYPES,
+    MASK_FIELDS,
+    UB_FIELDS,
     Operand,
+    case_dataclass,
     data_mutations,
     draw_addr,
     draw_repeat_strides,
@@ -43,7 +46,7 @@ from .family import PlannedFamily
 UNARY_SCALAR = {"Adds": "add", "Muls": "mul", "Maxs": "max", "Mins": "min"}
 
 
-@dataclasses.dataclass(frozen=True)
+@case_dataclass(*MASK_FIELDS, *UB_FIELDS)
 class Case:
     api: str
     dtype: str
@@ -56,12 +59,6 @@ class Case:
     mask: object = None  # int or tuple of uint64 words
     repeat: int = 0
     strides: tuple = (1, 1, 8, 8)
-    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
-    mask_mode: int = 0
-    ctrl: tuple = (0, 0)
-    ub_seed: int = 0
-    ub_bytes: int = 8192
-    data: str = "raw"  # "raw" | "specials" | "small"
 
     def signature(self):
         """The static part: everything else is traced data (one compilation per signature and
