@@ -337,6 +337,18 @@ def bucket_of(n, buckets):
     return buckets[-1]
 
 
+STRIDED_FORMS = ("count", "count_register", "continuous", "bitwise", "register")
+
+
+def strided_forms(p, api, dt, count_only=False):
+    """The call forms of ``api`` for element type ``dt`` on ``p``: the count form alone where the
+    page lists that prototype only (``count_only``) or ``p`` lists ``dt`` as count-only
+    (``count_only_dtypes``: "仅支持tensor前n个数据计算接口"), else ``STRIDED_FORMS`` (``profile_forms``)."""
+    if count_only or dt in p.api(api).count_only_dtypes:
+        return ("count",)
+    return profile_forms(p, STRIDED_FORMS)
+
+
 def profile_forms(p, forms):
     """``forms`` without ``count_register`` where the profile ignores a level-2 call's isSetMask
     (``level2_is_set_mask``, hw_profiles/README.md)."""
@@ -412,6 +424,16 @@ def locate(layout, byte_addr, itemsize):
 
 
 # -- deliberately invalid cases ------------------------------------------------------------------
+
+
+def size_misuse(case, p, count_form):
+    """(case, argument) of a static misuse: a count of more elements than UB holds (a count form),
+    else a repeatTime above ``max_repeat_times``."""
+    if count_form:
+        return dataclasses.replace(
+            case, count=p.ub_usable_bytes // _dt.as_dtype(case.dtype).itemsize + 1
+        ), "count"
+    return dataclasses.replace(case, repeat=p.max_repeat_times + 1), "repeatTime"
 
 
 def data_mutations(rng, p, case, dst="dst", src="src", dst_blk_stride=True):
@@ -645,9 +667,11 @@ def make_ubs(cases):
 ALL_DTYPES = ("int8", "uint8", "int16", "uint16", "half", "bfloat16", "int32", "uint32", "float32")
 
 
-def unlisted_dtypes(p, api, dtypes=ALL_DTYPES):
-    """The types of ``dtypes`` that ``p`` does not list for ``api`` (an invalid-static case's T)."""
-    return [x for x in dtypes if x not in p.api(api).all_dtypes()]
+def unlisted_dtype(rng, p, api, dtypes=ALL_DTYPES):
+    """A random type of ``dtypes`` that ``p`` does not list for ``api`` (an invalid-static case's
+    T), or None."""
+    bad = [x for x in dtypes if x not in p.api(api).all_dtypes()]
+    return bad[int(rng.integers(len(bad)))] if bad else None
 
 
 def draw_repeat_strides(rng, default_strides, fault_rate):
@@ -715,6 +739,13 @@ def bucket_kw(fn, R):
     """``{"max_repeats": R}`` for the fast path's public API (its static repeat bucket for traced
     counts and repeats); ``{}`` for the oracle, which has no such parameter."""
     return {"max_repeats": R} if "max_repeats" in inspect.signature(fn).parameters else {}
+
+
+def call_values(mod, api, case, dyn, R):
+    """(``mod``'s ``api``, the case's values, ``bucket_kw``) of a call of the public API vmapped over
+    traced values: the values ``dyn`` (one case's row of ``stack_dyn``) or the case's own fields."""
+    fn = getattr(mod, api)
+    return fn, dyn if dyn is not None else dataclasses.asdict(case), bucket_kw(fn, R)
 
 
 def random_ub(seed, n):

@@ -7,13 +7,13 @@ the registers on entry. Every case of a profile runs in ONE vmapped program (the
 """
 
 import dataclasses
-import inspect
 
 import numpy as np
 
 from .. import regs as _regs
 from .base import (
     MASK_FIELDS,
+    bucket_kw,
     case_dataclass,
     int32_columns,
 )
@@ -110,9 +110,7 @@ def call(mod, c, state, p, dyn=None):
         vals = [dyn[k] for k in _TRACED[5:]]
     h, mode, blk, vro, v = vals
     fn = mod.BilinearInterpolation
-    # the fast path's iteration bucket (the oracle has no such parameter)
-    extra = {"max_repeats": BUCKET} if "max_repeats" in inspect.signature(fn).parameters else {}
-    return fn(state, dst, s0, off, s1, mask, h, mode, blk, vro, v, tmp, profile=p, **extra)
+    return fn(state, dst, s0, off, s1, mask, h, mode, blk, vro, v, tmp, profile=p, **bucket_kw(fn, BUCKET))
 
 
 def random_case(rng, p, form, fault_rate=0.1):

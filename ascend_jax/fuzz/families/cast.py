@@ -31,6 +31,7 @@ from ...params import UnaryRepeatParams
 from ...tensor import LocalTensor
 from .base import (
     MASK_FIELDS,
+    STRIDED_FORMS,
     UB_FIELDS,
     case_dataclass,
     generic_shrinks,
@@ -44,7 +45,7 @@ from .base import (
     state_for,
     strided_labels,
 )
-from .compound import COUNT_FORMS, FORMS, call_tail, draw_layout, form_text
+from .compound import COUNT_FORMS, call_tail, draw_layout, form_text
 from .family import PlannedFamily
 
 APIS = ("Cast", "Truncate")
@@ -225,7 +226,7 @@ class CastFamily(PlannedFamily):
         table = pairs(p)
         if api == "Truncate":  # T -> T, the count prototype only
             table = {(dt, dt): (TRUNCATE_MODES, True) for dt in p.api(api).all_dtypes()}
-        forms = profile_forms(p, FORMS)
+        forms = profile_forms(p, STRIDED_FORMS)
         out = []
         for (s, t), (modes, count_only) in table.items():
             for m in modes:

@@ -31,16 +31,18 @@ from ..regs import draw as draw_registers
 from ..regs import lane_bits
 from .base import (
     Operand,
+    call_labels,
     data_mutations,
     generic_shrinks,
+    halves,
     make_ub,
     make_ubs,
-    mask_label,
     mask_words32,
-    repeat_regime,
+    normal_mode_shrinks,
+    reps_needed,
     specials,
-    stride_regime,
     strided_operand,
+    unlisted_dtype,
 )
 from .family import Family
 
@@ -657,7 +659,6 @@ def stack_dyn(cs, p):
 
 # -- the engine's adapter ----------------------------------------------------------------------
 
-_ALL_DTYPES = ("int8", "uint8", "int16", "uint16", "half", "bfloat16", "int32", "uint32", "float32")
 _DEFAULT = (1, 1, 1, 8, 8, 8)
 
 
@@ -699,16 +700,7 @@ class CompareSelectFamily(Family):
 
     @staticmethod
     def _reps(c, L):
-        if c.form == "count":
-            r = math.ceil(c.count / L)
-        elif c.form == "-":
-            r = 1
-        else:
-            r = c.repeat
-        if c.mask_mode == 1 and c.form not in ("count", "-"):
-            cnt = sum(w << (32 * i) for i, w in enumerate(c.vmask[:2]))
-            r = max(r, math.ceil(cnt / L))
-        return r
+        return 1 if c.form == "-" else reps_needed(c, L)  # "-": Set/GetCmpMask, no repeat
 
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace
@@ -728,9 +720,9 @@ class CompareSelectFamily(Family):
             opts.append((rep(case, strides=(1, 1, 1, 256, 8, 8)), "repeatParams.dstRepStride"))
         if case.api == "GetCmpMask":
             return None
-        bad = [d for d in _ALL_DTYPES if d not in p.api(case.api).all_dtypes()]
-        if bad and case.api not in ("SetCmpMask", "GetCmpMask"):
-            opts.append((rep(case, dtype=bad[int(rng.integers(len(bad)))]), "T"))
+        bad = None if case.api in ("SetCmpMask", "GetCmpMask") else unlisted_dtype(rng, p, case.api)
+        if bad:
+            opts.append((rep(case, dtype=bad), "T"))
         if not opts:
             return None
         return opts[int(rng.integers(len(opts)))]
@@ -775,18 +767,11 @@ class CompareSelectFamily(Family):
         if case.api in ("SetCmpMask", "GetCmpMask"):
             return ("n/a", "n/a", "n/a")
         L = p.lanes(_dt.as_dtype(case.dtype))
-        s = case.strides
-        strides = "default" if case.form == "count" else stride_regime(s[:3], s[3:])
-        return (
-            mask_label(case.form, case.mask_mode, case.mask, L),
-            repeat_regime(self._reps(case, L), p),
-            strides,
-        )
+        s = None if case.form == "count" else halves(case.strides)
+        return call_labels(p, L, case.form, case.mask_mode, case.mask, self._reps(case, L), s)
 
     def shrink(self, case, p):
-        out = generic_shrinks(case, p, _DEFAULT)
-        if case.mask_mode == 1:
-            out.append(dataclasses.replace(case, mask_mode=0, vmask=(0xFFFFFFFF,) * 4 + (0,) * 4))
+        out = generic_shrinks(case, p, _DEFAULT) + normal_mode_shrinks(case)
         return [self.normalize(c, p) for c in out]
 
     def operands(self, case, p):

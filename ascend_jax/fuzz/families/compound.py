@@ -38,18 +38,18 @@ from .base import (
     layout_operands,
     mode_shrinks,
     plan_ok,
-    profile_forms,
     reps_needed,
     scalar_shrinks,
+    size_misuse,
     src_mutations,
     state_for,
+    strided_forms,
     strided_labels,
-    unlisted_dtypes,
+    unlisted_dtype,
 )
 from .family import PlannedFamily
 from .unary_scalar import _random_scalar
 
-FORMS = ("count", "count_register", "continuous", "bitwise", "register")
 COUNT_FORMS = ("count", "count_register")
 
 
@@ -301,10 +301,7 @@ class CompoundFamily(PlannedFamily):
     call_case = staticmethod(call)
 
     def forms(self, p, api, dt):
-        if API_TABLE[api].count_only or dt in p.api(api).count_only_dtypes:
-            # SPEC: count_only_dtypes: "仅支持tensor前n个数据计算接口"
-            return ("count",)
-        return profile_forms(p, FORMS)
+        return strided_forms(p, api, dt, API_TABLE[api].count_only)
 
     def api_units(self, p, api):
         a = p.api(api)
@@ -325,12 +322,8 @@ class CompoundFamily(PlannedFamily):
 
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace
-        d = _dt.as_dtype(case.dtype)
-        opts = []
-        if case.form in COUNT_FORMS:
-            opts.append((rep(case, count=p.ub_usable_bytes // d.itemsize + 1), "count"))
-        else:
-            opts.append((rep(case, repeat=p.max_repeat_times + 1), "repeatTime"))
+        opts = [size_misuse(case, p, case.form in COUNT_FORMS)]
+        if case.form not in COUNT_FORMS:
             s = list(case.strides)
             s[len(s) // 2] = 256
             opts.append((rep(case, strides=tuple(s)), "repeatParams.dstRepStride"))
@@ -338,9 +331,9 @@ class CompoundFamily(PlannedFamily):
             # SPEC: AbsSub(ISASI).md has no high-dim prototype: a mask argument is misuse
             sh = SHAPES[case.shape]
             opts.append((rep(case, form="continuous", mask=1, repeat=1, strides=sh.default_strides), "mask"))
-        bad = unlisted_dtypes(p, case.api)
+        bad = unlisted_dtype(rng, p, case.api)
         if bad:
-            bd = _dt.as_dtype(bad[int(rng.integers(len(bad)))])
+            bd = _dt.as_dtype(bad)
             scalar = None if case.scalar is None else (1.0 if bd.is_float else 1)
             opts.append(
                 (rep(case, dtype=bd.name, src_dtype="", form="count", count=16, scalar=scalar), "dtype")

@@ -41,13 +41,14 @@ from .base import (
     layout_operands,
     mode_shrinks,
     plan_ok,
-    profile_forms,
     reps_needed,
     scalar_shrinks,
+    size_misuse,
     src_mutations,
     state_for,
+    strided_forms,
     strided_labels,
-    unlisted_dtypes,
+    unlisted_dtype,
 )
 from .family import PlannedFamily
 from .unary_scalar import _random_scalar
@@ -107,8 +108,6 @@ API_TABLE = {
     "Duplicate": Row("fill", "value"),
     "CreateVecIndex": Row("fill", "index"),
 }
-
-FORMS = ("count", "count_register", "continuous", "bitwise", "register")
 
 
 @case_dataclass(*MASK_FIELDS, *UB_FIELDS)
@@ -329,10 +328,8 @@ class ElementwiseFamily(PlannedFamily):
     call_case = staticmethod(call)
 
     def forms(self, p, api, dt):
-        if api == "Neg" or dt in p.api(api).count_only_dtypes:
-            # SPEC: Neg(ISASI) lists one prototype, (dst, src, count); count_only_dtypes: "仅支持tensor前n个数据计算接口"
-            return ("count",)
-        return profile_forms(p, FORMS)
+        # SPEC: Neg(ISASI) lists one prototype, (dst, src, count)
+        return strided_forms(p, api, dt, api == "Neg")
 
     def api_units(self, p, api):
         a = p.api(api)
@@ -346,12 +343,8 @@ class ElementwiseFamily(PlannedFamily):
 
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace
-        opts = []
-        d = _dt.as_dtype(case.dtype)
-        if case.form in ("count", "count_register"):
-            opts.append((rep(case, count=p.ub_usable_bytes // d.itemsize + 1), "count"))
-        else:
-            opts.append((rep(case, repeat=p.max_repeat_times + 1), "repeatTime"))
+        opts = [size_misuse(case, p, case.form in ("count", "count_register"))]
+        if case.form not in ("count", "count_register"):
             s = list(case.strides)
             if case.kind == "fill":
                 s[1] = 256
@@ -360,10 +353,10 @@ class ElementwiseFamily(PlannedFamily):
                 s[len(s) // 2] = 256
                 name = "repeatParams.dstRepStride"
             opts.append((rep(case, strides=tuple(s)), name))
-        bad = unlisted_dtypes(p, case.api)
+        bad = unlisted_dtype(rng, p, case.api)
         if bad:
             scalar = case.scalar
-            bd = _dt.as_dtype(bad[int(rng.integers(len(bad)))])
+            bd = _dt.as_dtype(bad)
             if scalar is not None:
                 scalar = 1.0 if bd.is_float else 1
             opts.append((rep(case, dtype=bd.name, form="count", count=16, scalar=scalar), "T"))

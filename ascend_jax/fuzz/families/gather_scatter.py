@@ -20,7 +20,7 @@ from .. import regs as _regs
 from .base import (
     MASK_FIELDS,
     Operand,
-    bucket_kw,
+    call_values,
     case_dataclass,
     int32_columns,
     mask_columns,
@@ -210,11 +210,8 @@ def call(mod, c, state, p, dyn=None):
     import ascend_jax as aj
 
     d = _dt.as_dtype(c.dtype)
-    a = dyn if dyn is not None else dataclasses.asdict(c)
     n = len(c.offsets)
-    fn = getattr(mod, c.api)
-    # the fast path's repeat bucket (the oracle has no such parameter)
-    extra = bucket_kw(fn, RB)
+    fn, a, extra = call_values(mod, c.api, c, dyn, RB)
     if c.api == "Gatherb":
         dst, src = aj.LocalTensor(d, a["dst"], 128), aj.LocalTensor(d, a["src"], 128)
         table = aj.LocalTensor(aj.uint32, a["off"], n)

@@ -37,15 +37,19 @@ from ..regs import draw as draw_registers
 from ..regs import lane_bits
 from .base import (
     Operand,
+    call_labels,
     data_mutations,
     generic_shrinks,
+    halves,
+    layout_operands,
     make_ub,
     make_ubs,
-    mask_label,
     mask_words32,
+    normal_mode_shrinks,
     repeat_regime,
     stride_regime,
     strided_operand,
+    unlisted_dtype,
 )
 from .base import (
     is_reference as _is_reference,
@@ -676,6 +680,16 @@ _ALL_DTYPES = ("int8", "uint8", "int16", "uint16", "half", "int32", "uint32", "f
 
 class _Common(Family):
     run_workers = 1
+    fill_ub = None  # (case, ub=None): the case's initial UB (written into ``ub`` if given)
+
+    def initial_ub(self, case):
+        return self.fill_ub(case)
+
+    def initial_ubs(self, cases):
+        ubs = make_ubs(cases)
+        for r, c in enumerate(cases):
+            self.fill_ub(c, ubs[r])
+        return ubs
 
     def signature(self, case, p):
         return (self.name,) + case.key()
@@ -688,6 +702,7 @@ class ShiftFamily(_Common):
     name = "shift"
     apis = SHIFT_APIS
     case_type = ShiftCase
+    fill_ub = staticmethod(shift_initial_ub)
 
     def signature(self, case, p):
         k = case.key()
@@ -731,29 +746,13 @@ class ShiftFamily(_Common):
         else:
             opts.append((rep(case, repeat=p.max_repeat_times + 1), "repeatTime"))
             opts.append((rep(case, strides=(1, 1, 256, 8)), "repeatParams.dstRepStride"))
-        bad = [d for d in _ALL_DTYPES if d not in p.api(case.api).all_dtypes()]
-        if bad and not case.api.endswith("Tensor"):
-            opts.append(
-                (
-                    rep(
-                        case, dtype=bad[int(rng.integers(len(bad)))], form="count", count=16, is_set_mask=True
-                    ),
-                    "T",
-                )
-            )
+        bad = None if case.api.endswith("Tensor") else unlisted_dtype(rng, p, case.api, _ALL_DTYPES)
+        if bad:
+            opts.append((rep(case, dtype=bad, form="count", count=16, is_set_mask=True), "T"))
         return opts[int(rng.integers(len(opts)))]
 
     def invalid_data(self, rng, p, case):
         return data_mutations(rng, p, case)
-
-    def initial_ub(self, case):
-        return shift_initial_ub(case)
-
-    def initial_ubs(self, cases):
-        ubs = make_ubs(cases)
-        for r, c in enumerate(cases):
-            shift_initial_ub(c, ubs[r])
-        return ubs
 
     def call(self, mod, case, state, p, dyn=None):
         R = None if dyn is None else (BIG_R if case.big else SMALL_R)
@@ -764,17 +763,13 @@ class ShiftFamily(_Common):
 
     def labels(self, case, p):
         L = p.lanes(_dt.as_dtype(case.dtype))
-        strides = "default" if case.form == "count" else stride_regime(case.strides[:2], case.strides[2:])
-        return (
-            mask_label(case.form, case.mask_mode, case.mask, L, case.is_set_mask),
-            repeat_regime(self._reps(case, L), p),
-            strides,
+        s = None if case.form == "count" else halves(case.strides)
+        return call_labels(
+            p, L, case.form, case.mask_mode, case.mask, self._reps(case, L), s, case.is_set_mask
         )
 
     def shrink(self, case, p):
-        out = generic_shrinks(case, p, (1, 1, 8, 8))
-        if case.mask_mode == 1:
-            out.append(dataclasses.replace(case, mask_mode=0, vmask=(0xFFFFFFFF,) * 4 + (0,) * 4))
+        out = generic_shrinks(case, p, (1, 1, 8, 8)) + normal_mode_shrinks(case)
         return [self.normalize(c, p) for c in out]
 
     def operands(self, case, p):
@@ -783,10 +778,9 @@ class ShiftFamily(_Common):
         reps = self._reps(case, L)
         s = (1, 1, 8, 8) if case.form == "count" else case.strides
         nblk = L * d.itemsize // 32
-        ops = [strided_operand("src0", case.src, d.name, s[1], s[3], nblk, reps, "in")]
-        if case.api.endswith("Tensor"):
-            ops.append(strided_operand("src1", case.src1, case.amount_dtype, 1, 8, nblk, reps, "in"))
-        ops.append(strided_operand("dst", case.dst, d.name, s[0], s[2], nblk, reps, "inout"))
+        ops = layout_operands([("src0", case.src)], case.dst, s, reps, d.name, nblk)
+        if case.api.endswith("Tensor"):  # the amount tensor, before dst
+            ops.insert(-1, strided_operand("src1", case.src1, case.amount_dtype, 1, 8, nblk, reps, "in"))
         return ops
 
 
@@ -800,6 +794,7 @@ class GatherFamily(_Common):
     name = "gather_mask"
     apis = ("GatherMask",)
     case_type = GatherCase
+    fill_ub = staticmethod(gather_initial_ub)
     # never the quick build (ascend_jax._compile): measured on this campaign's GatherMask programs
     # (issue 36, benchmarks/README.md) it ran 15-20x slower a case (0.6 -> 11 ms at load 12) for
     # about the same compile time, so it loses from the first chunk on
@@ -837,15 +832,6 @@ class GatherFamily(_Common):
     def invalid_data(self, rng, p, case):
         c, k = data_mutations(rng, p, case, dst="dst", src="src0", dst_blk_stride=False)
         return c, k
-
-    def initial_ub(self, case):
-        return gather_initial_ub(case)
-
-    def initial_ubs(self, cases):
-        ubs = make_ubs(cases)
-        for r, c in enumerate(cases):
-            gather_initial_ub(c, ubs[r])
-        return ubs
 
     def signature(self, case, p):
         # one program per lane width (GatherMask moves bit patterns: the API itself compiles one

@@ -403,7 +403,6 @@ class LayoutFamily(Family):
     name = "layout"
     apis = APIS
     case_type = LayoutCase
-    run_batch = 256
 
     def api_units(self, p, api):
         a = p.api(api)

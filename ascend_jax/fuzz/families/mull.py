@@ -13,7 +13,7 @@ from ... import dtypes as _dt
 from .. import regs as _regs
 from .base import (
     MASK_FIELDS,
-    bucket_kw,
+    call_values,
     case_dataclass,
     int32_columns,
     mask_label,
@@ -67,9 +67,7 @@ def call(mod, c, state, p, dyn=None):
     import ascend_jax as aj
 
     d = _dt.as_dtype(c.dtype)
-    a = dyn if dyn is not None else dataclasses.asdict(c)
-    fn = mod.Mull
-    extra = bucket_kw(fn, RB)
+    fn, a, extra = call_values(mod, API, c, dyn, RB)
     ts = [aj.LocalTensor(d, a[n], 64) for n in NAMES]
     return fn(state, *ts, a["count"], profile=p, **extra)
 

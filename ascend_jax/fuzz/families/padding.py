@@ -19,7 +19,7 @@ from ... import dtypes as _dt
 from ...params import AnyForm, UnaryRepeatParams
 from ...tensor import LocalTensor
 from . import elementwise as EW
-from .base import profile_forms
+from .base import STRIDED_FORMS, profile_forms
 from .family import Family
 
 API = "VectorPadding"
@@ -112,7 +112,7 @@ class VectorPaddingFamily(EW.ElementwiseFamily):
     run_batch = 128
 
     def forms(self, p, api, dt):
-        return profile_forms(p, EW.FORMS)
+        return profile_forms(p, STRIDED_FORMS)
 
     def api_units(self, p, api):
         a = p.api(api)

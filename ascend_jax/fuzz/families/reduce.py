@@ -45,10 +45,12 @@ from .base import (
     profile_forms,
     repeat_regime,
     reps_needed,
+    size_misuse,
     stack_rows,
     state_for,
     stride_regime,
     strided_operand,
+    unlisted_dtype,
 )
 from .compound import draw_layout
 from .family import Family
@@ -235,8 +237,6 @@ def is_modelled(api, dt, rtype, order, cal_index, form, p):
 
 # -- the engine's adapter ----------------------------------------------------------------------
 
-_ALL_DTYPES = ("int8", "uint8", "int16", "uint16", "half", "bfloat16", "int32", "uint32", "float32")
-
 
 class ReduceFamily(Family):
     name = "reduce"
@@ -263,18 +263,16 @@ class ReduceFamily(Family):
 
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace
-        d = _dt.as_dtype(case.dtype)
-        opts = []
         if case.form in COUNT_FORMS:
-            opts.append((rep(case, count=p.ub_usable_bytes // d.itemsize + 1), "count"))
+            opts = [size_misuse(case, p, True)]
         elif case.api in PER_REPEAT:
-            opts.append((rep(case, repeat=p.max_repeat_times + 1), "repeatTime"))
+            opts = [size_misuse(case, p, False)]
             k = int(rng.integers(3))
             s = list(case.strides)
             s[k] = 1 << 16  # SPEC: "取值范围为[0, 2^16-1]" (ReduceRepeat.md 约束说明)
             opts.append((rep(case, strides=tuple(s)), ("dstRepStride", "srcBlkStride", "srcRepStride")[k]))
         else:
-            opts.append((rep(case, repeat=-1), "repeatTime"))
+            opts = [(rep(case, repeat=-1), "repeatTime")]
             opts.append((rep(case, strides=case.strides[:2] + (1 << 16,)), "srcRepStride"))
         if case.api in WHOLE and case.api != "ReduceSum":
             # SPEC: the page's sharedTmpBuffer size formula (关键特性说明): one element too few
@@ -288,9 +286,8 @@ class ReduceFamily(Family):
             opts.append((rep(case, rtype="MAX"), "reduceType"))  # SPEC: "当前仅支持求和操作"
         if case.api == "ReduceRepeat" and case.rtype != "SUM":
             opts.append((rep(case, order="ORDER_SOMETHING"), "order"))
-        bad = [x for x in _ALL_DTYPES if x not in p.api(case.api).all_dtypes()]
-        if bad:
-            bd = bad[int(rng.integers(len(bad)))]
+        bd = unlisted_dtype(rng, p, case.api)
+        if bd:
             rt = "MAX" if case.api in PER_REPEAT and case.api != "ReducePairElem" else case.rtype
             order = p.api("ReduceRepeat").orders[0] if case.api == "ReduceRepeat" else case.order
             opts.append((rep(case, dtype=bd, rtype=rt, order=order), "dtype"))

@@ -24,22 +24,24 @@ from ...tensor import MASK_PLACEHOLDER, LocalTensor
 from ..regs import draw as draw_registers
 from ..regs import draw_mask
 from .base import (
-    ALL_DTYPES,
     MASK_FIELDS,
     UB_FIELDS,
     Operand,
+    call_labels,
     case_dataclass,
     data_mutations,
     draw_addr,
     draw_repeat_strides,
     footprint,
     generic_shrinks,
-    mask_label,
+    halves,
+    layout_operands,
     mask_words32,
-    repeat_regime,
+    normal_mode_shrinks,
+    scalar_shrinks,
+    size_misuse,
     specials,
-    stride_regime,
-    strided_operand,
+    unlisted_dtype,
 )
 from .family import PlannedFamily
 
@@ -297,9 +299,8 @@ class UnaryScalarFamily(PlannedFamily):
     apis = tuple(UNARY_SCALAR)
     case_type = Case
 
-    def units(self, p, api):
-        a = p.api(api)
-        return [(api, dt) for dt in a.all_dtypes()] if a.supported else []
+    def api_units(self, p, api):
+        return [(api, dt) for dt in p.api(api).all_dtypes()]
 
     def generate(self, rng, p, unit, fault_rate):
         api, dt = unit
@@ -308,13 +309,8 @@ class UnaryScalarFamily(PlannedFamily):
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace
         L = p.lanes(_dt.as_dtype(case.dtype))
-        opts = []
-        if case.form == "count":
-            opts.append(
-                (rep(case, count=p.ub_usable_bytes // _dt.as_dtype(case.dtype).itemsize + 1), "count")
-            )
-        else:
-            opts.append((rep(case, repeat=p.max_repeat_times + 1), "repeatTime"))
+        opts = [size_misuse(case, p, case.form == "count")]
+        if case.form != "count":
             opts.append(
                 (rep(case, strides=case.strides[:2] + (256, case.strides[3])), "repeatParams.dstRepStride")
             )
@@ -322,9 +318,9 @@ class UnaryScalarFamily(PlannedFamily):
                 m = list(case.mask)
                 m[1] = 1
                 opts.append((rep(case, mask=tuple(m)), "mask[1]"))
-        bad = [d for d in ALL_DTYPES if d not in p.api(case.api).all_dtypes()]
+        bad = unlisted_dtype(rng, p, case.api)
         if bad:
-            opts.append((rep(case, dtype=bad[int(rng.integers(len(bad)))], form="count", count=16), "T"))
+            opts.append((rep(case, dtype=bad, form="count", count=16), "T"))
         return opts[int(rng.integers(len(opts)))]
 
     def invalid_data(self, rng, p, case):
@@ -346,24 +342,14 @@ class UnaryScalarFamily(PlannedFamily):
 
     def labels(self, case, p):
         L = p.lanes(_dt.as_dtype(case.dtype))
-        reps = _reps_needed(case, L)
-        if case.form == "count":
-            strides = "default"
-        else:
-            strides = stride_regime(case.strides[:2], case.strides[2:])
-        return (
-            mask_label(case.form, case.mask_mode, case.mask, L, case.is_set_mask),
-            repeat_regime(reps, p),
-            strides,
+        s = None if case.form == "count" else halves(case.strides)
+        return call_labels(
+            p, L, case.form, case.mask_mode, case.mask, _reps_needed(case, L), s, case.is_set_mask
         )
 
     def shrink(self, case, p):
-        out = generic_shrinks(case, p, (1, 1, 8, 8))
+        out = generic_shrinks(case, p, (1, 1, 8, 8)) + normal_mode_shrinks(case) + scalar_shrinks(case)
         rep = dataclasses.replace
-        if case.mask_mode == 1:
-            out.append(rep(case, mask_mode=0, vmask=(0xFFFFFFFF,) * 4 + (0,) * 4))
-        if case.scalar not in (0, 1):
-            out.append(rep(case, scalar=type(case.scalar)(1)))
         if case.form == "register" and case.mask_mode == 0:
             nw = p.vector_mask_bits // 64
             v = sum(int(case.vmask[i]) << (32 * i) for i in range(8))
@@ -380,16 +366,10 @@ class UnaryScalarFamily(PlannedFamily):
     def operands(self, case, p):
         d = _dt.as_dtype(case.dtype)
         L = p.lanes(d)
-        reps = _reps_needed(case, L)
-        nblk = L * d.itemsize // 32
-        if case.form == "count":
-            s = (1, 1, 8, 8)
-        else:
-            s = case.strides
-        return [
-            strided_operand("src", case.src, d.name, s[1], s[3], nblk, reps, "in"),
-            strided_operand("dst", case.dst, d.name, s[0], s[2], nblk, reps, "inout"),
-        ]
+        s = (1, 1, 8, 8) if case.form == "count" else case.strides
+        return layout_operands(
+            [("src", case.src)], case.dst, s, _reps_needed(case, L), d.name, L * d.itemsize // 32
+        )
 
 
 __all__ = ["UnaryScalarFamily", "Operand"]
