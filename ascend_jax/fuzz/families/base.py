@@ -17,29 +17,43 @@ from ...errors import NotModelledError, UsageError
 # -- case types ----------------------------------------------------------------------------------
 
 VMASK_RESET = (0xFFFFFFFF,) * 4 + (0,) * 4  # the vector mask register's reset value (8 uint32 words)
-# (name, type, default) of the fields a case type ends with (``case_dataclass``): the registers on
-# entry (reset values by default) and the seed of the case's UB bytes; its UB's size and data style
-MASK_FIELDS = (
-    ("vmask", tuple, VMASK_RESET),
-    ("mask_mode", int, 0),
-    ("ctrl", tuple, (0, 0)),
-    ("ub_seed", int, 0),
+
+
+class Fields(tuple):
+    """A block of case fields, (name, type, default) triples: in the body of a ``case_dataclass``
+    an annotation ``name: BLOCK`` stands for the block's fields, in its place."""
+
+
+# the registers on entry (reset values by default): the vector mask, mask mode, CTRL; the seed of
+# the case's UB bytes
+MASK_FIELDS = Fields(
+    (("vmask", tuple, VMASK_RESET), ("mask_mode", int, 0), ("ctrl", tuple, (0, 0)), ("ub_seed", int, 0))
 )
-UB_FIELDS = (("ub_bytes", int, 8192), ("data", str, "raw"))  # data: raw | specials | small
+# the vector mask, mask mode, CMPMASK and CTRL on entry
+REG_FIELDS = Fields(
+    (
+        ("vmask", tuple, VMASK_RESET),
+        ("mask_mode", int, 0),
+        ("cmpmask", tuple, (0, 0, 0, 0)),
+        ("ctrl", tuple, (0, 0)),
+    )
+)
+UB_FIELDS = Fields((("ub_bytes", int, 8192), ("data", str, "raw")))  # UB size, data: raw | specials | small
 
 
-def case_dataclass(*tail):
-    """A frozen dataclass of the class it decorates: its own fields, then the (name, type, default)
-    fields of ``tail`` in that order (a case's JSON lists its fields in this order)."""
-
-    def make(cls):
-        ann = cls.__dict__["__annotations__"]
-        for name, typ, default in tail:
+def case_dataclass(cls):
+    """``cls`` as a frozen dataclass, each annotation of a ``Fields`` block replaced, in its place,
+    by the block's fields (a case's JSON lists its fields in declaration order)."""
+    ann = {}
+    for name, typ in cls.__dict__["__annotations__"].items():
+        if not isinstance(typ, Fields):
             ann[name] = typ
-            setattr(cls, name, default)
-        return dataclasses.dataclass(frozen=True)(cls)
-
-    return make
+            continue
+        for field, ftyp, default in typ:
+            ann[field] = ftyp
+            setattr(cls, field, default)
+    cls.__annotations__ = ann
+    return dataclasses.dataclass(frozen=True)(cls)
 
 
 # -- case <-> JSON (exact: floats as hex, so -0, NaN and subnormals survive) ----------------------

@@ -32,7 +32,7 @@ def tmp_len(p):
     return {"src_sizes": S0_LEN * 32 + S1_LEN * 32, "offset_size": OFF_LEN * 4, "none": 32}[rule]
 
 
-@case_dataclass(*MASK_FIELDS, ("api", str, API), ("dtype", str, "half"))
+@case_dataclass
 class BilinearCase:
     form: str  # continuous | bitwise
     dst: int
@@ -48,6 +48,9 @@ class BilinearCase:
     vro: int
     v: int
     tmp_n: int  # sharedTmpBuffer length in bytes
+    registers: MASK_FIELDS
+    api: str = API
+    dtype: str = "half"
 
     def call_repr(self):
         m = self.mask if self.form == "continuous" else f"{{{hex(self.mask[0])}, {hex(self.mask[1])}}}"

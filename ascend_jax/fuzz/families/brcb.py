@@ -27,7 +27,7 @@ UB_BYTES = 8192
 RB = 4  # repeatTime <= RB
 
 
-@case_dataclass(*MASK_FIELDS, ("api", str, API))
+@case_dataclass
 class BrcbCase:
     dtype: str
     dst: int
@@ -35,6 +35,8 @@ class BrcbCase:
     repeat: int
     blk: int
     rep: int
+    registers: MASK_FIELDS
+    api: str = API
 
     def call_repr(self):
         t = _dt.as_dtype(self.dtype).cpp

@@ -65,7 +65,7 @@ def pairs(p):
     return out
 
 
-@case_dataclass(*MASK_FIELDS, *UB_FIELDS)
+@case_dataclass
 class CastCase:
     api: str  # Cast | Truncate
     src_dtype: str
@@ -78,6 +78,8 @@ class CastCase:
     mask: object = None
     repeat: int = 0
     strides: tuple = DEFAULT_STRIDES
+    registers: MASK_FIELDS
+    ub: UB_FIELDS  # data: of the source type
 
     def call_repr(self):
         s, t = _dt.as_dtype(self.src_dtype), _dt.as_dtype(self.dtype)

@@ -30,7 +30,9 @@ from ...params import AnyForm, BinaryRepeatParams
 from ...tensor import MASK_PLACEHOLDER, LocalTensor
 from ..regs import random_ctrl
 from .base import (
+    MASK_FIELDS,
     bucket_kw,
+    case_dataclass,
     data_mutations,
     int32_columns,
     mask_columns,
@@ -57,7 +59,7 @@ _FORM_CODE = {
 }
 
 
-@dataclasses.dataclass(frozen=True)
+@case_dataclass
 class CastCompCase:
     api: str
     dtype: str  # T (dst); SetDeqScale: the scale's type (half / float32)
@@ -70,10 +72,7 @@ class CastCompCase:
     mask: object = 0  # int (continuous) or tuple of uint64 words (bitwise)
     repeat: int = 1
     strides: tuple = (1, 1, 1, 8, 8, 8)  # BinaryRepeatParams
-    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
-    mask_mode: int = 0
-    ctrl: tuple = (0, 0)
-    ub_seed: int = 0
+    registers: MASK_FIELDS
     ub_bytes: int = UB_BYTES
     scale: float = 1.0  # DEQSCALE's scale (AddDeqRelu's pre-step, SetDeqScale)
     offset: int = 0  # SetDeqScale(scale, offset, signMode)

@@ -30,8 +30,11 @@ from ...tensor import MASK_PLACEHOLDER, LocalTensor
 from ..regs import draw as draw_registers
 from ..regs import lane_bits
 from .base import (
+    REG_FIELDS,
+    UB_FIELDS,
     Operand,
     call_labels,
+    case_dataclass,
     data_mutations,
     generic_shrinks,
     halves,
@@ -53,7 +56,7 @@ CMP_CODE = {"LT": 0, "GT": 1, "EQ": 2, "LE": 3, "GE": 4, "NE": 5}
 SMALL_R, BIG_R = 16, 255
 
 
-@dataclasses.dataclass(frozen=True)
+@case_dataclass
 class CmpSelCase:
     api: str
     dtype: str
@@ -71,13 +74,9 @@ class CmpSelCase:
     strides: tuple = (1, 1, 1, 8, 8, 8)  # BinaryRepeatParams; Compares uses (s0, s1, s3, s4)
     dst_dtype: str = "uint8"
     sel_dtype: str = "uint8"
-    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
-    mask_mode: int = 0
-    cmpmask: tuple = (0, 0, 0, 0)
-    ctrl: tuple = (0, 0)
+    registers: REG_FIELDS
     ub_seed: int = 0
-    ub_bytes: int = 8192
-    data: str = "raw"
+    ub: UB_FIELDS
     big: bool = False  # needs the large repeat bucket
 
     def key(self):

@@ -32,7 +32,10 @@ from ...tensor import MASK_PLACEHOLDER, LocalTensor
 from ..regs import draw as draw_registers
 from ..regs import draw_mask
 from .base import (
+    MASK_FIELDS,
     SRC_NAMES,
+    UB_FIELDS,
+    case_dataclass,
     draw_addr,
     generic_shrinks,
     layout_operands,
@@ -88,7 +91,7 @@ API_TABLE = {
 }
 
 
-@dataclasses.dataclass(frozen=True)
+@case_dataclass
 class CompoundCase:
     api: str
     dtype: str
@@ -100,12 +103,8 @@ class CompoundCase:
     mask: object = None  # int (continuous) or tuple of uint64 words (bitwise)
     repeat: int = 0
     strides: tuple = ()  # the shape's repeat parameters (``Shape.default_strides`` layout)
-    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
-    mask_mode: int = 0
-    ctrl: tuple = (0, 0)
-    ub_seed: int = 0
-    ub_bytes: int = 8192
-    data: str = "raw"  # raw | specials | small
+    registers: MASK_FIELDS
+    ub: UB_FIELDS
     src_dtype: str = ""  # the sources' type where it is not ``dtype`` (a ``pairs`` row: half -> float32)
 
     @property

@@ -44,7 +44,7 @@ def pairs(p):
     return [tuple(x.strip() for x in e.split()[0].split("->")) for e in p.api(API).pairs]
 
 
-@case_dataclass(*MASK_FIELDS, ("api", str, API))
+@case_dataclass
 class DequantCase:
     src_dtype: str
     dtype: str  # dst
@@ -59,6 +59,8 @@ class DequantCase:
     half: bool = False
     deq: int = 0  # DEQSCALE on entry (64 bits)
     table: tuple = ()  # (byte address, 16 configurations) written into UB, or ()
+    registers: MASK_FIELDS
+    api: str = API
 
     @property
     def deqscale_init(self):

@@ -110,7 +110,7 @@ API_TABLE = {
 }
 
 
-@case_dataclass(*MASK_FIELDS, *UB_FIELDS)
+@case_dataclass
 class EwCase:
     api: str
     dtype: str
@@ -124,6 +124,8 @@ class EwCase:
     mask: object = None  # int (continuous) or tuple of uint64 words (bitwise)
     repeat: int = 0
     strides: tuple = ()  # the sub-family's repeat parameters (``Kind.default_strides`` layout)
+    registers: MASK_FIELDS
+    ub: UB_FIELDS
 
     @property
     def kind(self):

@@ -39,7 +39,7 @@ RB = 4  # the repeat bucket: counts and Counter-mode masks <= RB repeats, repeat
 OFFSET_SPAN = 1024  # valid offsets address this many bytes above the base
 
 
-@case_dataclass(*MASK_FIELDS)
+@case_dataclass
 class GatherScatterCase:
     api: str
     dtype: str
@@ -54,6 +54,7 @@ class GatherScatterCase:
     repeat: int = 1
     stride: int = 8  # dstRepStride (Gather, Gatherb) / srcRepStride (Scatter)
     blk: int = 1  # Gatherb dstBlkStride
+    registers: MASK_FIELDS
 
     def call_repr(self):
         t = _dt.as_dtype(self.dtype).cpp

@@ -36,8 +36,11 @@ from ...tensor import MASK_PLACEHOLDER, LocalTensor
 from ..regs import draw as draw_registers
 from ..regs import lane_bits
 from .base import (
+    MASK_FIELDS,
+    UB_FIELDS,
     Operand,
     call_labels,
+    case_dataclass,
     data_mutations,
     generic_shrinks,
     halves,
@@ -80,7 +83,7 @@ def _addr(rng, nblocks, fp_blocks, fault_rate):
 # Shifts
 
 
-@dataclasses.dataclass(frozen=True)
+@case_dataclass
 class ShiftCase:
     api: str
     dtype: str
@@ -95,12 +98,8 @@ class ShiftCase:
     mask: object = 0  # int (continuous) or tuple of uint64 words (bitwise)
     repeat: int = 1
     strides: tuple = (1, 1, 8, 8)
-    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
-    mask_mode: int = 0
-    ctrl: tuple = (0, 0)
-    ub_seed: int = 0
-    ub_bytes: int = UB_BYTES
-    data: str = "raw"  # "raw" | "specials" | "small"
+    registers: MASK_FIELDS
+    ub: UB_FIELDS
     neg_amount: bool = False  # tensor shifts: one negative amount among the active lanes
     big: bool = False
 

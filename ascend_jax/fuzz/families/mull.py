@@ -28,7 +28,7 @@ RB = 4  # count <= RB repeats
 NAMES = ("dst0", "dst1", "src0", "src1")
 
 
-@case_dataclass(*MASK_FIELDS, ("api", str, API))
+@case_dataclass
 class MullCase:
     dtype: str
     dst0: int
@@ -36,6 +36,8 @@ class MullCase:
     src0: int
     src1: int
     count: int
+    registers: MASK_FIELDS
+    api: str = API
 
     def call_repr(self):
         t = _dt.as_dtype(self.dtype).cpp

@@ -19,7 +19,13 @@ from ... import dtypes as _dt
 from ...params import AnyForm, UnaryRepeatParams
 from ...tensor import LocalTensor
 from . import elementwise as EW
-from .base import STRIDED_FORMS, profile_forms
+from .base import (
+    MASK_FIELDS,
+    STRIDED_FORMS,
+    UB_FIELDS,
+    case_dataclass,
+    profile_forms,
+)
 from .family import Family
 
 API = "VectorPadding"
@@ -32,7 +38,7 @@ _FORM_CODE = {
 }
 
 
-@dataclasses.dataclass(frozen=True)
+@case_dataclass
 class PadCase:
     """``elementwise.EwCase``'s fields (one source, no scalar) plus the padding choice."""
 
@@ -48,12 +54,8 @@ class PadCase:
     mask: object = None
     repeat: int = 0
     strides: tuple = ()
-    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
-    mask_mode: int = 0
-    ctrl: tuple = (0, 0)
-    ub_seed: int = 0
-    ub_bytes: int = 8192
-    data: str = "raw"
+    registers: MASK_FIELDS
+    ub: UB_FIELDS
     padMode: int = 0
     padSide: bool = False
 

@@ -63,7 +63,7 @@ COUNT_FORMS = ("count", "count_register")
 TMP_LEN = 1 << 14  # sharedTmpBuffer's length (elements): always enough (the static formula check)
 
 
-@case_dataclass(*MASK_FIELDS, *UB_FIELDS)
+@case_dataclass
 class ReduceCase:
     api: str
     dtype: str
@@ -79,6 +79,8 @@ class ReduceCase:
     repeat: int = 0
     strides: tuple = DEFAULT_STRIDES  # (dstRepStride, srcBlkStride, srcRepStride)
     tmp_len: int = TMP_LEN
+    registers: MASK_FIELDS
+    ub: UB_FIELDS
 
     def call_repr(self):
         d = _dt.as_dtype(self.dtype)

@@ -48,7 +48,7 @@ from .family import PlannedFamily
 UNARY_SCALAR = {"Adds": "add", "Muls": "mul", "Maxs": "max", "Mins": "min"}
 
 
-@case_dataclass(*MASK_FIELDS, *UB_FIELDS)
+@case_dataclass
 class Case:
     api: str
     dtype: str
@@ -61,6 +61,8 @@ class Case:
     mask: object = None  # int or tuple of uint64 words
     repeat: int = 0
     strides: tuple = (1, 1, 8, 8)
+    registers: MASK_FIELDS
+    ub: UB_FIELDS
 
     def signature(self):
         """The static part: everything else is traced data (one compilation per signature and
