@@ -15,12 +15,10 @@ from .base import (
     MASK_FIELDS,
     call_values,
     case_dataclass,
-    int32_columns,
-    random_ub,
     repeat_regime,
     strided_operand,
 )
-from .family import Family
+from .family import OneApiFamily
 
 API = "Brcb"
 UB_BYTES = 8192
@@ -74,16 +72,15 @@ def call(mod, c, state, p, dyn=None):
     return fn(state, dst, src, a["repeat"], (a["blk"], a["rep"]), profile=p, **extra)
 
 
-class BrcbFamily(Family):
+class BrcbFamily(OneApiFamily):
     name = "brcb"
     apis = (API,)
     case_type = BrcbCase
+    RB, ub_bytes, traced = RB, UB_BYTES, ("dst", "src", "repeat", "blk", "rep")
+    draw, call_case = staticmethod(random_case), staticmethod(call)
 
     def api_units(self, p, api):
         return [(API, dt) for dt in p.api(API).dtypes]
-
-    def generate(self, rng, p, unit, fault_rate):
-        return random_case(rng, p, unit[1], fault_rate)
 
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace
@@ -102,18 +99,6 @@ class BrcbFamily(Family):
             (rep(case, src=case.dst + 32, blk=1, rep=8, repeat=max(1, case.repeat)), "src inside dst"),
         ]
         return opts[int(rng.integers(len(opts)))]
-
-    def signature(self, case, p):
-        return ("brcb", case.dtype, RB)
-
-    def initial_ub(self, case):
-        return random_ub(case.ub_seed, UB_BYTES)
-
-    def stack_dyn(self, cases, p):
-        return int32_columns(cases, "dst", "src", "repeat", "blk", "rep")
-
-    def call(self, mod, case, state, p, dyn=None):
-        return call(mod, case, state, p, dyn), None
 
     def labels(self, case, p):
         return (

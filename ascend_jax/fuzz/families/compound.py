@@ -44,13 +44,10 @@ from .base import (
     reps_needed,
     scalar_shrinks,
     size_misuse,
-    src_mutations,
     state_for,
-    strided_forms,
-    strided_labels,
     unlisted_dtype,
 )
-from .family import PlannedFamily
+from .family import StridedFamily
 from .unary_scalar import _random_scalar
 
 COUNT_FORMS = ("count", "count_register")
@@ -293,20 +290,16 @@ def is_modelled(api, dtype, p):
 # -- the engine's adapter ----------------------------------------------------------------------
 
 
-class CompoundFamily(PlannedFamily):
+class CompoundFamily(StridedFamily):
     name = "compound"
     apis = tuple(API_TABLE)
     case_type = CompoundCase
-    call_case = staticmethod(call)
-
-    def forms(self, p, api, dt):
-        return strided_forms(p, api, dt, API_TABLE[api].count_only)
+    call_case, modelled = staticmethod(call), staticmethod(is_modelled)
+    count_only_apis = tuple(a for a, row in API_TABLE.items() if row.count_only)
 
     def api_units(self, p, api):
         a = p.api(api)
-        out = [
-            (api, dt, f) for dt in a.all_dtypes() if is_modelled(api, dt, p) for f in self.forms(p, api, dt)
-        ]
+        out = super().api_units(p, api)
         # the mixed-precision rows (MulAddDst / Axpy: "half->float32"), one unit per form
         for pair in getattr(a, "pairs", ()) if api in ("MulAddDst", "Axpy") else ():
             out += [(api, pair, f) for f in self.forms(p, api, pair.split("->")[1])]
@@ -339,9 +332,6 @@ class CompoundFamily(PlannedFamily):
             )
         return opts[int(rng.integers(len(opts)))]
 
-    def invalid_data(self, rng, p, case):
-        return src_mutations(rng, p, case)
-
     def signature(self, case, p):
         L = p.lanes(_dt.as_dtype(case.dtype))
         dt = case.dtype if not case.src_dtype else f"{case.src_dtype}->{case.dtype}"
@@ -353,9 +343,6 @@ class CompoundFamily(PlannedFamily):
 
     def fast_fn(self, case0, p):
         return self.batched(group_key(case0, p, self.signature(case0, p)[3]))
-
-    def labels(self, case, p):
-        return strided_labels(case, p, p.lanes(_dt.as_dtype(case.dtype)))
 
     def shrink(self, case, p):
         defaults = SHAPES[case.shape].default_strides

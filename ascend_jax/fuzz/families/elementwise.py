@@ -44,13 +44,10 @@ from .base import (
     reps_needed,
     scalar_shrinks,
     size_misuse,
-    src_mutations,
     state_for,
-    strided_forms,
-    strided_labels,
     unlisted_dtype,
 )
-from .family import PlannedFamily
+from .family import StridedFamily
 from .unary_scalar import _random_scalar
 
 
@@ -323,21 +320,12 @@ def is_modelled(api, dtype, p):
 # -- the engine's adapter ----------------------------------------------------------------------
 
 
-class ElementwiseFamily(PlannedFamily):
+class ElementwiseFamily(StridedFamily):
     name = "elementwise"
     apis = tuple(API_TABLE)
     case_type = EwCase
-    call_case = staticmethod(call)
-
-    def forms(self, p, api, dt):
-        # SPEC: Neg(ISASI) lists one prototype, (dst, src, count)
-        return strided_forms(p, api, dt, api == "Neg")
-
-    def api_units(self, p, api):
-        a = p.api(api)
-        return [
-            (api, dt, f) for dt in a.all_dtypes() if is_modelled(api, dt, p) for f in self.forms(p, api, dt)
-        ]
+    call_case, modelled = staticmethod(call), staticmethod(is_modelled)
+    count_only_apis = ("Neg",)  # SPEC: Neg(ISASI) lists one prototype, (dst, src, count)
 
     def generate(self, rng, p, unit, fault_rate):
         api, dt, form = unit
@@ -364,9 +352,6 @@ class ElementwiseFamily(PlannedFamily):
             opts.append((rep(case, dtype=bd.name, form="count", count=16, scalar=scalar), "T"))
         return opts[int(rng.integers(len(opts)))]
 
-    def invalid_data(self, rng, p, case):
-        return src_mutations(rng, p, case)
-
     def signature(self, case, p):
         R = self.bucket(reps_needed(case, p.lanes(_dt.as_dtype(case.dtype))))
         # the key's static choices after (dtype, R, ordered, profile): float32 Exp / Ln / Rsqrt
@@ -389,9 +374,6 @@ class ElementwiseFamily(PlannedFamily):
 
     def fast_fn(self, case0, p):
         return self.batched(_key(case0, p, self.signature(case0, p)[3]))
-
-    def labels(self, case, p):
-        return strided_labels(case, p, p.lanes(_dt.as_dtype(case.dtype)))
 
     def shrink(self, case, p):
         return (

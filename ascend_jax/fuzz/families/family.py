@@ -6,10 +6,23 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ... import dtypes as _dt
 from ...profile import as_profile
 from .. import compare as _cmp
 from .. import runner as _run
-from .base import bucket_of, decode, encode, make_ub, make_ubs
+from .base import (
+    bucket_of,
+    decode,
+    encode,
+    int32_columns,
+    make_ub,
+    make_ubs,
+    random_ub,
+    src_mutations,
+    stack_rows,
+    strided_forms,
+    strided_labels,
+)
 
 
 class Family:
@@ -183,10 +196,7 @@ class PlannedFamily(Family):
     def call(self, mod, case, state, p, dyn=None):
         return self.call_case(mod, case, state, p), None
 
-    @staticmethod
-    def stack_values(values):
-        """The ``values`` of several planned calls (one key) stacked as host arrays."""
-        return jax.tree_util.tree_map(lambda *x: np.stack([np.asarray(v) for v in x]), *values)
+    stack_values = staticmethod(stack_rows)  # the ``values`` of several planned calls (one key)
 
     @staticmethod
     def batched(key):
@@ -195,3 +205,55 @@ class PlannedFamily(Family):
 
         fn = aj.run_batched(key)
         return lambda state, dyn: (fn(state, dyn), None)
+
+
+class StridedFamily(PlannedFamily):
+    """A PlannedFamily of strided APIs (``form`` count | count_register | repeat forms, sources
+    ``srcs``): each element type the fast path models (``modelled(api, dtype, p)``) in each call
+    form of ``strided_forms`` (the count form alone for the ``count_only_apis``)."""
+
+    count_only_apis = ()
+
+    def modelled(self, api, dtype, p):
+        raise NotImplementedError
+
+    def forms(self, p, api, dt):
+        return strided_forms(p, api, dt, api in self.count_only_apis)
+
+    def api_units(self, p, api):
+        a = p.api(api)
+        return [
+            (api, dt, f) for dt in a.all_dtypes() if self.modelled(api, dt, p) for f in self.forms(p, api, dt)
+        ]
+
+    def invalid_data(self, rng, p, case):
+        return src_mutations(rng, p, case)
+
+    def labels(self, case, p):
+        return strided_labels(case, p, p.lanes(_dt.as_dtype(case.dtype)))
+
+
+class OneApiFamily(Family):
+    """A family of one API run as its public API vmapped over the int32 case fields ``traced``, with
+    the static repeat bucket ``RB``: one program per dtype. ``draw(rng, p, dtype, fault_rate)``
+    draws a case of a unit (api, dtype); ``call_case(mod, case, state, p, dyn)`` calls ``mod``'s API
+    on it (``dyn``: one case's row of ``stack_dyn``); its UB: ``ub_bytes`` random bytes of its seed."""
+
+    RB = 4
+    ub_bytes = 8192
+    traced = ()
+
+    def generate(self, rng, p, unit, fault_rate):
+        return self.draw(rng, p, unit[1], fault_rate)
+
+    def signature(self, case, p):
+        return (self.name, case.dtype, self.RB)
+
+    def initial_ub(self, case):
+        return random_ub(case.ub_seed, self.ub_bytes)
+
+    def stack_dyn(self, cases, p):
+        return int32_columns(cases, *self.traced)
+
+    def call(self, mod, case, state, p, dyn=None):
+        return self.call_case(mod, case, state, p, dyn), None

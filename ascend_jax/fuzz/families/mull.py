@@ -15,12 +15,10 @@ from .base import (
     MASK_FIELDS,
     call_values,
     case_dataclass,
-    int32_columns,
     mask_label,
-    random_ub,
     repeat_regime,
 )
-from .family import Family
+from .family import OneApiFamily
 
 API = "Mull"
 UB_BYTES = 8192
@@ -74,16 +72,15 @@ def call(mod, c, state, p, dyn=None):
     return fn(state, *ts, a["count"], profile=p, **extra)
 
 
-class MullFamily(Family):
+class MullFamily(OneApiFamily):
     name = "mull"
     apis = (API,)
     case_type = MullCase
+    RB, ub_bytes, traced = RB, UB_BYTES, (*NAMES, "count")
+    draw, call_case = staticmethod(random_case), staticmethod(call)
 
     def api_units(self, p, api):
         return [(API, dt) for dt in p.api(API).all_dtypes()]
-
-    def generate(self, rng, p, unit, fault_rate):
-        return random_case(rng, p, unit[1], fault_rate)
 
     def invalid_static(self, rng, p, case):
         return dataclasses.replace(case, count=-1), "count"
@@ -97,18 +94,6 @@ class MullFamily(Family):
             (rep(case, src0=case.dst0 + 32, count=max(c, 64)), "src0 partly on dst0"),
         ]
         return opts[int(rng.integers(len(opts)))]
-
-    def signature(self, case, p):
-        return ("mull", case.dtype, RB)
-
-    def initial_ub(self, case):
-        return random_ub(case.ub_seed, UB_BYTES)
-
-    def stack_dyn(self, cases, p):
-        return int32_columns(cases, *NAMES, "count")
-
-    def call(self, mod, case, state, p, dyn=None):
-        return call(mod, case, state, p, dyn), None
 
     def labels(self, case, p):
         L = p.lanes(_dt.as_dtype(case.dtype))

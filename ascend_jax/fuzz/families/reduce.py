@@ -35,25 +35,21 @@ from .base import (
     MASK_FIELDS,
     UB_FIELDS,
     Operand,
-    bucket_of,
     case_dataclass,
     generic_shrinks,
-    make_ub,
-    make_ubs,
     mask_label,
     mode_shrinks,
     profile_forms,
     repeat_regime,
     reps_needed,
     size_misuse,
-    stack_rows,
     state_for,
     stride_regime,
     strided_operand,
     unlisted_dtype,
 )
 from .compound import draw_layout
-from .family import Family
+from .family import PlannedFamily
 
 PER_REPEAT = ("ReduceRepeat", "ReduceDataBlock", "ReducePairElem")
 WHOLE = ("ReduceSum", "ReduceMax", "ReduceMin")
@@ -240,14 +236,11 @@ def is_modelled(api, dt, rtype, order, cal_index, form, p):
 # -- the engine's adapter ----------------------------------------------------------------------
 
 
-class ReduceFamily(Family):
+class ReduceFamily(PlannedFamily):
     name = "reduce"
     apis = PER_REPEAT + WHOLE
     case_type = ReduceCase
-    run_batch = 128
-
-    def __init__(self, buckets=(4, 16, 256)):
-        self.buckets = tuple(buckets)
+    call_case = staticmethod(call)
 
     def api_units(self, p, api):
         a = p.api(api)
@@ -308,31 +301,20 @@ class ReduceFamily(Family):
         return rep(case, **{other: case.src + 32 * int(rng.choice([0, 1, 2, 8]))}), f"{k} {other} on src"
 
     def signature(self, case, p):
-        R = bucket_of(reps_needed(case, p.lanes(_dt.as_dtype(case.dtype))), self.buckets)
+        R = self.bucket(reps_needed(case, p.lanes(_dt.as_dtype(case.dtype))))
         order = ""
         if case.api == "ReduceSum":  # the summation order of the form (a static choice)
             a = p.api("ReduceSum")
             order = a.order_count if case.form in COUNT_FORMS else a.order_highdim
         return ("reduce", case.api, case.dtype, case.rtype, case.order, case.cal_index, order, R)
 
-    def initial_ub(self, case):
-        return make_ub(case)
-
-    def initial_ubs(self, cases):
-        return make_ubs(cases)
-
     def stack_dyn(self, cases, p):
         R = self.signature(cases[0], p)[-1]
-        return stack_rows([plan(c, state_for(c, p), p, R)[1] for c in cases])
+        return self.stack_values([plan(c, state_for(c, p), p, R)[1] for c in cases])
 
     def fast_fn(self, case0, p):
         R = self.signature(case0, p)[-1]
-        key, _ = plan(case0, state_for(case0, p), p, R)
-        fn = aj.run_batched(key)
-        return lambda state, dyn: (fn(state, dyn), None)
-
-    def call(self, mod, case, state, p, dyn=None):  # the reference's and the static misuse's call
-        return call(mod, case, state, p), None
+        return self.batched(plan(case0, state_for(case0, p), p, R)[0])
 
     def labels(self, case, p):
         L = p.lanes(_dt.as_dtype(case.dtype))
