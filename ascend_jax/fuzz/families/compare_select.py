@@ -47,13 +47,12 @@ from .base import (
     strided_operand,
     unlisted_dtype,
 )
-from .family import Family
+from .family import BIG_R, SMALL_R, TwoBucketFamily
 
 CMP_APIS = ("Compare", "Compares", "CompareScalar", "ComparesFlexible")
 FLEX_APIS = ("SelectFlexible", "ComparesFlexible")  # the scalar in either position, or a UB element
 ALL_APIS = CMP_APIS + ("CompareCmpMask", "SetCmpMask", "GetCmpMask", "Select", "SelectFlexible")
 CMP_CODE = {"LT": 0, "GT": 1, "EQ": 2, "LE": 3, "GE": 4, "NE": 5}
-SMALL_R, BIG_R = 16, 255
 
 
 @case_dataclass
@@ -661,10 +660,11 @@ def stack_dyn(cs, p):
 _DEFAULT = (1, 1, 1, 8, 8, 8)
 
 
-class CompareSelectFamily(Family):
+class CompareSelectFamily(TwoBucketFamily):
     name = "compare_select"
     apis = ALL_APIS
     case_type = CmpSelCase
+    call_case = staticmethod(call)
 
     def units(self, p, api):
         out = []
@@ -692,10 +692,6 @@ class CompareSelectFamily(Family):
         return random_case(
             rng, p, api, dt, mode, form, big=big, variant=variant, fault_rate=fault_rate, pick=pick
         )
-
-    def normalize(self, case, p):
-        L = p.lanes(_dt.as_dtype(case.dtype))
-        return dataclasses.replace(case, big=self._reps(case, L) > SMALL_R)
 
     @staticmethod
     def _reps(c, L):
@@ -754,10 +750,6 @@ class CompareSelectFamily(Family):
 
     def stack_dyn(self, cases, p):
         return stack_dyn(cases, p)
-
-    def call(self, mod, case, state, p, dyn=None):
-        R = None if dyn is None else (BIG_R if case.big else SMALL_R)
-        return call(mod, case, state, p, dyn=dyn, R=R), None
 
     def call_static(self, mod, case, state, p):
         return call(mod, case, state, p), None

@@ -148,7 +148,6 @@ def draw_layout(rng, p, L, blocks, default_strides, form, fault_rate, ub_bytes):
     n = len(blocks)
     nblocks = ub_bytes // 32
     regs = draw_registers(rng, p, L, counter_ok=form != "count")
-    mask_mode = regs.mask_mode
     rep_choices = [0, 1, 1, 2, 3, 4, 8, 17, 255]
     repeat = (
         int(rep_choices[rng.integers(len(rep_choices))]) if rng.random() < 0.8 else int(rng.integers(0, 256))
@@ -190,9 +189,7 @@ def draw_layout(rng, p, L, blocks, default_strides, form, fault_rate, ub_bytes):
         mask=mask,
         repeat=repeat,
         strides=strides,
-        vmask=tuple(int(x) for x in vmask_words),
-        mask_mode=mask_mode,
-        ctrl=regs.ctrl,
+        **regs.mask_fields(vmask_words),
     )
 
 

@@ -178,9 +178,7 @@ def random_case(rng, p, s, t, form, fault_rate=0.1):
         half=half,
         deq=deq,
         table=table,
-        vmask=tuple(int(x) for x in vm),
-        mask_mode=regs.mask_mode,
-        ctrl=regs.ctrl,
+        **regs.mask_fields(vm),
         ub_seed=int(rng.integers(0, 2**31)),
     )
 

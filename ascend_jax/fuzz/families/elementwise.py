@@ -178,7 +178,6 @@ def random_case(rng, p, api, dtype, form, ub_bytes=8192, fault_rate=0.1):
     nblocks = ub_bytes // 32
     data = ["raw", "specials", "small"][int(rng.integers(3))]
     regs = draw_registers(rng, p, L, counter_ok=form not in ("count",))
-    mask_mode = regs.mask_mode
     repeat, strides = draw_repeat_strides(rng, kind.default_strides, fault_rate)
     ns = len(kind.default_strides) // 2  # strides per group (dst + sources)
 
@@ -235,9 +234,7 @@ def random_case(rng, p, api, dtype, form, ub_bytes=8192, fault_rate=0.1):
         mask=mask,
         repeat=repeat,
         strides=strides if form not in ("count", "count_register") else kind.default_strides,
-        vmask=tuple(int(x) for x in vmask_words),
-        mask_mode=mask_mode,
-        ctrl=regs.ctrl,
+        **regs.mask_fields(vmask_words),
         ub_seed=int(rng.integers(0, 2**31)),
         ub_bytes=ub_bytes,
         data=data,

@@ -24,6 +24,8 @@ from .base import (
     strided_labels,
 )
 
+SMALL_R, BIG_R = 16, 255  # the static repeat buckets of a ``TwoBucketFamily``
+
 
 class Family:
     """One API family. Subclasses set ``name``, ``apis``, ``case_type`` and implement the hooks."""
@@ -205,6 +207,20 @@ class PlannedFamily(Family):
 
         fn = aj.run_batched(key)
         return lambda state, dyn: (fn(state, dyn), None)
+
+
+class TwoBucketFamily(Family):
+    """A family whose cases run in one of two static repeat buckets: ``BIG_R`` where ``case.big``,
+    else ``SMALL_R``. ``normalize`` sets ``big`` from ``_reps(case, L)`` (the repeats a case spans);
+    ``call`` passes the bucket (None to the reference) to ``call_case(mod, case, state, p, dyn, R)``."""
+
+    def normalize(self, case, p):
+        L = p.lanes(_dt.as_dtype(case.dtype))
+        return dataclasses.replace(case, big=self._reps(case, L) > SMALL_R)
+
+    def call(self, mod, case, state, p, dyn=None):
+        R = None if dyn is None else (BIG_R if case.big else SMALL_R)
+        return self.call_case(mod, case, state, p, dyn=dyn, R=R), None
 
 
 class StridedFamily(PlannedFamily):

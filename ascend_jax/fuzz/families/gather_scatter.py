@@ -138,9 +138,7 @@ def random_gatherb(rng, p, dtype, fault_rate):
         repeat=int(rng.integers(0, RB + 1)),
         stride=int(rng.integers(0, 17)),
         blk=int(rng.choice([0, 1, 1, 2, 3])),
-        vmask=regs.vmask,
-        mask_mode=regs.mask_mode,
-        ctrl=regs.ctrl,
+        **regs.mask_fields(),
         ub_seed=int(rng.integers(0, 2**31)),
     )
 
@@ -188,9 +186,7 @@ def random_case(rng, p, api, dtype, form, fault_rate=0.1):
         off=off,
         offsets=random_offsets(rng, RB * L, size, scatter, fault_rate),
         base=base,
-        vmask=regs.vmask,
-        mask_mode=regs.mask_mode,
-        ctrl=regs.ctrl,
+        **regs.mask_fields(),
         ub_seed=int(rng.integers(0, 2**31)),
         **kw,
     )

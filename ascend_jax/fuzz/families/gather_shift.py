@@ -34,7 +34,7 @@ from ...params import AnyForm, UnaryRepeatParams
 from ...profile import as_profile
 from ...tensor import MASK_PLACEHOLDER, LocalTensor
 from ..regs import draw as draw_registers
-from ..regs import lane_bits
+from ..regs import lane_bits, words8
 from .base import (
     MASK_FIELDS,
     UB_FIELDS,
@@ -57,15 +57,10 @@ from .base import (
 from .base import (
     is_reference as _is_reference,
 )
-from .family import Family
+from .family import BIG_R, SMALL_R, TwoBucketFamily
 
 SHIFT_APIS = ("ShiftLeft", "ShiftRight", "ShiftLeftTensor", "ShiftRightTensor")
-SMALL_R, BIG_R = 16, 255
 UB_BYTES = 8192
-
-
-def _vm_words(v):
-    return tuple(int((v >> (32 * i)) & 0xFFFFFFFF) for i in range(8))
 
 
 def _addr(rng, nblocks, fp_blocks, fault_rate):
@@ -265,9 +260,7 @@ def random_shift_case(rng, p, api, dt, form, big=False, ub_bytes=UB_BYTES, fault
         mask=mask,
         repeat=repeat,
         strides=strides,
-        vmask=_vm_words(vm),
-        mask_mode=mask_mode,
-        ctrl=regs.ctrl,
+        **regs.mask_fields(words8(vm)),
         ub_seed=int(rng.integers(0, 2**31)),
         ub_bytes=ub_bytes,
         data=data,
@@ -677,7 +670,7 @@ def _gather_dyn(cs, p):
 _ALL_DTYPES = ("int8", "uint8", "int16", "uint16", "half", "int32", "uint32", "float32")
 
 
-class _Common(Family):
+class _Common(TwoBucketFamily):
     run_workers = 1
     fill_ub = None  # (case, ub=None): the case's initial UB (written into ``ub`` if given)
 
@@ -701,7 +694,7 @@ class ShiftFamily(_Common):
     name = "shift"
     apis = SHIFT_APIS
     case_type = ShiftCase
-    fill_ub = staticmethod(shift_initial_ub)
+    fill_ub, call_case = staticmethod(shift_initial_ub), staticmethod(call_shift)
 
     def signature(self, case, p):
         k = case.key()
@@ -733,10 +726,6 @@ class ShiftFamily(_Common):
             r = max(r, math.ceil(cnt / L))
         return r
 
-    def normalize(self, case, p):
-        L = p.lanes(_dt.as_dtype(case.dtype))
-        return dataclasses.replace(case, big=self._reps(case, L) > SMALL_R)
-
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace
         opts = []
@@ -752,10 +741,6 @@ class ShiftFamily(_Common):
 
     def invalid_data(self, rng, p, case):
         return data_mutations(rng, p, case)
-
-    def call(self, mod, case, state, p, dyn=None):
-        R = None if dyn is None else (BIG_R if case.big else SMALL_R)
-        return call_shift(mod, case, state, p, dyn=dyn, R=R), None
 
     def call_static(self, mod, case, state, p):
         return call_shift(mod, case, state, p, static=True), None
