@@ -56,6 +56,29 @@ def case_dataclass(cls):
     return dataclasses.dataclass(frozen=True)(cls)
 
 
+# -- call text --------------------------------------------------------------------------------------
+
+
+def mask_text(c):
+    """The mask argument of a strided case (``form``, ``mask``) as C++ text: MASK_PLACEHOLDER (the
+    register form), the bitwise words in hex or the continuous mask."""
+    if c.form == "register":
+        return "MASK_PLACEHOLDER"
+    return [hex(w) for w in c.mask] if c.form == "bitwise" else c.mask
+
+
+def mode_text(c):
+    return f"  [mode={'counter' if c.mask_mode else 'normal'}]"
+
+
+def form_text(c):
+    """The C++ arguments after the operands of a strided case (``form`` count | count_register |
+    repeat forms, ``count``, ``mask``, ``repeat``, ``strides``) and its mask mode."""
+    if c.form in ("count", "count_register"):
+        return f", {c.count})"
+    return f", {mask_text(c)}, {c.repeat}, {c.strides}){mode_text(c)}"
+
+
 # -- case <-> JSON (exact: floats as hex, so -0, NaN and subnormals survive) ----------------------
 
 

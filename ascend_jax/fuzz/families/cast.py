@@ -34,6 +34,7 @@ from .base import (
     STRIDED_FORMS,
     UB_FIELDS,
     case_dataclass,
+    form_text,
     generic_shrinks,
     layout_operands,
     make_ub,
@@ -45,7 +46,7 @@ from .base import (
     state_for,
     strided_labels,
 )
-from .compound import COUNT_FORMS, call_tail, draw_layout, form_text
+from .compound import COUNT_FORMS, call_tail, draw_layout
 from .family import PlannedFamily
 
 APIS = ("Cast", "Truncate")

@@ -37,6 +37,7 @@ from .base import (
     UB_FIELDS,
     case_dataclass,
     draw_addr,
+    form_text,
     generic_shrinks,
     layout_operands,
     mode_shrinks,
@@ -123,18 +124,6 @@ class CompoundCase:
             ops.append(repr(self.scalar))
         head = f"{self.api}{t}({', '.join(ops)}"
         return head + form_text(self)
-
-
-def form_text(c):
-    """The C++ arguments after the operands (``c``: any case with the layout fields)."""
-    if c.form in COUNT_FORMS:
-        return f", {c.count})"
-    m = (
-        "MASK_PLACEHOLDER"
-        if c.form == "register"
-        else ([hex(w) for w in c.mask] if c.form == "bitwise" else c.mask)
-    )
-    return f", {m}, {c.repeat}, {c.strides})  [mode={'counter' if c.mask_mode else 'normal'}]"
 
 
 # -- generation (shared with cast.py) ---------------------------------------------------------------

@@ -37,6 +37,7 @@ from .base import (
     draw_addr,
     draw_repeat_strides,
     footprint,
+    form_text,
     generic_shrinks,
     layout_operands,
     mode_shrinks,
@@ -139,17 +140,7 @@ class EwCase:
             ops = [ops[0], sc, ops[1]] if self.position.endswith("before") else ops + [sc]
         elif self.scalar is not None:
             ops.append(repr(self.scalar))
-        head = f"{self.api}{t}({', '.join(ops)}"
-        if self.form in ("count", "count_register"):
-            return f"{head}, {self.count})"
-        m = (
-            "MASK_PLACEHOLDER"
-            if self.form == "register"
-            else ([hex(w) for w in self.mask] if self.form == "bitwise" else self.mask)
-        )
-        return (
-            f"{head}, {m}, {self.repeat}, {self.strides})  [mode={'counter' if self.mask_mode else 'normal'}]"
-        )
+        return f"{self.api}{t}({', '.join(ops)}" + form_text(self)
 
 
 # -- generation ---------------------------------------------------------------------------------

@@ -37,14 +37,14 @@ from .base import (
     Operand,
     case_dataclass,
     generic_shrinks,
-    mask_label,
+    mask_text,
     mode_shrinks,
+    mode_text,
     profile_forms,
-    repeat_regime,
     reps_needed,
     size_misuse,
     state_for,
-    stride_regime,
+    strided_labels,
     strided_operand,
     unlisted_dtype,
 )
@@ -81,12 +81,7 @@ class ReduceCase:
     def call_repr(self):
         d = _dt.as_dtype(self.dtype)
         reg = ", false" if self.form in ("count_register", "register") else ""
-        m = (
-            "MASK_PLACEHOLDER"
-            if self.form == "register"
-            else ([hex(w) for w in self.mask] if self.form == "bitwise" else self.mask)
-        )
-        mode = f"  [mode={'counter' if self.mask_mode else 'normal'}]"
+        m, mode = mask_text(self), mode_text(self)
         if self.api in PER_REPEAT:
             o = f", {self.order}" if self.order else ""
             return (
@@ -317,16 +312,8 @@ class ReduceFamily(PlannedFamily):
         return self.batched(plan(case0, state_for(case0, p), p, R)[0])
 
     def labels(self, case, p):
-        L = p.lanes(_dt.as_dtype(case.dtype))
-        form = "count" if case.form == "count_register" else case.form
-        strides = (
-            "default" if case.form in COUNT_FORMS else stride_regime((case.strides[1],), (case.strides[2],))
-        )
-        return (
-            mask_label(form, case.mask_mode, case.mask, L, case.form != "count_register"),
-            repeat_regime(reps_needed(case, L), p),
-            strides,
-        )
+        s = case.strides  # the source's (block stride, repeat stride): s[1], s[2]
+        return strided_labels(case, p, p.lanes(_dt.as_dtype(case.dtype)), ((s[1],), (s[2],)))
 
     def shrink(self, case, p):
         rep = dataclasses.replace

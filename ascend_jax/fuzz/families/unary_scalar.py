@@ -36,7 +36,9 @@ from .base import (
     generic_shrinks,
     halves,
     layout_operands,
+    mask_text,
     mask_words32,
+    mode_text,
     normal_mode_shrinks,
     scalar_shrinks,
     size_misuse,
@@ -75,12 +77,7 @@ class Case:
         head = f"{self.api}{t}(dst@{self.dst}, src@{self.src}, {self.scalar!r}"
         if self.form == "count":
             return f"{head}, {self.count})"
-        m = (
-            "MASK_PLACEHOLDER"
-            if self.form == "register"
-            else ([hex(w) for w in self.mask] if self.form == "bitwise" else self.mask)
-        )
-        return f"{head}, {m}, {self.repeat}, {p})  [mode={'counter' if self.mask_mode else 'normal'}]"
+        return f"{head}, {mask_text(self)}, {self.repeat}, {p}){mode_text(self)}"
 
 
 def scalar_value(case):
