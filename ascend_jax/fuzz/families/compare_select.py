@@ -33,15 +33,11 @@ from .base import (
     REG_FIELDS,
     UB_FIELDS,
     Operand,
-    call_labels,
     case_dataclass,
     data_mutations,
-    generic_shrinks,
-    halves,
     make_ub,
     make_ubs,
     mask_words32,
-    normal_mode_shrinks,
     reps_needed,
     specials,
     strided_operand,
@@ -665,6 +661,7 @@ class CompareSelectFamily(TwoBucketFamily):
     apis = ALL_APIS
     case_type = CmpSelCase
     call_case = staticmethod(call)
+    default_strides = _DEFAULT
 
     def units(self, p, api):
         out = []
@@ -757,13 +754,7 @@ class CompareSelectFamily(TwoBucketFamily):
     def labels(self, case, p):
         if case.api in ("SetCmpMask", "GetCmpMask"):
             return ("n/a", "n/a", "n/a")
-        L = p.lanes(_dt.as_dtype(case.dtype))
-        s = None if case.form == "count" else halves(case.strides)
-        return call_labels(p, L, case.form, case.mask_mode, case.mask, self._reps(case, L), s)
-
-    def shrink(self, case, p):
-        out = generic_shrinks(case, p, _DEFAULT) + normal_mode_shrinks(case)
-        return [self.normalize(c, p) for c in out]
+        return super().labels(case, p)
 
     def operands(self, case, p):
         d = _dt.as_dtype(case.dtype)

@@ -12,11 +12,15 @@ from .. import compare as _cmp
 from .. import runner as _run
 from .base import (
     bucket_of,
+    call_labels,
     decode,
     encode,
+    generic_shrinks,
+    halves,
     int32_columns,
     make_ub,
     make_ubs,
+    normal_mode_shrinks,
     random_ub,
     src_mutations,
     stack_rows,
@@ -210,9 +214,13 @@ class PlannedFamily(Family):
 
 
 class TwoBucketFamily(Family):
-    """A family whose cases run in one of two static repeat buckets: ``BIG_R`` where ``case.big``,
-    else ``SMALL_R``. ``normalize`` sets ``big`` from ``_reps(case, L)`` (the repeats a case spans);
-    ``call`` passes the bucket (None to the reference) to ``call_case(mod, case, state, p, dyn, R)``."""
+    """A family of strided calls (``form`` count | repeat forms; repeat parameters ``strides``, by
+    default ``default_strides``) run in one of two static repeat buckets: ``BIG_R`` where
+    ``case.big``, else ``SMALL_R``. ``normalize`` sets ``big`` from ``_reps(case, L)`` (the repeats
+    a case spans); ``call`` passes the bucket (None to the reference) to ``call_case(mod, case,
+    state, p, dyn, R)``."""
+
+    default_strides = ()
 
     def normalize(self, case, p):
         L = p.lanes(_dt.as_dtype(case.dtype))
@@ -221,6 +229,18 @@ class TwoBucketFamily(Family):
     def call(self, mod, case, state, p, dyn=None):
         R = None if dyn is None else (BIG_R if case.big else SMALL_R)
         return self.call_case(mod, case, state, p, dyn=dyn, R=R), None
+
+    def labels(self, case, p):
+        L = p.lanes(_dt.as_dtype(case.dtype))
+        s = None if case.form == "count" else halves(case.strides)
+        reps = self._reps(case, L)
+        return call_labels(
+            p, L, case.form, case.mask_mode, case.mask, reps, s, getattr(case, "is_set_mask", True)
+        )
+
+    def shrink(self, case, p):
+        out = generic_shrinks(case, p, self.default_strides) + normal_mode_shrinks(case)
+        return [self.normalize(c, p) for c in out]
 
 
 class StridedFamily(PlannedFamily):

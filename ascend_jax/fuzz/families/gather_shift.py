@@ -39,16 +39,12 @@ from .base import (
     MASK_FIELDS,
     UB_FIELDS,
     Operand,
-    call_labels,
     case_dataclass,
     data_mutations,
-    generic_shrinks,
-    halves,
     layout_operands,
     make_ub,
     make_ubs,
     mask_words32,
-    normal_mode_shrinks,
     repeat_regime,
     stride_regime,
     strided_operand,
@@ -695,6 +691,7 @@ class ShiftFamily(_Common):
     apis = SHIFT_APIS
     case_type = ShiftCase
     fill_ub, call_case = staticmethod(shift_initial_ub), staticmethod(call_shift)
+    default_strides = (1, 1, 8, 8)
 
     def signature(self, case, p):
         k = case.key()
@@ -744,17 +741,6 @@ class ShiftFamily(_Common):
 
     def call_static(self, mod, case, state, p):
         return call_shift(mod, case, state, p, static=True), None
-
-    def labels(self, case, p):
-        L = p.lanes(_dt.as_dtype(case.dtype))
-        s = None if case.form == "count" else halves(case.strides)
-        return call_labels(
-            p, L, case.form, case.mask_mode, case.mask, self._reps(case, L), s, case.is_set_mask
-        )
-
-    def shrink(self, case, p):
-        out = generic_shrinks(case, p, (1, 1, 8, 8)) + normal_mode_shrinks(case)
-        return [self.normalize(c, p) for c in out]
 
     def operands(self, case, p):
         d = _dt.as_dtype(case.dtype)
