@@ -13,6 +13,7 @@ import numpy as np
 from ... import dtypes as _dt
 from ... import reference as _ref
 from ...errors import NotModelledError, UsageError
+from ...params import AnyForm
 
 # -- case types ----------------------------------------------------------------------------------
 
@@ -758,11 +759,25 @@ def int32_columns(cases, *names):
     return {k: np.asarray([int(getattr(c, k)) for c in cases], np.int32) for k in names}
 
 
+def form_code(form):
+    """``AnyForm``'s code of a call form (the register and mask-less forms: PLACEHOLDER)."""
+    codes = {"count": AnyForm.COUNT, "count_register": AnyForm.COUNT, "continuous": AnyForm.CONTINUOUS}
+    return {**codes, "bitwise": AnyForm.BITWISE}.get(form, AnyForm.PLACEHOLDER)
+
+
+def form_codes(cases):
+    """``form_code`` of a signature's cases as an int32 column (a ``stack_dyn`` entry)."""
+    return np.asarray([form_code(c.form) for c in cases], np.int32)
+
+
 def mask_columns(cases, n_words32=8):
     """A signature's masks as ``stack_dyn`` entries: ``mask``, the continuous form's lane count
-    (0 in other forms), and ``words``, the bitwise form's words as ``n_words32`` uint32."""
+    (0 in other forms; above 2**32 - 1, which it acts as: every lane), and ``words``, the bitwise
+    form's words as ``n_words32`` uint32."""
     return {
-        "mask": np.asarray([c.mask if c.form == "continuous" else 0 for c in cases], np.uint32),
+        "mask": np.asarray(
+            [min(c.mask, 2**32 - 1) if c.form == "continuous" else 0 for c in cases], np.uint32
+        ),
         "words": np.stack([mask_words32(c.mask if c.form == "bitwise" else (), n_words32) for c in cases]),
     }
 

@@ -35,8 +35,11 @@ from .base import (
     Operand,
     case_dataclass,
     data_mutations,
+    form_codes,
+    int32_columns,
     make_ub,
     make_ubs,
+    mask_columns,
     mask_words32,
     reps_needed,
     specials,
@@ -613,15 +616,8 @@ def stack_dyn(cs, p):
     # the selects: a signature holds every type of one lane width, run as lane_dtype's type
     d = _dt.as_dtype(lane_dtype(p, c0.api, c0.dtype) if c0.api.startswith("Select") else c0.dtype)
     nw32 = p.vector_mask_bits // 32
-    dyn = {
-        "dst": np.array([c.dst for c in cs], np.int32),
-        "src0": np.array([c.src0 for c in cs], np.int32),
-        "src1": np.array([c.src1 for c in cs], np.int32),
-        "sel": np.array([c.sel for c in cs], np.int32),
-        "repeat": np.array([c.repeat for c in cs], np.int32),
-        "count": np.array([c.count for c in cs], np.int32),
-        "strides": tuple(np.array([c.strides[i] for c in cs], np.int32) for i in range(6)),
-    }
+    dyn = int32_columns(cs, "dst", "src0", "src1", "sel", "repeat", "count")
+    dyn["strides"] = tuple(np.array([c.strides[i] for c in cs], np.int32) for i in range(6))
     if c0.api in CMP_APIS + ("CompareCmpMask",):
         dyn["cmp"] = np.array([c.mode for c in cs], np.int32)
     if c0.api == "Select":  # selMode is traced
@@ -634,13 +630,9 @@ def stack_dyn(cs, p):
         dyn["scalar"] = np.array([c.scalar_bits for c in cs], np.uint64).astype(d.bits_dtype).view(d.np_dtype)
     if _any_form(c0, p):
         # every call form in one program: the form code and each form's fields
-        codes = {"count": AnyForm.COUNT, "continuous": AnyForm.CONTINUOUS, "bitwise": AnyForm.BITWISE}
-        dyn["form"] = np.array([codes.get(c.form, AnyForm.PLACEHOLDER) for c in cs], np.int32)
-        dyn["cmask"] = np.array(
-            [min(c.mask, 2**32 - 1) if c.form == "continuous" else 0 for c in cs], np.uint32
-        )
-        z = np.zeros(nw32, np.uint32)
-        dyn["words"] = np.stack([mask_words32(c.mask, nw32) if c.form == "bitwise" else z for c in cs])
+        dyn["form"] = form_codes(cs)
+        masks = mask_columns(cs, nw32)
+        dyn["cmask"], dyn["words"] = masks["mask"], masks["words"]
         return dyn
     if c0.form == "continuous":
         # traced as uint32: a Normal-mode continuous mask above 2**32-1 (only 2**64-1 is drawn, never

@@ -20,6 +20,7 @@ from .base import (
     MASK_FIELDS,
     bucket_kw,
     case_dataclass,
+    form_codes,
     int32_columns,
     mask_columns,
     mask_label,
@@ -275,8 +276,7 @@ class DequantFamily(Family):
     def stack_dyn(self, cases, p):
         out = int32_columns(cases, "dst", "src", "count", "repeat")
         out["params"] = np.asarray([c.params for c in cases], np.int32)
-        code = {"count": 0, "continuous": 1, "bitwise": 2, "register": 3}
-        out["form"] = np.asarray([code[c.form] for c in cases], np.int32)
+        out["form"] = form_codes(cases)
         out.update(mask_columns(cases))
         return out
 

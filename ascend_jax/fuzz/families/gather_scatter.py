@@ -22,6 +22,7 @@ from .base import (
     Operand,
     call_values,
     case_dataclass,
+    form_codes,
     int32_columns,
     mask_columns,
     mask_label,
@@ -306,8 +307,7 @@ class GatherScatterFamily(Family):
         if self.signature(c0, p)[3] == "count":
             out.update(int32_columns(cases, "count"))
             return out
-        code = {"count": 0, "continuous": 1, "bitwise": 2}
-        out["form"] = np.asarray([code[c.form] for c in cases], np.int32)
+        out["form"] = form_codes(cases)
         out.update(int32_columns(cases, "count", "repeat", "stride"))
         out.update(mask_columns(cases))
         return out

@@ -41,9 +41,12 @@ from .base import (
     Operand,
     case_dataclass,
     data_mutations,
+    form_codes,
+    int32_columns,
     layout_operands,
     make_ub,
     make_ubs,
+    mask_columns,
     mask_words32,
     repeat_regime,
     stride_regime,
@@ -380,15 +383,10 @@ def shift_any_form(c, p):
 def _shift_dyn(cs, p):
     d = _dt.as_dtype(cs[0].dtype)
     nw32 = p.vector_mask_bits // 32
-    dyn = {
-        "dst": np.array([c.dst for c in cs], np.int32),
-        "src": np.array([c.src for c in cs], np.int32),
-        "repeat": np.array([c.repeat for c in cs], np.int32),
-        "count": np.array([c.count for c in cs], np.int32),
-        "strides": tuple(np.array([c.strides[i] for c in cs], np.int32) for i in range(4)),
-    }
+    dyn = int32_columns(cs, "dst", "src", "repeat", "count")
+    dyn["strides"] = tuple(np.array([c.strides[i] for c in cs], np.int32) for i in range(4))
     if cs[0].api.endswith("Tensor"):
-        dyn["src1"] = np.array([c.src1 for c in cs], np.int32)
+        dyn.update(int32_columns(cs, "src1"))
     else:
         m = (1 << d.bits) - 1
         amt = np.array([_wrap(c.amount, d) & m for c in cs], np.uint64).astype(d.bits_dtype).view(d.np_dtype)
@@ -397,11 +395,8 @@ def _shift_dyn(cs, p):
         if cs[0].api == "ShiftRight":
             dyn["round_en"] = np.array([c.round_en if c.form != "count" else False for c in cs], bool)
     if shift_any_form(cs[0], p):
-        codes = {"count": AnyForm.COUNT, "continuous": AnyForm.CONTINUOUS, "bitwise": AnyForm.BITWISE}
-        dyn["form"] = np.array([codes.get(c.form, AnyForm.PLACEHOLDER) for c in cs], np.int32)
-        dyn["mask"] = np.array([c.mask if c.form == "continuous" else 0 for c in cs], np.uint32)
-        z = np.zeros(nw32, np.uint32)
-        dyn["words"] = np.stack([mask_words32(c.mask, nw32) if c.form == "bitwise" else z for c in cs])
+        dyn["form"] = form_codes(cs)
+        dyn.update(mask_columns(cs, nw32))
         return dyn
     if cs[0].form == "continuous":
         dyn["mask"] = np.array([c.mask for c in cs], np.uint32)
@@ -650,15 +645,12 @@ def call_gather(mod, c, st, p, dyn=None, R=None, static=False):
 
 
 def _gather_dyn(cs, p):
-    return {
+    dyn = {
         "user": np.array([c.user for c in cs], bool),
-        "dst": np.array([c.dst for c in cs], np.int32),
-        "src0": np.array([c.src0 for c in cs], np.int32),
-        "pat": np.array([c.pat for c in cs], np.int32),
-        "pattern": np.array([c.pattern for c in cs], np.int32),
-        "mask": np.array([c.mask for c in cs], np.int32),
-        "strides": tuple(np.array([c.params[i] for c in cs], np.int32) for i in range(4)),
+        **int32_columns(cs, "dst", "src0", "pat", "pattern", "mask"),
     }
+    dyn["strides"] = tuple(np.array([c.params[i] for c in cs], np.int32) for i in range(4))
+    return dyn
 
 
 # -- the engine's adapter ----------------------------------------------------------------------

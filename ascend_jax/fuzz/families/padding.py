@@ -24,18 +24,12 @@ from .base import (
     STRIDED_FORMS,
     UB_FIELDS,
     case_dataclass,
+    form_code,
     profile_forms,
 )
 from .family import Family
 
 API = "VectorPadding"
-_FORM_CODE = {
-    "count": AnyForm.COUNT,
-    "count_register": AnyForm.COUNT,
-    "continuous": AnyForm.CONTINUOUS,
-    "bitwise": AnyForm.BITWISE,
-    "register": AnyForm.PLACEHOLDER,
-}
 
 
 @case_dataclass
@@ -145,7 +139,7 @@ class VectorPaddingFamily(EW.ElementwiseFamily):
                 {
                     "dst": np.int32(c.dst),
                     "src": np.int32(c.srcs[0]),
-                    "form": np.int32(_FORM_CODE[c.form]),
+                    "form": np.int32(form_code(c.form)),
                     "count": np.int32(c.count),
                     "mask": np.int32(c.mask if c.form == "continuous" else 0),
                     "words": words,
