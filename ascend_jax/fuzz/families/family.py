@@ -1,4 +1,7 @@
-"""The adapter base class (see ``ascend_jax.fuzz.families``)."""
+"""The adapter base classes (see ``ascend_jax.fuzz.families``): ``Family``, and what several
+families share -- ``PlannedFamily`` (the planned-call interface), ``StridedFamily`` (planned
+strided APIs in every call form), ``TwoBucketFamily`` (two static repeat buckets) and
+``OneApiFamily`` (one API vmapped over int32 case fields)."""
 
 import dataclasses
 
