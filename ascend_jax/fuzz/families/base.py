@@ -46,7 +46,7 @@ def case_dataclass(cls):
     """``cls`` as a frozen dataclass, each annotation of a ``Fields`` block replaced, in its place,
     by the block's fields (a case's JSON lists its fields in declaration order)."""
     ann = {}
-    for name, typ in cls.__dict__["__annotations__"].items():
+    for name, typ in inspect.get_annotations(cls).items():
         if not isinstance(typ, Fields):
             ann[name] = typ
             continue
@@ -759,10 +759,18 @@ def int32_columns(cases, *names):
     return {k: np.asarray([int(getattr(c, k)) for c in cases], np.int32) for k in names}
 
 
+FORM_CODES = {
+    "count": AnyForm.COUNT,
+    "count_register": AnyForm.COUNT,
+    "continuous": AnyForm.CONTINUOUS,
+    "bitwise": AnyForm.BITWISE,
+}
+
+
 def form_code(form):
-    """``AnyForm``'s code of a call form (the register and mask-less forms: PLACEHOLDER)."""
-    codes = {"count": AnyForm.COUNT, "count_register": AnyForm.COUNT, "continuous": AnyForm.CONTINUOUS}
-    return {**codes, "bitwise": AnyForm.BITWISE}.get(form, AnyForm.PLACEHOLDER)
+    """``AnyForm``'s code of a call form (``FORM_CODES``; the register and mask-less forms:
+    PLACEHOLDER)."""
+    return FORM_CODES.get(form, AnyForm.PLACEHOLDER)
 
 
 def form_codes(cases):
