@@ -24,6 +24,7 @@ from ascend_jax.fuzz.families import NOT_FUZZED, family_of, family_of_api
 from ascend_jax.fuzz.families import cast as CF
 from ascend_jax.fuzz.families import compound as CM
 from ascend_jax.fuzz.families import reduce as RF
+from ascend_jax.fuzz.families.base import STRIDED_FORMS
 from ascend_jax.fuzz.generate import FuzzCase, registered_apis
 from ascend_jax.profile import load_profile
 from ascend_jax.testing.traces import max_traces
@@ -110,7 +111,7 @@ def test_compound_small_campaign():
     the API traced; Axpy has its own)."""
     fam, cases = compound_cases(120, seed=17)
     _run(fam, P, cases, 2)
-    assert {c.form for c in cases} == set(CM.FORMS)
+    assert {c.form for c in cases} == set(STRIDED_FORMS)
     assert {c.api for c in cases} == set(CM.API_TABLE) - {"AbsSub", "Prelu", "ExpSub"}
 
 
@@ -120,7 +121,7 @@ def test_compound_mixed_precision_campaign():
     the two shapes), invalid static calls rejected by both with the same argument."""
     fam = CM.CompoundFamily(buckets=(BUCKET,))
     units = [u for a in ("MulAddDst", "Axpy") for u in fam.units(P, a) if u[1] == "half->float32"]
-    assert {(u[0], u[2]) for u in units} == {(a, f) for a in ("MulAddDst", "Axpy") for f in CM.FORMS}
+    assert {(u[0], u[2]) for u in units} == {(a, f) for a in ("MulAddDst", "Axpy") for f in STRIDED_FORMS}
     cases = _draw(fam, P, units, 100, 21, lambda c: CM.reps_needed(c, P.lanes(as_dtype("float32"))))
     assert all(c.src_dtype == "half" and c.dtype == "float32" for c in cases)
     _run(fam, P, cases, 2)
@@ -161,7 +162,7 @@ def test_cast_small_campaign():
     one program per pair (the round mode traced)."""
     fam, cases = cast_cases(120, seed=19)
     _run(fam, P, cases, len(CAST_PAIRS))
-    assert {c.form for c in cases} == set(CM.FORMS)
+    assert {c.form for c in cases} == set(STRIDED_FORMS)
     assert {c.mode for c in cases} == set(CF.pairs(P)[CAST_PAIRS[0]][0])
     bit = P.cast_saturation_ctrl_bit
     assert {(c.ctrl[bit // 32] >> (bit % 32)) & 1 for c in cases} == {0, 1}
@@ -228,7 +229,7 @@ def test_cast_int4b_small_campaign():
         _check_int4b(P, fam, cases, kinds)
     assert {(c.src_dtype, c.dtype) for c in cases} == {("half", "int4b"), ("int4b", "half")}
     assert {c.mode for c in cases if c.dtype == "int4b"} == set(CF.pairs(P)[("half", "int4b")][0])
-    assert {c.form for c in cases} == set(CM.FORMS)
+    assert {c.form for c in cases} == set(STRIDED_FORMS)
     assert all(c.count % 2 == 0 for c in cases)
     assert all(c.mask % 2 == 0 for c in cases if c.form == "continuous")
     # coverage labels count lanes by the wider type (half: 128 a repeat, Cast.md): the same labels as

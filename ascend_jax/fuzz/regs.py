@@ -57,9 +57,11 @@ class Registers:
     ctrl: tuple  # 2 uint32 words
     rsvd_cnt: int
 
-    def mask_fields(self):
-        """The fields of a case dataclass holding the vector mask and CTRL only."""
-        return dict(vmask=self.vmask, mask_mode=self.mask_mode, ctrl=self.ctrl)
+    def mask_fields(self, vmask=None):
+        """The fields of a case dataclass holding the vector mask and CTRL only; ``vmask``: the
+        register's words where the call's draw rewrote them (``draw_mask``: the Counter count)."""
+        vmask = self.vmask if vmask is None else tuple(int(x) for x in vmask)
+        return dict(vmask=vmask, mask_mode=self.mask_mode, ctrl=self.ctrl)
 
     def case_fields(self):
         """The register fields of a case dataclass (``rsvd_init`` holds the GatherMask count)."""

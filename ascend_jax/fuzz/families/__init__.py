@@ -1,9 +1,11 @@
 """The API families of the differential engine. Each module owns its family: case type, random
 generator, calls (the public API vmapped over traced arguments, and the reference), batching
 (``stack_dyn``), and its adapter (a ``Family``: case <-> JSON, shrink candidates, coverage labels;
-the base class runs and compares). ``FAMILIES`` lists the adapters; ``NOT_FUZZED`` names the
-registered APIs no adapter covers, each with the reason. ``run_all`` / ``compare`` run cases of
-any families through the engine's runner and comparator."""
+the base class runs and compares). What several families share is written once: the adapter base
+classes of ``family.py`` and the helpers of ``base.py`` (case types with ``case_dataclass`` and its
+field blocks, labels, shrinks, operands, call text, misuse). ``FAMILIES`` lists the adapters;
+``NOT_FUZZED`` names the registered APIs no adapter covers, each with the reason. ``run_all`` /
+``compare`` run cases of any families through the engine's runner and comparator."""
 
 from .bilinear import BilinearFamily  # helper bilinear (issue 16)
 from .brcb import BrcbFamily

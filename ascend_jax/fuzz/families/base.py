@@ -12,6 +12,73 @@ import numpy as np
 
 from ... import dtypes as _dt
 from ... import reference as _ref
+from ...errors import NotModelledError, UsageError
+from ...params import AnyForm
+
+# -- case types ----------------------------------------------------------------------------------
+
+VMASK_RESET = (0xFFFFFFFF,) * 4 + (0,) * 4  # the vector mask register's reset value (8 uint32 words)
+
+
+class Fields(tuple):
+    """A block of case fields, (name, type, default) triples: in the body of a ``case_dataclass``
+    an annotation ``name: BLOCK`` stands for the block's fields, in its place."""
+
+
+# the registers on entry (reset values by default): the vector mask, mask mode, CTRL; the seed of
+# the case's UB bytes
+MASK_FIELDS = Fields(
+    (("vmask", tuple, VMASK_RESET), ("mask_mode", int, 0), ("ctrl", tuple, (0, 0)), ("ub_seed", int, 0))
+)
+# the vector mask, mask mode, CMPMASK and CTRL on entry
+REG_FIELDS = Fields(
+    (
+        ("vmask", tuple, VMASK_RESET),
+        ("mask_mode", int, 0),
+        ("cmpmask", tuple, (0, 0, 0, 0)),
+        ("ctrl", tuple, (0, 0)),
+    )
+)
+UB_FIELDS = Fields((("ub_bytes", int, 8192), ("data", str, "raw")))  # UB size, data: raw | specials | small
+
+
+def case_dataclass(cls):
+    """``cls`` as a frozen dataclass, each annotation of a ``Fields`` block replaced, in its place,
+    by the block's fields (a case's JSON lists its fields in declaration order)."""
+    ann = {}
+    for name, typ in inspect.get_annotations(cls).items():
+        if not isinstance(typ, Fields):
+            ann[name] = typ
+            continue
+        for field, ftyp, default in typ:
+            ann[field] = ftyp
+            setattr(cls, field, default)
+    cls.__annotations__ = ann
+    return dataclasses.dataclass(frozen=True)(cls)
+
+
+# -- call text --------------------------------------------------------------------------------------
+
+
+def mask_text(c):
+    """The mask argument of a strided case (``form``, ``mask``) as C++ text: MASK_PLACEHOLDER (the
+    register form), the bitwise words in hex or the continuous mask."""
+    if c.form == "register":
+        return "MASK_PLACEHOLDER"
+    return [hex(w) for w in c.mask] if c.form == "bitwise" else c.mask
+
+
+def mode_text(c):
+    return f"  [mode={'counter' if c.mask_mode else 'normal'}]"
+
+
+def form_text(c):
+    """The C++ arguments after the operands of a strided case (``form`` count | count_register |
+    repeat forms, ``count``, ``mask``, ``repeat``, ``strides``) and its mask mode."""
+    if c.form in ("count", "count_register"):
+        return f", {c.count})"
+    return f", {mask_text(c)}, {c.repeat}, {c.strides}){mode_text(c)}"
+
 
 # -- case <-> JSON (exact: floats as hex, so -0, NaN and subnormals survive) ----------------------
 
@@ -95,6 +162,35 @@ def mask_label(form, mask_mode, mask, L, is_set_mask=True):
     return form
 
 
+def call_labels(p, L, form, mask_mode, mask, reps, strides=None, is_set_mask=True):
+    """(mask kind, repeat regime, stride regime) of a call spanning ``reps`` repeats: the stride
+    regime of ``strides`` ((block strides, repeat strides); None: "default", the count form)."""
+    return (
+        mask_label(form, mask_mode, mask, L, is_set_mask),
+        repeat_regime(reps, p),
+        "default" if strides is None else stride_regime(*strides),
+    )
+
+
+def halves(strides):
+    """(block strides, repeat strides) of repeat parameters laid out block strides first."""
+    h = len(strides) // 2
+    return strides[:h], strides[h:]
+
+
+def strided_labels(case, p, L, strides=None):
+    """``call_labels`` of a strided case (``form`` count | count_register | repeat forms, Counter
+    mode read from ``vmask``); ``strides``: (block strides, repeat strides) of its repeat forms, by
+    default ``halves(case.strides)``."""
+    if case.form in ("count", "count_register"):
+        strides = None
+    elif strides is None:
+        strides = halves(case.strides)
+    form = "count" if case.form == "count_register" else case.form
+    reps = reps_needed(case, L)
+    return call_labels(p, L, form, case.mask_mode, case.mask, reps, strides, case.form != "count_register")
+
+
 def lanes(p, dtype):
     d = _dt.as_dtype(dtype)
     return p.repeat_bytes * 8 // d.bits if d.sub_byte else p.lanes(d)
@@ -169,6 +265,12 @@ def generic_shrinks(case, p, default_strides):
     return out
 
 
+def scalar_shrinks(case):
+    """The case with the scalar 1 (of its type) where it has a scalar other than 0 and 1."""
+    s = case.scalar
+    return [] if s is None or s in (0, 1) else [dataclasses.replace(case, scalar=type(s)(1))]
+
+
 def repeat_count_shrinks(case):
     """One repeat, half the count: the smaller cases of a case with ``repeat`` and ``count``."""
     rep = dataclasses.replace
@@ -216,16 +318,30 @@ def state_for(c, p):
     )
 
 
+def normal_mode_shrinks(case):
+    """A Counter-mode case in Normal mode (``vmask`` at its reset value), or nothing."""
+    if case.mask_mode != 1:
+        return []
+    return [dataclasses.replace(case, mask_mode=0, vmask=VMASK_RESET)]
+
+
 def mode_shrinks(case):
     """Counter -> Normal mode, a smaller register count (a strided case with ``form``, ``count``,
     ``mask_mode`` and ``vmask``)."""
-    rep = dataclasses.replace
     out = []
     if case.form == "count_register":
-        out += [rep(case, count=c) for c in (0, 1) if c < case.count]
-    if case.mask_mode == 1:
-        out.append(rep(case, mask_mode=0, vmask=(0xFFFFFFFF,) * 4 + (0,) * 4))
-    return out
+        out += [dataclasses.replace(case, count=c) for c in (0, 1) if c < case.count]
+    return out + normal_mode_shrinks(case)
+
+
+def plan_ok(plan, c, p):
+    """Whether the fast path models ``c``'s variant: ``plan(c, state, p, 1)``, a family's trial
+    plan of a plain case, raises neither ``NotModelledError`` nor ``UsageError``."""
+    try:
+        plan(c, state_for(c, p), p, 1)
+    except (NotModelledError, UsageError):
+        return False
+    return True
 
 
 def src_mutations(rng, p, case):
@@ -257,6 +373,18 @@ def bucket_of(n, buckets):
         if n <= b:
             return b
     return buckets[-1]
+
+
+STRIDED_FORMS = ("count", "count_register", "continuous", "bitwise", "register")
+
+
+def strided_forms(p, api, dt, count_only=False):
+    """The call forms of ``api`` for element type ``dt`` on ``p``: the count form alone where the
+    page lists that prototype only (``count_only``) or ``p`` lists ``dt`` as count-only
+    (``count_only_dtypes``: "仅支持tensor前n个数据计算接口"), else ``STRIDED_FORMS`` (``profile_forms``)."""
+    if count_only or dt in p.api(api).count_only_dtypes:
+        return ("count",)
+    return profile_forms(p, STRIDED_FORMS)
 
 
 def profile_forms(p, forms):
@@ -293,6 +421,21 @@ def strided_operand(name, addr, dtype, blk, rep, nblk, reps, role):
     return Operand(name, lo, hi - lo, dtype, role, ("strided", addr, blk, rep, nblk, reps))
 
 
+SRC_NAMES = {2: ("src0", "src1"), 1: ("src",), 0: ()}  # the sources of a call, by their number
+
+
+def layout_operands(srcs, dst, s, reps, dtype, nblk, src_dtype=None, src_nblk=None):
+    """The operands of a strided call with repeat parameters ``s`` (block strides of dst and the
+    sources, then their repeat strides): the sources ``srcs`` ((name, address) pairs) read, then dst
+    (``dtype``, ``nblk`` blocks a repeat) read and written; the sources' type and blocks
+    ``src_dtype`` / ``src_nblk``, by default dst's."""
+    h = len(s) // 2
+    sd, sn = src_dtype or dtype, src_nblk or nblk
+    ops = [strided_operand(n, a, sd, s[1 + i], s[h + 1 + i], sn, reps, "in") for i, (n, a) in enumerate(srcs)]
+    ops.append(strided_operand("dst", dst, dtype, s[0], s[h], nblk, reps, "inout"))
+    return ops
+
+
 def locate(layout, byte_addr, itemsize):
     """(repeat, block, lane) of a byte in an operand's layout (the first in program order), or
     None."""
@@ -319,6 +462,16 @@ def locate(layout, byte_addr, itemsize):
 
 
 # -- deliberately invalid cases ------------------------------------------------------------------
+
+
+def size_misuse(case, p, count_form):
+    """(case, argument) of a static misuse: a count of more elements than UB holds (a count form),
+    else a repeatTime above ``max_repeat_times``."""
+    if count_form:
+        return dataclasses.replace(
+            case, count=p.ub_usable_bytes // _dt.as_dtype(case.dtype).itemsize + 1
+        ), "count"
+    return dataclasses.replace(case, repeat=p.max_repeat_times + 1), "repeatTime"
 
 
 def data_mutations(rng, p, case, dst="dst", src="src", dst_blk_stride=True):
@@ -552,6 +705,13 @@ def make_ubs(cases):
 ALL_DTYPES = ("int8", "uint8", "int16", "uint16", "half", "bfloat16", "int32", "uint32", "float32")
 
 
+def unlisted_dtype(rng, p, api, dtypes=ALL_DTYPES):
+    """A random type of ``dtypes`` that ``p`` does not list for ``api`` (an invalid-static case's
+    T), or None."""
+    bad = [x for x in dtypes if x not in p.api(api).all_dtypes()]
+    return bad[int(rng.integers(len(bad)))] if bad else None
+
+
 def draw_repeat_strides(rng, default_strides, fault_rate):
     """A strided case's repeatTime (mostly edge values) and repeat parameters (half the time the
     defaults, else small picks; a dst block stride 0 only at ``fault_rate``)."""
@@ -599,11 +759,33 @@ def int32_columns(cases, *names):
     return {k: np.asarray([int(getattr(c, k)) for c in cases], np.int32) for k in names}
 
 
+FORM_CODES = {
+    "count": AnyForm.COUNT,
+    "count_register": AnyForm.COUNT,
+    "continuous": AnyForm.CONTINUOUS,
+    "bitwise": AnyForm.BITWISE,
+}
+
+
+def form_code(form):
+    """``AnyForm``'s code of a call form (``FORM_CODES``; the register and mask-less forms:
+    PLACEHOLDER)."""
+    return FORM_CODES.get(form, AnyForm.PLACEHOLDER)
+
+
+def form_codes(cases):
+    """``form_code`` of a signature's cases as an int32 column (a ``stack_dyn`` entry)."""
+    return np.asarray([form_code(c.form) for c in cases], np.int32)
+
+
 def mask_columns(cases, n_words32=8):
     """A signature's masks as ``stack_dyn`` entries: ``mask``, the continuous form's lane count
-    (0 in other forms), and ``words``, the bitwise form's words as ``n_words32`` uint32."""
+    (0 in other forms; above 2**32 - 1, which it acts as: every lane), and ``words``, the bitwise
+    form's words as ``n_words32`` uint32."""
     return {
-        "mask": np.asarray([c.mask if c.form == "continuous" else 0 for c in cases], np.uint32),
+        "mask": np.asarray(
+            [min(c.mask, 2**32 - 1) if c.form == "continuous" else 0 for c in cases], np.uint32
+        ),
         "words": np.stack([mask_words32(c.mask if c.form == "bitwise" else (), n_words32) for c in cases]),
     }
 
@@ -617,6 +799,13 @@ def bucket_kw(fn, R):
     """``{"max_repeats": R}`` for the fast path's public API (its static repeat bucket for traced
     counts and repeats); ``{}`` for the oracle, which has no such parameter."""
     return {"max_repeats": R} if "max_repeats" in inspect.signature(fn).parameters else {}
+
+
+def call_values(mod, api, case, dyn, R):
+    """(``mod``'s ``api``, the case's values, ``bucket_kw``) of a call of the public API vmapped over
+    traced values: the values ``dyn`` (one case's row of ``stack_dyn``) or the case's own fields."""
+    fn = getattr(mod, api)
+    return fn, dyn if dyn is not None else dataclasses.asdict(case), bucket_kw(fn, R)
 
 
 def random_ub(seed, n):

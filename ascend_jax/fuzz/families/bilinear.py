@@ -7,12 +7,16 @@ the registers on entry. Every case of a profile runs in ONE vmapped program (the
 """
 
 import dataclasses
-import inspect
 
 import numpy as np
 
 from .. import regs as _regs
-from .base import int32_columns
+from .base import (
+    MASK_FIELDS,
+    bucket_kw,
+    case_dataclass,
+    int32_columns,
+)
 from .family import Family
 
 API = "BilinearInterpolation"
@@ -28,7 +32,7 @@ def tmp_len(p):
     return {"src_sizes": S0_LEN * 32 + S1_LEN * 32, "offset_size": OFF_LEN * 4, "none": 32}[rule]
 
 
-@dataclasses.dataclass(frozen=True)
+@case_dataclass
 class BilinearCase:
     form: str  # continuous | bitwise
     dst: int
@@ -44,10 +48,7 @@ class BilinearCase:
     vro: int
     v: int
     tmp_n: int  # sharedTmpBuffer length in bytes
-    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
-    mask_mode: int = 0
-    ctrl: tuple = (0, 0)
-    ub_seed: int = 0
+    registers: MASK_FIELDS
     api: str = API
     dtype: str = "half"
 
@@ -112,9 +113,7 @@ def call(mod, c, state, p, dyn=None):
         vals = [dyn[k] for k in _TRACED[5:]]
     h, mode, blk, vro, v = vals
     fn = mod.BilinearInterpolation
-    # the fast path's iteration bucket (the oracle has no such parameter)
-    extra = {"max_repeats": BUCKET} if "max_repeats" in inspect.signature(fn).parameters else {}
-    return fn(state, dst, s0, off, s1, mask, h, mode, blk, vro, v, tmp, profile=p, **extra)
+    return fn(state, dst, s0, off, s1, mask, h, mode, blk, vro, v, tmp, profile=p, **bucket_kw(fn, BUCKET))
 
 
 def random_case(rng, p, form, fault_rate=0.1):
@@ -164,9 +163,7 @@ class BilinearFamily(Family):
     apis = (API,)
     case_type = BilinearCase
 
-    def units(self, p, api):
-        if api != API or not p.api(API).supported:
-            return []
+    def api_units(self, p, api):
         return [(API, "half", f) for f in FORMS]
 
     def generate(self, rng, p, unit, fault_rate):

@@ -11,15 +11,21 @@ import dataclasses
 
 from ... import dtypes as _dt
 from .. import regs as _regs
-from .base import bucket_kw, int32_columns, random_ub, repeat_regime, strided_operand
-from .family import Family
+from .base import (
+    MASK_FIELDS,
+    call_values,
+    case_dataclass,
+    repeat_regime,
+    strided_operand,
+)
+from .family import OneApiFamily
 
 API = "Brcb"
 UB_BYTES = 8192
 RB = 4  # repeatTime <= RB
 
 
-@dataclasses.dataclass(frozen=True)
+@case_dataclass
 class BrcbCase:
     dtype: str
     dst: int
@@ -27,10 +33,7 @@ class BrcbCase:
     repeat: int
     blk: int
     rep: int
-    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
-    mask_mode: int = 0
-    ctrl: tuple = (0, 0)
-    ub_seed: int = 0
+    registers: MASK_FIELDS
     api: str = API
 
     def call_repr(self):
@@ -64,25 +67,20 @@ def call(mod, c, state, p, dyn=None):
     import ascend_jax as aj
 
     d = _dt.as_dtype(c.dtype)
-    a = dyn if dyn is not None else dataclasses.asdict(c)
-    fn = mod.Brcb
-    extra = bucket_kw(fn, RB)
+    fn, a, extra = call_values(mod, API, c, dyn, RB)
     dst, src = aj.LocalTensor(d, a["dst"], 64), aj.LocalTensor(d, a["src"], 64)
     return fn(state, dst, src, a["repeat"], (a["blk"], a["rep"]), profile=p, **extra)
 
 
-class BrcbFamily(Family):
+class BrcbFamily(OneApiFamily):
     name = "brcb"
     apis = (API,)
     case_type = BrcbCase
+    RB, ub_bytes, traced = RB, UB_BYTES, ("dst", "src", "repeat", "blk", "rep")
+    draw, call_case = staticmethod(random_case), staticmethod(call)
 
-    def units(self, p, api):
-        if api != API or not p.api(API).supported:
-            return []
+    def api_units(self, p, api):
         return [(API, dt) for dt in p.api(API).dtypes]
-
-    def generate(self, rng, p, unit, fault_rate):
-        return random_case(rng, p, unit[1], fault_rate)
 
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace
@@ -101,18 +99,6 @@ class BrcbFamily(Family):
             (rep(case, src=case.dst + 32, blk=1, rep=8, repeat=max(1, case.repeat)), "src inside dst"),
         ]
         return opts[int(rng.integers(len(opts)))]
-
-    def signature(self, case, p):
-        return ("brcb", case.dtype, RB)
-
-    def initial_ub(self, case):
-        return random_ub(case.ub_seed, UB_BYTES)
-
-    def stack_dyn(self, cases, p):
-        return int32_columns(cases, "dst", "src", "repeat", "blk", "rep")
-
-    def call(self, mod, case, state, p, dyn=None):
-        return call(mod, case, state, p, dyn), None
 
     def labels(self, case, p):
         return (

@@ -30,7 +30,13 @@ from ...errors import NotModelledError, UsageError
 from ...params import UnaryRepeatParams
 from ...tensor import LocalTensor
 from .base import (
+    MASK_FIELDS,
+    STRIDED_FORMS,
+    UB_FIELDS,
+    case_dataclass,
+    form_text,
     generic_shrinks,
+    layout_operands,
     make_ub,
     mode_shrinks,
     profile_forms,
@@ -38,9 +44,9 @@ from .base import (
     smaller_ints,
     src_mutations,
     state_for,
-    strided_operand,
+    strided_labels,
 )
-from .compound import COUNT_FORMS, FORMS, call_tail, draw_layout, form_text, strided_labels
+from .compound import COUNT_FORMS, call_tail, draw_layout
 from .family import PlannedFamily
 
 APIS = ("Cast", "Truncate")
@@ -60,7 +66,7 @@ def pairs(p):
     return out
 
 
-@dataclasses.dataclass(frozen=True)
+@case_dataclass
 class CastCase:
     api: str  # Cast | Truncate
     src_dtype: str
@@ -73,12 +79,8 @@ class CastCase:
     mask: object = None
     repeat: int = 0
     strides: tuple = DEFAULT_STRIDES
-    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
-    mask_mode: int = 0
-    ctrl: tuple = (0, 0)
-    ub_seed: int = 0
-    ub_bytes: int = 8192
-    data: str = "raw"  # raw | specials | small (of the source type)
+    registers: MASK_FIELDS
+    ub: UB_FIELDS  # data: of the source type
 
     def call_repr(self):
         s, t = _dt.as_dtype(self.src_dtype), _dt.as_dtype(self.dtype)
@@ -223,13 +225,11 @@ class CastFamily(PlannedFamily):
     apis = APIS
     case_type = CastCase
 
-    def units(self, p, api):
-        if not p.api(api).supported:
-            return []
+    def api_units(self, p, api):
         table = pairs(p)
         if api == "Truncate":  # T -> T, the count prototype only
             table = {(dt, dt): (TRUNCATE_MODES, True) for dt in p.api(api).all_dtypes()}
-        forms = profile_forms(p, FORMS)
+        forms = profile_forms(p, STRIDED_FORMS)
         out = []
         for (s, t), (modes, count_only) in table.items():
             for m in modes:
@@ -353,10 +353,7 @@ class CastFamily(PlannedFamily):
         reps = reps_needed(case, L)
         nd, ns = (blocks_of(p, L, d) for d in (T, S))
         s = (1, 1, nd, ns) if case.form in COUNT_FORMS else case.strides
-        return [
-            strided_operand("src", case.srcs[0], S.name, s[1], s[3], ns, reps, "in"),
-            strided_operand("dst", case.dst, T.name, s[0], s[2], nd, reps, "inout"),
-        ]
+        return layout_operands([("src", case.srcs[0])], case.dst, s, reps, T.name, nd, S.name, ns)
 
 
 __all__ = ["APIS", "CastCase", "CastFamily", "pairs"]

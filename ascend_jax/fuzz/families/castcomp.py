@@ -30,8 +30,11 @@ from ...params import AnyForm, BinaryRepeatParams
 from ...tensor import MASK_PLACEHOLDER, LocalTensor
 from ..regs import random_ctrl
 from .base import (
+    MASK_FIELDS,
     bucket_kw,
+    case_dataclass,
     data_mutations,
+    form_codes,
     int32_columns,
     mask_columns,
     mask_label,
@@ -49,15 +52,9 @@ DEQ_FORMS = ("half", "float")  # SetDeqScale(scale) / SetDeqScale(scale, offset,
 UB_BYTES = 8192
 RB = 4  # the repeat bucket: counts, Counter-mode masks <= RB repeats, repeatTime <= RB
 HALF_SCALES = (0x3C00, 0x2E66, 0xBC00, 0x0001, 0x8000, 0x0000, 0x7C00, 0xFC00, 0x7E00, 0x7BFF, 0x4000, 0x1400)
-_FORM_CODE = {
-    "count": AnyForm.COUNT,
-    "continuous": AnyForm.CONTINUOUS,
-    "bitwise": AnyForm.BITWISE,
-    "register": AnyForm.PLACEHOLDER,
-}
 
 
-@dataclasses.dataclass(frozen=True)
+@case_dataclass
 class CastCompCase:
     api: str
     dtype: str  # T (dst); SetDeqScale: the scale's type (half / float32)
@@ -70,10 +67,7 @@ class CastCompCase:
     mask: object = 0  # int (continuous) or tuple of uint64 words (bitwise)
     repeat: int = 1
     strides: tuple = (1, 1, 1, 8, 8, 8)  # BinaryRepeatParams
-    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
-    mask_mode: int = 0
-    ctrl: tuple = (0, 0)
-    ub_seed: int = 0
+    registers: MASK_FIELDS
     ub_bytes: int = UB_BYTES
     scale: float = 1.0  # DEQSCALE's scale (AddDeqRelu's pre-step, SetDeqScale)
     offset: int = 0  # SetDeqScale(scale, offset, signMode)
@@ -384,9 +378,7 @@ class CastCompFamily(Family):
     case_type = CastCompCase
     run_batch = 128
 
-    def units(self, p, api):
-        if api not in APIS or not p.api(api).supported:
-            return []
+    def api_units(self, p, api):
         if api == "SetDeqScale":
             return [(api, "half", "half", "half"), (api, "float32", "float32", "float")]
         if api == "MulsCast":
@@ -463,7 +455,7 @@ class CastCompFamily(Family):
         if self.signature(c0, p)[4] != "any":
             return out
         nw = p.vector_mask_bits // 32
-        out["form"] = np.asarray([_FORM_CODE[c.form] for c in cases], np.int32)
+        out["form"] = form_codes(cases)
         out.update(int32_columns(cases, "repeat"))
         out["strides"] = np.asarray([c.strides for c in cases], np.int32)
         out.update(mask_columns(cases, nw))
@@ -496,11 +488,11 @@ class CastCompFamily(Family):
             return out
         if case.count > 1:
             out += [rep(case, count=1), rep(case, count=case.count // 2)]
-        if case.form in _FORM_CODE and case.repeat > 1:
+        if case.form in FORMS and case.repeat > 1:
             out += [rep(case, repeat=1), rep(case, repeat=case.repeat - 1)]
-        if case.form in _FORM_CODE and case.mask_mode == 0 and case.form == "continuous" and case.mask > 1:
+        if case.form in FORMS and case.mask_mode == 0 and case.form == "continuous" and case.mask > 1:
             out.append(rep(case, mask=case.mask // 2))
-        if case.form in _FORM_CODE:
+        if case.form in FORMS:
             S, T = _dt.as_dtype(case.src), _dt.as_dtype(case.dtype)
             W = wide_of(case).itemsize
             natural = (1, 1, 1) + tuple(8 * d.itemsize // W for d in (T, S, S))

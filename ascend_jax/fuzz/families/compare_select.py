@@ -31,28 +31,31 @@ from ..regs import draw as draw_registers
 from ..regs import lane_bits
 from . import draw as D
 from .base import (
+    REG_FIELDS,
+    UB_FIELDS,
     Operand,
+    case_dataclass,
     data_mutations,
-    generic_shrinks,
+    form_codes,
+    int32_columns,
     make_ub,
     make_ubs,
-    mask_label,
+    mask_columns,
     mask_words32,
-    repeat_regime,
+    reps_needed,
     specials,
-    stride_regime,
     strided_operand,
+    unlisted_dtype,
 )
-from .family import Family
+from .family import BIG_R, SMALL_R, TwoBucketFamily
 
 CMP_APIS = ("Compare", "Compares", "CompareScalar", "ComparesFlexible")
 FLEX_APIS = ("SelectFlexible", "ComparesFlexible")  # the scalar in either position, or a UB element
 ALL_APIS = CMP_APIS + ("CompareCmpMask", "SetCmpMask", "GetCmpMask", "Select", "SelectFlexible")
 CMP_CODE = {"LT": 0, "GT": 1, "EQ": 2, "LE": 3, "GE": 4, "NE": 5}
-SMALL_R, BIG_R = 16, 255
 
 
-@dataclasses.dataclass(frozen=True)
+@case_dataclass
 class CmpSelCase:
     api: str
     dtype: str
@@ -70,13 +73,9 @@ class CmpSelCase:
     strides: tuple = (1, 1, 1, 8, 8, 8)  # BinaryRepeatParams; Compares uses (s0, s1, s3, s4)
     dst_dtype: str = "uint8"
     sel_dtype: str = "uint8"
-    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
-    mask_mode: int = 0
-    cmpmask: tuple = (0, 0, 0, 0)
-    ctrl: tuple = (0, 0)
+    registers: REG_FIELDS
     ub_seed: int = 0
-    ub_bytes: int = 8192
-    data: str = "raw"
+    ub: UB_FIELDS
     big: bool = False  # needs the large repeat bucket
 
     def key(self):
@@ -830,15 +829,8 @@ def stack_dyn(cs, p):
     # the selects: a signature holds every type of one lane width, run as lane_dtype's type
     d = _dt.as_dtype(lane_dtype(p, c0.api, c0.dtype) if c0.api.startswith("Select") else c0.dtype)
     nw32 = p.vector_mask_bits // 32
-    dyn = {
-        "dst": np.array([c.dst for c in cs], np.int32),
-        "src0": np.array([c.src0 for c in cs], np.int32),
-        "src1": np.array([c.src1 for c in cs], np.int32),
-        "sel": np.array([c.sel for c in cs], np.int32),
-        "repeat": np.array([c.repeat for c in cs], np.int32),
-        "count": np.array([c.count for c in cs], np.int32),
-        "strides": tuple(np.array([c.strides[i] for c in cs], np.int32) for i in range(6)),
-    }
+    dyn = int32_columns(cs, "dst", "src0", "src1", "sel", "repeat", "count")
+    dyn["strides"] = tuple(np.array([c.strides[i] for c in cs], np.int32) for i in range(6))
     if c0.api in CMP_APIS + ("CompareCmpMask",):
         dyn["cmp"] = np.array([c.mode for c in cs], np.int32)
     if c0.api == "Select":  # selMode is traced
@@ -851,13 +843,9 @@ def stack_dyn(cs, p):
         dyn["scalar"] = np.array([c.scalar_bits for c in cs], np.uint64).astype(d.bits_dtype).view(d.np_dtype)
     if _any_form(c0, p):
         # every call form in one program: the form code and each form's fields
-        codes = {"count": AnyForm.COUNT, "continuous": AnyForm.CONTINUOUS, "bitwise": AnyForm.BITWISE}
-        dyn["form"] = np.array([codes.get(c.form, AnyForm.PLACEHOLDER) for c in cs], np.int32)
-        dyn["cmask"] = np.array(
-            [min(c.mask, 2**32 - 1) if c.form == "continuous" else 0 for c in cs], np.uint32
-        )
-        z = np.zeros(nw32, np.uint32)
-        dyn["words"] = np.stack([mask_words32(c.mask, nw32) if c.form == "bitwise" else z for c in cs])
+        dyn["form"] = form_codes(cs)
+        masks = mask_columns(cs, nw32)
+        dyn["cmask"], dyn["words"] = masks["mask"], masks["words"]
         return dyn
     if c0.form == "continuous":
         # traced as uint32: a Normal-mode continuous mask above 2**32-1 (only 2**64-1 is drawn, never
@@ -870,14 +858,15 @@ def stack_dyn(cs, p):
 
 # -- the engine's adapter ----------------------------------------------------------------------
 
-_ALL_DTYPES = ("int8", "uint8", "int16", "uint16", "half", "bfloat16", "int32", "uint32", "float32")
 _DEFAULT = (1, 1, 1, 8, 8, 8)
 
 
-class CompareSelectFamily(Family):
+class CompareSelectFamily(TwoBucketFamily):
     name = "compare_select"
     apis = ALL_APIS
     case_type = CmpSelCase
+    call_case = staticmethod(call)
+    default_strides = _DEFAULT
 
     def units(self, p, api):
         out = []
@@ -911,22 +900,9 @@ class CompareSelectFamily(Family):
     def generate_many(self, slots, p, units, fault_rate):
         return random_cases_many(slots, p, units, fault_rate=fault_rate)
 
-    def normalize(self, case, p):
-        L = p.lanes(_dt.as_dtype(case.dtype))
-        return dataclasses.replace(case, big=self._reps(case, L) > SMALL_R)
-
     @staticmethod
     def _reps(c, L):
-        if c.form == "count":
-            r = math.ceil(c.count / L)
-        elif c.form == "-":
-            r = 1
-        else:
-            r = c.repeat
-        if c.mask_mode == 1 and c.form not in ("count", "-"):
-            cnt = sum(w << (32 * i) for i, w in enumerate(c.vmask[:2]))
-            r = max(r, math.ceil(cnt / L))
-        return r
+        return 1 if c.form == "-" else reps_needed(c, L)  # "-": Set/GetCmpMask, no repeat
 
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace
@@ -946,9 +922,9 @@ class CompareSelectFamily(Family):
             opts.append((rep(case, strides=(1, 1, 1, 256, 8, 8)), "repeatParams.dstRepStride"))
         if case.api == "GetCmpMask":
             return None
-        bad = [d for d in _ALL_DTYPES if d not in p.api(case.api).all_dtypes()]
-        if bad and case.api not in ("SetCmpMask", "GetCmpMask"):
-            opts.append((rep(case, dtype=bad[int(rng.integers(len(bad)))]), "T"))
+        bad = None if case.api in ("SetCmpMask", "GetCmpMask") else unlisted_dtype(rng, p, case.api)
+        if bad:
+            opts.append((rep(case, dtype=bad), "T"))
         if not opts:
             return None
         return opts[int(rng.integers(len(opts)))]
@@ -982,30 +958,13 @@ class CompareSelectFamily(Family):
     def stack_dyn(self, cases, p):
         return stack_dyn(cases, p)
 
-    def call(self, mod, case, state, p, dyn=None):
-        R = None if dyn is None else (BIG_R if case.big else SMALL_R)
-        return call(mod, case, state, p, dyn=dyn, R=R), None
-
     def call_static(self, mod, case, state, p):
         return call(mod, case, state, p), None
 
     def labels(self, case, p):
         if case.api in ("SetCmpMask", "GetCmpMask"):
             return ("n/a", "n/a", "n/a")
-        L = p.lanes(_dt.as_dtype(case.dtype))
-        s = case.strides
-        strides = "default" if case.form == "count" else stride_regime(s[:3], s[3:])
-        return (
-            mask_label(case.form, case.mask_mode, case.mask, L),
-            repeat_regime(self._reps(case, L), p),
-            strides,
-        )
-
-    def shrink(self, case, p):
-        out = generic_shrinks(case, p, _DEFAULT)
-        if case.mask_mode == 1:
-            out.append(dataclasses.replace(case, mask_mode=0, vmask=(0xFFFFFFFF,) * 4 + (0,) * 4))
-        return [self.normalize(c, p) for c in out]
+        return super().labels(case, p)
 
     def operands(self, case, p):
         d = _dt.as_dtype(case.dtype)

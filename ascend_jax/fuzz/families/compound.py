@@ -27,30 +27,30 @@ import math
 import ascend_jax as aj
 
 from ... import dtypes as _dt
-from ...errors import NotModelledError, UsageError
 from ...params import BinaryRepeatParams, UnaryRepeatParams
 from ...tensor import MASK_PLACEHOLDER, LocalTensor
 from ..regs import draw as draw_registers
 from ..regs import draw_mask
 from .base import (
+    MASK_FIELDS,
+    SRC_NAMES,
+    UB_FIELDS,
+    case_dataclass,
     draw_addr,
+    form_text,
     generic_shrinks,
-    make_ub,
-    make_ubs,
-    mask_label,
+    layout_operands,
     mode_shrinks,
-    profile_forms,
-    repeat_regime,
+    plan_ok,
     reps_needed,
-    src_mutations,
+    scalar_shrinks,
+    size_misuse,
     state_for,
-    stride_regime,
-    strided_operand,
+    unlisted_dtype,
 )
-from .family import PlannedFamily
+from .family import StridedFamily
 from .unary_scalar import _random_scalar
 
-FORMS = ("count", "count_register", "continuous", "bitwise", "register")
 COUNT_FORMS = ("count", "count_register")
 
 
@@ -89,7 +89,7 @@ API_TABLE = {
 }
 
 
-@dataclasses.dataclass(frozen=True)
+@case_dataclass
 class CompoundCase:
     api: str
     dtype: str
@@ -101,12 +101,8 @@ class CompoundCase:
     mask: object = None  # int (continuous) or tuple of uint64 words (bitwise)
     repeat: int = 0
     strides: tuple = ()  # the shape's repeat parameters (``Shape.default_strides`` layout)
-    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
-    mask_mode: int = 0
-    ctrl: tuple = (0, 0)
-    ub_seed: int = 0
-    ub_bytes: int = 8192
-    data: str = "raw"  # raw | specials | small
+    registers: MASK_FIELDS
+    ub: UB_FIELDS
     src_dtype: str = ""  # the sources' type where it is not ``dtype`` (a ``pairs`` row: half -> float32)
 
     @property
@@ -121,24 +117,13 @@ class CompoundCase:
         d = _dt.as_dtype(self.dtype)
         u = f", {_dt.as_dtype(self.src_dtype).cpp}" if self.src_dtype else ""
         t = f"<{d.cpp}{u}{', false' if self.form in ('count_register', 'register') else ''}>"
-        names = ("src0", "src1") if len(self.srcs) == 2 else ("src",)
-        ops = [f"dst@{self.dst}"] + [f"{n}@{a}" for n, a in zip(names, self.srcs, strict=True)]
+        ops = [f"dst@{self.dst}"] + [
+            f"{n}@{a}" for n, a in zip(SRC_NAMES[len(self.srcs)], self.srcs, strict=True)
+        ]
         if self.scalar is not None:
             ops.append(repr(self.scalar))
         head = f"{self.api}{t}({', '.join(ops)}"
         return head + form_text(self)
-
-
-def form_text(c):
-    """The C++ arguments after the operands (``c``: any case with the layout fields)."""
-    if c.form in COUNT_FORMS:
-        return f", {c.count})"
-    m = (
-        "MASK_PLACEHOLDER"
-        if c.form == "register"
-        else ([hex(w) for w in c.mask] if c.form == "bitwise" else c.mask)
-    )
-    return f", {m}, {c.repeat}, {c.strides})  [mode={'counter' if c.mask_mode else 'normal'}]"
 
 
 # -- generation (shared with cast.py) ---------------------------------------------------------------
@@ -152,7 +137,6 @@ def draw_layout(rng, p, L, blocks, default_strides, form, fault_rate, ub_bytes):
     n = len(blocks)
     nblocks = ub_bytes // 32
     regs = draw_registers(rng, p, L, counter_ok=form != "count")
-    mask_mode = regs.mask_mode
     rep_choices = [0, 1, 1, 2, 3, 4, 8, 17, 255]
     repeat = (
         int(rep_choices[rng.integers(len(rep_choices))]) if rng.random() < 0.8 else int(rng.integers(0, 256))
@@ -194,9 +178,7 @@ def draw_layout(rng, p, L, blocks, default_strides, form, fault_rate, ub_bytes):
         mask=mask,
         repeat=repeat,
         strides=strides,
-        vmask=tuple(int(x) for x in vmask_words),
-        mask_mode=mask_mode,
-        ctrl=regs.ctrl,
+        **regs.mask_fields(vmask_words),
     )
 
 
@@ -288,36 +270,22 @@ def is_modelled(api, dtype, p):
     sh = SHAPES[API_TABLE[api].shape]
     scalar = (0.0 if d.is_float else 0) if sh.scalar else None
     c = CompoundCase(api, dtype, "count", 0, (0,) * sh.nsrc, scalar, count=1, strides=sh.default_strides)
-    try:
-        plan(c, state_for(c, p), p, 1)
-    except (NotModelledError, UsageError):
-        return False
-    return True
+    return plan_ok(plan, c, p)
 
 
 # -- the engine's adapter ----------------------------------------------------------------------
 
-_ALL_DTYPES = ("int8", "uint8", "int16", "uint16", "half", "bfloat16", "int32", "uint32", "float32")
 
-
-class CompoundFamily(PlannedFamily):
+class CompoundFamily(StridedFamily):
     name = "compound"
     apis = tuple(API_TABLE)
     case_type = CompoundCase
+    call_case, modelled = staticmethod(call), staticmethod(is_modelled)
+    count_only_apis = tuple(a for a, row in API_TABLE.items() if row.count_only)
 
-    def forms(self, p, api, dt):
-        if API_TABLE[api].count_only or dt in p.api(api).count_only_dtypes:
-            # SPEC: count_only_dtypes: "仅支持tensor前n个数据计算接口"
-            return ("count",)
-        return profile_forms(p, FORMS)
-
-    def units(self, p, api):
+    def api_units(self, p, api):
         a = p.api(api)
-        if not a.supported:
-            return []
-        out = [
-            (api, dt, f) for dt in a.all_dtypes() if is_modelled(api, dt, p) for f in self.forms(p, api, dt)
-        ]
+        out = super().api_units(p, api)
         # the mixed-precision rows (MulAddDst / Axpy: "half->float32"), one unit per form
         for pair in getattr(a, "pairs", ()) if api in ("MulAddDst", "Axpy") else ():
             out += [(api, pair, f) for f in self.forms(p, api, pair.split("->")[1])]
@@ -332,12 +300,8 @@ class CompoundFamily(PlannedFamily):
 
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace
-        d = _dt.as_dtype(case.dtype)
-        opts = []
-        if case.form in COUNT_FORMS:
-            opts.append((rep(case, count=p.ub_usable_bytes // d.itemsize + 1), "count"))
-        else:
-            opts.append((rep(case, repeat=p.max_repeat_times + 1), "repeatTime"))
+        opts = [size_misuse(case, p, case.form in COUNT_FORMS)]
+        if case.form not in COUNT_FORMS:
             s = list(case.strides)
             s[len(s) // 2] = 256
             opts.append((rep(case, strides=tuple(s)), "repeatParams.dstRepStride"))
@@ -345,28 +309,19 @@ class CompoundFamily(PlannedFamily):
             # SPEC: AbsSub(ISASI).md has no high-dim prototype: a mask argument is misuse
             sh = SHAPES[case.shape]
             opts.append((rep(case, form="continuous", mask=1, repeat=1, strides=sh.default_strides), "mask"))
-        bad = [x for x in _ALL_DTYPES if x not in p.api(case.api).all_dtypes()]
+        bad = unlisted_dtype(rng, p, case.api)
         if bad:
-            bd = _dt.as_dtype(bad[int(rng.integers(len(bad)))])
+            bd = _dt.as_dtype(bad)
             scalar = None if case.scalar is None else (1.0 if bd.is_float else 1)
             opts.append(
                 (rep(case, dtype=bd.name, src_dtype="", form="count", count=16, scalar=scalar), "dtype")
             )
         return opts[int(rng.integers(len(opts)))]
 
-    def invalid_data(self, rng, p, case):
-        return src_mutations(rng, p, case)
-
     def signature(self, case, p):
         L = p.lanes(_dt.as_dtype(case.dtype))
         dt = case.dtype if not case.src_dtype else f"{case.src_dtype}->{case.dtype}"
         return ("compound", case.shape, dt, self.bucket(reps_needed(case, L)))
-
-    def initial_ub(self, case):
-        return make_ub(case)
-
-    def initial_ubs(self, cases):
-        return make_ubs(cases)
 
     def stack_dyn(self, cases, p):
         R = self.signature(cases[0], p)[3]
@@ -375,22 +330,12 @@ class CompoundFamily(PlannedFamily):
     def fast_fn(self, case0, p):
         return self.batched(group_key(case0, p, self.signature(case0, p)[3]))
 
-    def call(self, mod, case, state, p, dyn=None):
-        return call(mod, case, state, p), None
-
-    def labels(self, case, p):
-        return strided_labels(case, p, p.lanes(_dt.as_dtype(case.dtype)))
-
     def shrink(self, case, p):
         defaults = SHAPES[case.shape].default_strides
         if case.src_dtype:
             L = p.lanes(_dt.as_dtype(case.dtype))
             defaults = mixed_strides(case.shape, max(1, L * _dt.as_dtype(case.src_dtype).itemsize // 32))
-        out = generic_shrinks(case, p, defaults)
-        out += mode_shrinks(case)
-        if case.scalar is not None and case.scalar not in (0, 1):
-            out.append(dataclasses.replace(case, scalar=type(case.scalar)(1)))
-        return out
+        return generic_shrinks(case, p, defaults) + mode_shrinks(case) + scalar_shrinks(case)
 
     def operands(self, case, p):
         d = _dt.as_dtype(case.dtype)
@@ -402,30 +347,8 @@ class CompoundFamily(PlannedFamily):
         s = SHAPES[case.shape].default_strides if case.form in COUNT_FORMS else case.strides
         if case.src_dtype and case.form in COUNT_FORMS:
             s = mixed_strides(case.shape, sblk)
-        h = len(s) // 2
-        names = ("src0", "src1") if len(case.srcs) == 2 else ("src",)
-        ops = [
-            strided_operand(n, a, sd.name, s[1 + i], s[h + 1 + i], sblk, reps, "in")
-            for i, (n, a) in enumerate(zip(names, case.srcs, strict=True))
-        ]
-        ops.append(strided_operand("dst", case.dst, d.name, s[0], s[h], nblk, reps, "inout"))
-        return ops
-
-
-def strided_labels(case, p, L):
-    """(mask kind, repeat regime, stride regime) of a strided case (shared with cast.py)."""
-    reps = reps_needed(case, L)
-    if case.form in COUNT_FORMS:
-        strides = "default"
-    else:
-        h = len(case.strides) // 2
-        strides = stride_regime(case.strides[:h], case.strides[h:])
-    form = "count" if case.form == "count_register" else case.form
-    return (
-        mask_label(form, case.mask_mode, case.mask, L, case.form != "count_register"),
-        repeat_regime(reps, p),
-        strides,
-    )
+        srcs = zip(SRC_NAMES[len(case.srcs)], case.srcs, strict=True)
+        return layout_operands(srcs, case.dst, s, reps, d.name, nblk, sd.name, sblk)
 
 
 __all__ = ["API_TABLE", "SHAPES", "CompoundCase", "CompoundFamily", "Row", "Shape"]

@@ -42,7 +42,13 @@ from ...profile import as_profile
 from ...tensor import LocalTensor
 from ..regs import draw as draw_registers
 from . import data_copy_layout as LAY
-from .base import Operand, random_ub, smaller_ints
+from .base import (
+    REG_FIELDS,
+    Operand,
+    case_dataclass,
+    random_ub,
+    smaller_ints,
+)
 from .base import is_reference as _is_reference
 from .family import Family
 
@@ -61,7 +67,7 @@ KINDS = ("gm2ub", "ub2gm", "ub2ub")
 ALL_DTYPES = tuple(d.name for d in _dt.ALL)
 
 
-@dataclasses.dataclass(frozen=True)
+@case_dataclass
 class CopyCase:
     api: str  # "DataCopy" | "DataCopyPad"
     kind: str  # "gm2ub" | "ub2gm" | "ub2ub"
@@ -76,10 +82,7 @@ class CopyCase:
     pad_bits: int = 0  # paddingValue as T's bit pattern
     reg_bits: int = -1  # SetPadValue<T>(value) before the DataCopyPad GM -> UB: T's bit pattern; -1: none
     src_dtype: str = ""  # "" = dtype (another type: a deliberately invalid call)
-    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
-    mask_mode: int = 0
-    cmpmask: tuple = (0, 0, 0, 0)
-    ctrl: tuple = (0, 0)
+    registers: REG_FIELDS
     rsvd_init: int = 0
     ub_seed: int = 0
     gm_seed: int = 0

@@ -17,7 +17,10 @@ import numpy as np
 from ... import dtypes as _dt
 from .. import regs as _regs
 from .base import (
+    MASK_FIELDS,
     bucket_kw,
+    case_dataclass,
+    form_codes,
     int32_columns,
     mask_columns,
     mask_label,
@@ -42,7 +45,7 @@ def pairs(p):
     return [tuple(x.strip() for x in e.split()[0].split("->")) for e in p.api(API).pairs]
 
 
-@dataclasses.dataclass(frozen=True)
+@case_dataclass
 class DequantCase:
     src_dtype: str
     dtype: str  # dst
@@ -57,10 +60,7 @@ class DequantCase:
     half: bool = False
     deq: int = 0  # DEQSCALE on entry (64 bits)
     table: tuple = ()  # (byte address, 16 configurations) written into UB, or ()
-    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
-    mask_mode: int = 0
-    ctrl: tuple = (0, 0)
-    ub_seed: int = 0
+    registers: MASK_FIELDS
     api: str = API
 
     @property
@@ -179,9 +179,7 @@ def random_case(rng, p, s, t, form, fault_rate=0.1):
         half=half,
         deq=deq,
         table=table,
-        vmask=tuple(int(x) for x in vm),
-        mask_mode=regs.mask_mode,
-        ctrl=regs.ctrl,
+        **regs.mask_fields(vm),
         ub_seed=int(rng.integers(0, 2**31)),
     )
 
@@ -278,8 +276,7 @@ class DequantFamily(Family):
     def stack_dyn(self, cases, p):
         out = int32_columns(cases, "dst", "src", "count", "repeat")
         out["params"] = np.asarray([c.params for c in cases], np.int32)
-        code = {"count": 0, "continuous": 1, "bitwise": 2, "register": 3}
-        out["form"] = np.asarray([code[c.form] for c in cases], np.int32)
+        out["form"] = form_codes(cases)
         out.update(mask_columns(cases))
         return out
 

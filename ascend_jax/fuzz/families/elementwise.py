@@ -19,35 +19,36 @@ import dataclasses
 import functools
 import math
 
-import jax
 import numpy as np
 
 import ascend_jax as aj
 
 from ... import dtypes as _dt
-from ...errors import NotModelledError, UsageError
 from ...params import BinaryRepeatParams, UnaryRepeatParams
 from ...tensor import MASK_PLACEHOLDER, LocalTensor
 from ..regs import draw as draw_registers
 from ..regs import draw_mask
 from .base import (
-    ALL_DTYPES,
+    MASK_FIELDS,
+    SRC_NAMES,
+    UB_FIELDS,
     Operand,
+    case_dataclass,
     draw_addr,
     draw_repeat_strides,
     footprint,
+    form_text,
     generic_shrinks,
-    mask_label,
+    layout_operands,
     mode_shrinks,
-    profile_forms,
-    repeat_regime,
+    plan_ok,
     reps_needed,
-    src_mutations,
+    scalar_shrinks,
+    size_misuse,
     state_for,
-    stride_regime,
-    strided_operand,
+    unlisted_dtype,
 )
-from .family import PlannedFamily
+from .family import StridedFamily
 from .unary_scalar import _random_scalar
 
 
@@ -106,10 +107,8 @@ API_TABLE = {
     "CreateVecIndex": Row("fill", "index"),
 }
 
-FORMS = ("count", "count_register", "continuous", "bitwise", "register")
 
-
-@dataclasses.dataclass(frozen=True)
+@case_dataclass
 class EwCase:
     api: str
     dtype: str
@@ -123,12 +122,8 @@ class EwCase:
     mask: object = None  # int (continuous) or tuple of uint64 words (bitwise)
     repeat: int = 0
     strides: tuple = ()  # the sub-family's repeat parameters (``Kind.default_strides`` layout)
-    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
-    mask_mode: int = 0
-    ctrl: tuple = (0, 0)
-    ub_seed: int = 0
-    ub_bytes: int = 8192
-    data: str = "raw"  # raw | specials | small
+    registers: MASK_FIELDS
+    ub: UB_FIELDS
 
     @property
     def kind(self):
@@ -137,24 +132,15 @@ class EwCase:
     def call_repr(self):
         d = _dt.as_dtype(self.dtype)
         t = f"<{d.cpp}{', false' if self.form in ('count_register', 'register') else ''}>"
-        names = {2: ("src0", "src1"), 1: ("src",), 0: ()}[len(self.srcs)]
-        ops = [f"dst@{self.dst}"] + [f"{n}@{a}" for n, a in zip(names, self.srcs, strict=True)]
+        ops = [f"dst@{self.dst}"] + [
+            f"{n}@{a}" for n, a in zip(SRC_NAMES[len(self.srcs)], self.srcs, strict=True)
+        ]
         if self.kind == "flex":
             sc = f"elem@{self.elem}" if self.position.startswith("elem") else repr(self.scalar)
             ops = [ops[0], sc, ops[1]] if self.position.endswith("before") else ops + [sc]
         elif self.scalar is not None:
             ops.append(repr(self.scalar))
-        head = f"{self.api}{t}({', '.join(ops)}"
-        if self.form in ("count", "count_register"):
-            return f"{head}, {self.count})"
-        m = (
-            "MASK_PLACEHOLDER"
-            if self.form == "register"
-            else ([hex(w) for w in self.mask] if self.form == "bitwise" else self.mask)
-        )
-        return (
-            f"{head}, {m}, {self.repeat}, {self.strides})  [mode={'counter' if self.mask_mode else 'normal'}]"
-        )
+        return f"{self.api}{t}({', '.join(ops)}" + form_text(self)
 
 
 # -- generation ---------------------------------------------------------------------------------
@@ -183,7 +169,6 @@ def random_case(rng, p, api, dtype, form, ub_bytes=8192, fault_rate=0.1):
     nblocks = ub_bytes // 32
     data = ["raw", "specials", "small"][int(rng.integers(3))]
     regs = draw_registers(rng, p, L, counter_ok=form not in ("count",))
-    mask_mode = regs.mask_mode
     repeat, strides = draw_repeat_strides(rng, kind.default_strides, fault_rate)
     ns = len(kind.default_strides) // 2  # strides per group (dst + sources)
 
@@ -240,9 +225,7 @@ def random_case(rng, p, api, dtype, form, ub_bytes=8192, fault_rate=0.1):
         mask=mask,
         repeat=repeat,
         strides=strides if form not in ("count", "count_register") else kind.default_strides,
-        vmask=tuple(int(x) for x in vmask_words),
-        mask_mode=mask_mode,
-        ctrl=regs.ctrl,
+        **regs.mask_fields(vmask_words),
         ub_seed=int(rng.integers(0, 2**31)),
         ub_bytes=ub_bytes,
         data=data,
@@ -319,35 +302,18 @@ def is_modelled(api, dtype, p):
     if d.kind == "complex" and scalar is not None:
         scalar = complex(0)
     c = EwCase(api, dtype, "count", 0, (0,) * KINDS[row.kind].nsrc, scalar, count=1)
-    try:
-        plan(c, state_for(c, p), p, 1)
-    except (NotModelledError, UsageError):
-        return False
-    return True
+    return plan_ok(plan, c, p)
 
 
 # -- the engine's adapter ----------------------------------------------------------------------
 
 
-class ElementwiseFamily(PlannedFamily):
+class ElementwiseFamily(StridedFamily):
     name = "elementwise"
     apis = tuple(API_TABLE)
     case_type = EwCase
-    call_case = staticmethod(call)
-
-    def forms(self, p, api, dt):
-        if api == "Neg" or dt in p.api(api).count_only_dtypes:
-            # SPEC: Neg(ISASI) lists one prototype, (dst, src, count); count_only_dtypes: "仅支持tensor前n个数据计算接口"
-            return ("count",)
-        return profile_forms(p, FORMS)
-
-    def units(self, p, api):
-        a = p.api(api)
-        if not a.supported:
-            return []
-        return [
-            (api, dt, f) for dt in a.all_dtypes() if is_modelled(api, dt, p) for f in self.forms(p, api, dt)
-        ]
+    call_case, modelled = staticmethod(call), staticmethod(is_modelled)
+    count_only_apis = ("Neg",)  # SPEC: Neg(ISASI) lists one prototype, (dst, src, count)
 
     def generate(self, rng, p, unit, fault_rate):
         api, dt, form = unit
@@ -355,12 +321,8 @@ class ElementwiseFamily(PlannedFamily):
 
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace
-        opts = []
-        d = _dt.as_dtype(case.dtype)
-        if case.form in ("count", "count_register"):
-            opts.append((rep(case, count=p.ub_usable_bytes // d.itemsize + 1), "count"))
-        else:
-            opts.append((rep(case, repeat=p.max_repeat_times + 1), "repeatTime"))
+        opts = [size_misuse(case, p, case.form in ("count", "count_register"))]
+        if case.form not in ("count", "count_register"):
             s = list(case.strides)
             if case.kind == "fill":
                 s[1] = 256
@@ -369,17 +331,14 @@ class ElementwiseFamily(PlannedFamily):
                 s[len(s) // 2] = 256
                 name = "repeatParams.dstRepStride"
             opts.append((rep(case, strides=tuple(s)), name))
-        bad = [x for x in ALL_DTYPES if x not in p.api(case.api).all_dtypes()]
+        bad = unlisted_dtype(rng, p, case.api)
         if bad:
             scalar = case.scalar
-            bd = _dt.as_dtype(bad[int(rng.integers(len(bad)))])
+            bd = _dt.as_dtype(bad)
             if scalar is not None:
                 scalar = 1.0 if bd.is_float else 1
             opts.append((rep(case, dtype=bd.name, form="count", count=16, scalar=scalar), "T"))
         return opts[int(rng.integers(len(opts)))]
-
-    def invalid_data(self, rng, p, case):
-        return src_mutations(rng, p, case)
 
     def signature(self, case, p):
         R = self.bucket(reps_needed(case, p.lanes(_dt.as_dtype(case.dtype))))
@@ -399,51 +358,28 @@ class ElementwiseFamily(PlannedFamily):
                 f"elementwise chunk {self.signature(cases[0], p)} mixes compile keys: "
                 f"{cases[0].api} and {odd[0].api} ({odd[0].dtype})"
             )
-        dyns = [d for _, d in plans]
-        return jax.tree_util.tree_map(lambda *x: np.stack([np.asarray(v) for v in x]), *dyns)
+        return self.stack_values([d for _, d in plans])
 
     def fast_fn(self, case0, p):
-        fn = aj.run_batched(_key(case0, p, self.signature(case0, p)[3]))
-        return lambda state, dyn: (fn(state, dyn), None)
-
-    def labels(self, case, p):
-        L = p.lanes(_dt.as_dtype(case.dtype))
-        reps = reps_needed(case, L)
-        if case.form in ("count", "count_register"):
-            strides = "default"
-        else:
-            h = len(case.strides) // 2
-            strides = stride_regime(case.strides[:h], case.strides[h:])
-        form = "count" if case.form == "count_register" else case.form
-        return (
-            mask_label(form, case.mask_mode, case.mask, L, case.form != "count_register"),
-            repeat_regime(reps, p),
-            strides,
-        )
+        return self.batched(_key(case0, p, self.signature(case0, p)[3]))
 
     def shrink(self, case, p):
-        rep = dataclasses.replace
-        out = generic_shrinks(case, p, KINDS[case.kind].default_strides) + mode_shrinks(case)
-        if case.scalar is not None and case.scalar not in (0, 1):
-            out.append(rep(case, scalar=type(case.scalar)(1)))
-        return out
+        return (
+            generic_shrinks(case, p, KINDS[case.kind].default_strides)
+            + mode_shrinks(case)
+            + scalar_shrinks(case)
+        )
 
     def operands(self, case, p):
         d = _dt.as_dtype(case.dtype)
         L = p.lanes(d)
-        reps = reps_needed(case, L)
-        nblk = L * d.itemsize // 32
         s = KINDS[case.kind].default_strides if case.form in ("count", "count_register") else case.strides
-        h = len(s) // 2
-        names = {2: ("src0", "src1"), 1: ("src",), 0: ()}[len(case.srcs)]
-        ops = [
-            strided_operand(n, a, d.name, s[1 + i], s[h + 1 + i], nblk, reps, "in")
-            for i, (n, a) in enumerate(zip(names, case.srcs, strict=True))
-        ]
+        srcs = zip(SRC_NAMES[len(case.srcs)], case.srcs, strict=True)
+        ops = layout_operands(srcs, case.dst, s, reps_needed(case, L), d.name, L * d.itemsize // 32)
         if case.kind == "flex" and case.position.startswith("elem"):
             name = "src0" if case.position == "elem_before" else "src1"
-            ops.append(Operand(f"{name}_element", case.elem, d.itemsize, d.name, "in", ("packed", case.elem)))
-        ops.append(strided_operand("dst", case.dst, d.name, s[0], s[h], nblk, reps, "inout"))
+            elem = Operand(f"{name}_element", case.elem, d.itemsize, d.name, "in", ("packed", case.elem))
+            ops.insert(-1, elem)  # before dst
         return ops
 
 

@@ -1,4 +1,7 @@
-"""The adapter base class (see ``ascend_jax.fuzz.families``)."""
+"""The adapter base classes (see ``ascend_jax.fuzz.families``): ``Family``, and what several
+families share -- ``PlannedFamily`` (the planned-call interface), ``StridedFamily`` (planned
+strided APIs in every call form), ``TwoBucketFamily`` (two static repeat buckets) and
+``OneApiFamily`` (one API vmapped over int32 case fields)."""
 
 import dataclasses
 
@@ -6,10 +9,29 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ... import dtypes as _dt
 from ...profile import as_profile
 from .. import compare as _cmp
 from .. import runner as _run
-from .base import bucket_of, decode, encode, make_ub, make_ubs
+from .base import (
+    bucket_of,
+    call_labels,
+    decode,
+    encode,
+    generic_shrinks,
+    halves,
+    int32_columns,
+    make_ub,
+    make_ubs,
+    normal_mode_shrinks,
+    random_ub,
+    src_mutations,
+    stack_rows,
+    strided_forms,
+    strided_labels,
+)
+
+SMALL_R, BIG_R = 16, 255  # the static repeat buckets of a ``TwoBucketFamily``
 
 
 class Family:
@@ -24,7 +46,14 @@ class Family:
 
     # -- generation
     def units(self, p, api):
-        """The (api, ...) tuples a case of ``api`` is drawn from on profile ``p`` ([] = not on p)."""
+        """The (api, ...) tuples a case of ``api`` is drawn from on profile ``p`` ([] = not on p):
+        ``api_units`` of an API of the family that ``p`` supports."""
+        if api not in self.apis or not p.api(api).supported:
+            return []
+        return self.api_units(p, api)
+
+    def api_units(self, p, api):
+        """``units`` of one of the family's APIs, supported on ``p``."""
         raise NotImplementedError
 
     def unit_dtype(self, unit):
@@ -185,10 +214,7 @@ class PlannedFamily(Family):
     def call(self, mod, case, state, p, dyn=None):
         return self.call_case(mod, case, state, p), None
 
-    @staticmethod
-    def stack_values(values):
-        """The ``values`` of several planned calls (one key) stacked as host arrays."""
-        return jax.tree_util.tree_map(lambda *x: np.stack([np.asarray(v) for v in x]), *values)
+    stack_values = staticmethod(stack_rows)  # the ``values`` of several planned calls (one key)
 
     @staticmethod
     def batched(key):
@@ -197,3 +223,85 @@ class PlannedFamily(Family):
 
         fn = aj.run_batched(key)
         return lambda state, dyn: (fn(state, dyn), None)
+
+
+class TwoBucketFamily(Family):
+    """A family of strided calls (``form`` count | repeat forms; repeat parameters ``strides``, by
+    default ``default_strides``) run in one of two static repeat buckets: ``BIG_R`` where
+    ``case.big``, else ``SMALL_R``. ``normalize`` sets ``big`` from ``_reps(case, L)`` (the repeats
+    a case spans); ``call`` passes the bucket (None to the reference) to ``call_case(mod, case,
+    state, p, dyn, R)``."""
+
+    default_strides = ()
+
+    def normalize(self, case, p):
+        L = p.lanes(_dt.as_dtype(case.dtype))
+        return dataclasses.replace(case, big=self._reps(case, L) > SMALL_R)
+
+    def call(self, mod, case, state, p, dyn=None):
+        R = None if dyn is None else (BIG_R if case.big else SMALL_R)
+        return self.call_case(mod, case, state, p, dyn=dyn, R=R), None
+
+    def labels(self, case, p):
+        L = p.lanes(_dt.as_dtype(case.dtype))
+        s = None if case.form == "count" else halves(case.strides)
+        reps = self._reps(case, L)
+        return call_labels(
+            p, L, case.form, case.mask_mode, case.mask, reps, s, getattr(case, "is_set_mask", True)
+        )
+
+    def shrink(self, case, p):
+        out = generic_shrinks(case, p, self.default_strides) + normal_mode_shrinks(case)
+        return [self.normalize(c, p) for c in out]
+
+
+class StridedFamily(PlannedFamily):
+    """A PlannedFamily of strided APIs (``form`` count | count_register | repeat forms, sources
+    ``srcs``): each element type the fast path models (``modelled(api, dtype, p)``) in each call
+    form of ``strided_forms`` (the count form alone for the ``count_only_apis``)."""
+
+    count_only_apis = ()
+
+    def modelled(self, api, dtype, p):
+        raise NotImplementedError
+
+    def forms(self, p, api, dt):
+        return strided_forms(p, api, dt, api in self.count_only_apis)
+
+    def api_units(self, p, api):
+        a = p.api(api)
+        return [
+            (api, dt, f) for dt in a.all_dtypes() if self.modelled(api, dt, p) for f in self.forms(p, api, dt)
+        ]
+
+    def invalid_data(self, rng, p, case):
+        return src_mutations(rng, p, case)
+
+    def labels(self, case, p):
+        return strided_labels(case, p, p.lanes(_dt.as_dtype(case.dtype)))
+
+
+class OneApiFamily(Family):
+    """A family of one API run as its public API vmapped over the int32 case fields ``traced``, with
+    the static repeat bucket ``RB``: one program per dtype. ``draw(rng, p, dtype, fault_rate)``
+    draws a case of a unit (api, dtype); ``call_case(mod, case, state, p, dyn)`` calls ``mod``'s API
+    on it (``dyn``: one case's row of ``stack_dyn``); its UB: ``ub_bytes`` random bytes of its seed."""
+
+    RB = 4
+    ub_bytes = 8192
+    traced = ()
+
+    def generate(self, rng, p, unit, fault_rate):
+        return self.draw(rng, p, unit[1], fault_rate)
+
+    def signature(self, case, p):
+        return (self.name, case.dtype, self.RB)
+
+    def initial_ub(self, case):
+        return random_ub(case.ub_seed, self.ub_bytes)
+
+    def stack_dyn(self, cases, p):
+        return int32_columns(cases, *self.traced)
+
+    def call(self, mod, case, state, p, dyn=None):
+        return self.call_case(mod, case, state, p, dyn), None

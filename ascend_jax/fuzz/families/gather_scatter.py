@@ -18,8 +18,11 @@ import numpy as np
 from ... import dtypes as _dt
 from .. import regs as _regs
 from .base import (
+    MASK_FIELDS,
     Operand,
-    bucket_kw,
+    call_values,
+    case_dataclass,
+    form_codes,
     int32_columns,
     mask_columns,
     mask_label,
@@ -37,7 +40,7 @@ RB = 4  # the repeat bucket: counts and Counter-mode masks <= RB repeats, repeat
 OFFSET_SPAN = 1024  # valid offsets address this many bytes above the base
 
 
-@dataclasses.dataclass(frozen=True)
+@case_dataclass
 class GatherScatterCase:
     api: str
     dtype: str
@@ -52,10 +55,7 @@ class GatherScatterCase:
     repeat: int = 1
     stride: int = 8  # dstRepStride (Gather, Gatherb) / srcRepStride (Scatter)
     blk: int = 1  # Gatherb dstBlkStride
-    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
-    mask_mode: int = 0
-    ctrl: tuple = (0, 0)
-    ub_seed: int = 0
+    registers: MASK_FIELDS
 
     def call_repr(self):
         t = _dt.as_dtype(self.dtype).cpp
@@ -139,9 +139,7 @@ def random_gatherb(rng, p, dtype, fault_rate):
         repeat=int(rng.integers(0, RB + 1)),
         stride=int(rng.integers(0, 17)),
         blk=int(rng.choice([0, 1, 1, 2, 3])),
-        vmask=regs.vmask,
-        mask_mode=regs.mask_mode,
-        ctrl=regs.ctrl,
+        **regs.mask_fields(),
         ub_seed=int(rng.integers(0, 2**31)),
     )
 
@@ -189,9 +187,7 @@ def random_case(rng, p, api, dtype, form, fault_rate=0.1):
         off=off,
         offsets=random_offsets(rng, RB * L, size, scatter, fault_rate),
         base=base,
-        vmask=regs.vmask,
-        mask_mode=regs.mask_mode,
-        ctrl=regs.ctrl,
+        **regs.mask_fields(),
         ub_seed=int(rng.integers(0, 2**31)),
         **kw,
     )
@@ -212,11 +208,8 @@ def call(mod, c, state, p, dyn=None):
     import ascend_jax as aj
 
     d = _dt.as_dtype(c.dtype)
-    a = dyn if dyn is not None else dataclasses.asdict(c)
     n = len(c.offsets)
-    fn = getattr(mod, c.api)
-    # the fast path's repeat bucket (the oracle has no such parameter)
-    extra = bucket_kw(fn, RB)
+    fn, a, extra = call_values(mod, c.api, c, dyn, RB)
     if c.api == "Gatherb":
         dst, src = aj.LocalTensor(d, a["dst"], 128), aj.LocalTensor(d, a["src"], 128)
         table = aj.LocalTensor(aj.uint32, a["off"], n)
@@ -242,9 +235,7 @@ class GatherScatterFamily(Family):
     apis = APIS
     case_type = GatherScatterCase
 
-    def units(self, p, api):
-        if api not in APIS or not p.api(api).supported:
-            return []
+    def api_units(self, p, api):
         a = p.api(api)
         if api == "Gatherb":
             return [(api, dt, "gatherb") for dt in a.dtypes]
@@ -316,8 +307,7 @@ class GatherScatterFamily(Family):
         if self.signature(c0, p)[3] == "count":
             out.update(int32_columns(cases, "count"))
             return out
-        code = {"count": 0, "continuous": 1, "bitwise": 2}
-        out["form"] = np.asarray([code[c.form] for c in cases], np.int32)
+        out["form"] = form_codes(cases)
         out.update(int32_columns(cases, "count", "repeat", "stride"))
         out.update(mask_columns(cases))
         return out

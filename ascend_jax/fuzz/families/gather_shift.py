@@ -34,32 +34,33 @@ from ...params import AnyForm, UnaryRepeatParams
 from ...profile import as_profile
 from ...tensor import MASK_PLACEHOLDER, LocalTensor
 from ..regs import draw as draw_registers
-from ..regs import lane_bits
+from ..regs import lane_bits, words8
 from . import draw as D
 from .base import (
+    MASK_FIELDS,
+    UB_FIELDS,
     Operand,
+    case_dataclass,
     data_mutations,
-    generic_shrinks,
+    form_codes,
+    int32_columns,
+    layout_operands,
     make_ub,
     make_ubs,
-    mask_label,
+    mask_columns,
     mask_words32,
     repeat_regime,
     stride_regime,
     strided_operand,
+    unlisted_dtype,
 )
 from .base import (
     is_reference as _is_reference,
 )
-from .family import Family
+from .family import BIG_R, SMALL_R, TwoBucketFamily
 
 SHIFT_APIS = ("ShiftLeft", "ShiftRight", "ShiftLeftTensor", "ShiftRightTensor")
-SMALL_R, BIG_R = 16, 255
 UB_BYTES = 8192
-
-
-def _vm_words(v):
-    return tuple(int((v >> (32 * i)) & 0xFFFFFFFF) for i in range(8))
 
 
 def _addr(rng, nblocks, fp_blocks, fault_rate):
@@ -77,7 +78,7 @@ def _addr(rng, nblocks, fp_blocks, fault_rate):
 # Shifts
 
 
-@dataclasses.dataclass(frozen=True)
+@case_dataclass
 class ShiftCase:
     api: str
     dtype: str
@@ -92,12 +93,8 @@ class ShiftCase:
     mask: object = 0  # int (continuous) or tuple of uint64 words (bitwise)
     repeat: int = 1
     strides: tuple = (1, 1, 8, 8)
-    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
-    mask_mode: int = 0
-    ctrl: tuple = (0, 0)
-    ub_seed: int = 0
-    ub_bytes: int = UB_BYTES
-    data: str = "raw"  # "raw" | "specials" | "small"
+    registers: MASK_FIELDS
+    ub: UB_FIELDS
     neg_amount: bool = False  # tensor shifts: one negative amount among the active lanes
     big: bool = False
 
@@ -263,9 +260,7 @@ def random_shift_case(rng, p, api, dt, form, big=False, ub_bytes=UB_BYTES, fault
         mask=mask,
         repeat=repeat,
         strides=strides,
-        vmask=_vm_words(vm),
-        mask_mode=mask_mode,
-        ctrl=regs.ctrl,
+        **regs.mask_fields(words8(vm)),
         ub_seed=int(rng.integers(0, 2**31)),
         ub_bytes=ub_bytes,
         data=data,
@@ -389,15 +384,10 @@ def shift_any_form(c, p):
 def _shift_dyn(cs, p):
     d = _dt.as_dtype(cs[0].dtype)
     nw32 = p.vector_mask_bits // 32
-    dyn = {
-        "dst": np.array([c.dst for c in cs], np.int32),
-        "src": np.array([c.src for c in cs], np.int32),
-        "repeat": np.array([c.repeat for c in cs], np.int32),
-        "count": np.array([c.count for c in cs], np.int32),
-        "strides": tuple(np.array([c.strides[i] for c in cs], np.int32) for i in range(4)),
-    }
+    dyn = int32_columns(cs, "dst", "src", "repeat", "count")
+    dyn["strides"] = tuple(np.array([c.strides[i] for c in cs], np.int32) for i in range(4))
     if cs[0].api.endswith("Tensor"):
-        dyn["src1"] = np.array([c.src1 for c in cs], np.int32)
+        dyn.update(int32_columns(cs, "src1"))
     else:
         m = (1 << d.bits) - 1
         amt = np.array([_wrap(c.amount, d) & m for c in cs], np.uint64).astype(d.bits_dtype).view(d.np_dtype)
@@ -406,11 +396,8 @@ def _shift_dyn(cs, p):
         if cs[0].api == "ShiftRight":
             dyn["round_en"] = np.array([c.round_en if c.form != "count" else False for c in cs], bool)
     if shift_any_form(cs[0], p):
-        codes = {"count": AnyForm.COUNT, "continuous": AnyForm.CONTINUOUS, "bitwise": AnyForm.BITWISE}
-        dyn["form"] = np.array([codes.get(c.form, AnyForm.PLACEHOLDER) for c in cs], np.int32)
-        dyn["mask"] = np.array([c.mask if c.form == "continuous" else 0 for c in cs], np.uint32)
-        z = np.zeros(nw32, np.uint32)
-        dyn["words"] = np.stack([mask_words32(c.mask, nw32) if c.form == "bitwise" else z for c in cs])
+        dyn["form"] = form_codes(cs)
+        dyn.update(mask_columns(cs, nw32))
         return dyn
     if cs[0].form == "continuous":
         dyn["mask"] = np.array([c.mask for c in cs], np.uint32)
@@ -752,15 +739,12 @@ def call_gather(mod, c, st, p, dyn=None, R=None, static=False):
 
 
 def _gather_dyn(cs, p):
-    return {
+    dyn = {
         "user": np.array([c.user for c in cs], bool),
-        "dst": np.array([c.dst for c in cs], np.int32),
-        "src0": np.array([c.src0 for c in cs], np.int32),
-        "pat": np.array([c.pat for c in cs], np.int32),
-        "pattern": np.array([c.pattern for c in cs], np.int32),
-        "mask": np.array([c.mask for c in cs], np.int32),
-        "strides": tuple(np.array([c.params[i] for c in cs], np.int32) for i in range(4)),
+        **int32_columns(cs, "dst", "src0", "pat", "pattern", "mask"),
     }
+    dyn["strides"] = tuple(np.array([c.params[i] for c in cs], np.int32) for i in range(4))
+    return dyn
 
 
 # -- the engine's adapter ----------------------------------------------------------------------
@@ -768,8 +752,18 @@ def _gather_dyn(cs, p):
 _ALL_DTYPES = ("int8", "uint8", "int16", "uint16", "half", "int32", "uint32", "float32")
 
 
-class _Common(Family):
+class _Common(TwoBucketFamily):
     run_workers = 1
+    fill_ub = None  # (case, ub=None): the case's initial UB (written into ``ub`` if given)
+
+    def initial_ub(self, case):
+        return self.fill_ub(case)
+
+    def initial_ubs(self, cases):
+        ubs = make_ubs(cases)
+        for r, c in enumerate(cases):
+            self.fill_ub(c, ubs[r])
+        return ubs
 
     def signature(self, case, p):
         return (self.name,) + case.key()
@@ -782,6 +776,8 @@ class ShiftFamily(_Common):
     name = "shift"
     apis = SHIFT_APIS
     case_type = ShiftCase
+    fill_ub, call_case = staticmethod(shift_initial_ub), staticmethod(call_shift)
+    default_strides = (1, 1, 8, 8)
 
     def signature(self, case, p):
         k = case.key()
@@ -813,10 +809,6 @@ class ShiftFamily(_Common):
             r = max(r, math.ceil(cnt / L))
         return r
 
-    def normalize(self, case, p):
-        L = p.lanes(_dt.as_dtype(case.dtype))
-        return dataclasses.replace(case, big=self._reps(case, L) > SMALL_R)
-
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace
         opts = []
@@ -825,51 +817,16 @@ class ShiftFamily(_Common):
         else:
             opts.append((rep(case, repeat=p.max_repeat_times + 1), "repeatTime"))
             opts.append((rep(case, strides=(1, 1, 256, 8)), "repeatParams.dstRepStride"))
-        bad = [d for d in _ALL_DTYPES if d not in p.api(case.api).all_dtypes()]
-        if bad and not case.api.endswith("Tensor"):
-            opts.append(
-                (
-                    rep(
-                        case, dtype=bad[int(rng.integers(len(bad)))], form="count", count=16, is_set_mask=True
-                    ),
-                    "T",
-                )
-            )
+        bad = None if case.api.endswith("Tensor") else unlisted_dtype(rng, p, case.api, _ALL_DTYPES)
+        if bad:
+            opts.append((rep(case, dtype=bad, form="count", count=16, is_set_mask=True), "T"))
         return opts[int(rng.integers(len(opts)))]
 
     def invalid_data(self, rng, p, case):
         return data_mutations(rng, p, case)
 
-    def initial_ub(self, case):
-        return shift_initial_ub(case)
-
-    def initial_ubs(self, cases):
-        ubs = make_ubs(cases)
-        for r, c in enumerate(cases):
-            shift_initial_ub(c, ubs[r])
-        return ubs
-
-    def call(self, mod, case, state, p, dyn=None):
-        R = None if dyn is None else (BIG_R if case.big else SMALL_R)
-        return call_shift(mod, case, state, p, dyn=dyn, R=R), None
-
     def call_static(self, mod, case, state, p):
         return call_shift(mod, case, state, p, static=True), None
-
-    def labels(self, case, p):
-        L = p.lanes(_dt.as_dtype(case.dtype))
-        strides = "default" if case.form == "count" else stride_regime(case.strides[:2], case.strides[2:])
-        return (
-            mask_label(case.form, case.mask_mode, case.mask, L, case.is_set_mask),
-            repeat_regime(self._reps(case, L), p),
-            strides,
-        )
-
-    def shrink(self, case, p):
-        out = generic_shrinks(case, p, (1, 1, 8, 8))
-        if case.mask_mode == 1:
-            out.append(dataclasses.replace(case, mask_mode=0, vmask=(0xFFFFFFFF,) * 4 + (0,) * 4))
-        return [self.normalize(c, p) for c in out]
 
     def operands(self, case, p):
         d = _dt.as_dtype(case.dtype)
@@ -877,10 +834,9 @@ class ShiftFamily(_Common):
         reps = self._reps(case, L)
         s = (1, 1, 8, 8) if case.form == "count" else case.strides
         nblk = L * d.itemsize // 32
-        ops = [strided_operand("src0", case.src, d.name, s[1], s[3], nblk, reps, "in")]
-        if case.api.endswith("Tensor"):
-            ops.append(strided_operand("src1", case.src1, case.amount_dtype, 1, 8, nblk, reps, "in"))
-        ops.append(strided_operand("dst", case.dst, d.name, s[0], s[2], nblk, reps, "inout"))
+        ops = layout_operands([("src0", case.src)], case.dst, s, reps, d.name, nblk)
+        if case.api.endswith("Tensor"):  # the amount tensor, before dst
+            ops.insert(-1, strided_operand("src1", case.src1, case.amount_dtype, 1, 8, nblk, reps, "in"))
         return ops
 
 
@@ -894,6 +850,7 @@ class GatherFamily(_Common):
     name = "gather_mask"
     apis = ("GatherMask",)
     case_type = GatherCase
+    fill_ub = staticmethod(gather_initial_ub)
     # never the quick build (ascend_jax._compile): measured on this campaign's GatherMask programs
     # (issue 36, benchmarks/README.md) it ran 15-20x slower a case (0.6 -> 11 ms at load 12) for
     # about the same compile time, so it loses from the first chunk on
@@ -936,15 +893,6 @@ class GatherFamily(_Common):
     def invalid_data(self, rng, p, case):
         c, k = data_mutations(rng, p, case, dst="dst", src="src0", dst_blk_stride=False)
         return c, k
-
-    def initial_ub(self, case):
-        return gather_initial_ub(case)
-
-    def initial_ubs(self, cases):
-        ubs = make_ubs(cases)
-        for r, c in enumerate(cases):
-            gather_initial_ub(c, ubs[r])
-        return ubs
 
     def signature(self, case, p):
         # one program per lane width (GatherMask moves bit patterns: the API itself compiles one

@@ -42,7 +42,13 @@ from ...errors import Fault, UnsupportedError, UsageError
 from ...reference import state as _rst
 from ...tensor import LocalTensor
 from .. import regs as _regs
-from .base import random_ub, repeat_regime, smaller_ints
+from .base import (
+    REG_FIELDS,
+    case_dataclass,
+    random_ub,
+    repeat_regime,
+    smaller_ints,
+)
 from .family import Family
 
 APIS = ("Transpose", "TransDataTo5HD", "Interleave", "DeInterleave")
@@ -89,7 +95,7 @@ MISUSES = (
 )
 
 
-@dataclasses.dataclass(frozen=True)
+@case_dataclass
 class LayoutCase:
     api: str
     dtype: str
@@ -103,10 +109,7 @@ class LayoutCase:
     count: int = 0  # Interleave / DeInterleave: count or srcCount
     tmp_len: int = 0  # Transpose: sharedTmpBuffer bytes
     misuse: str = ""  # a static misuse no value expresses (MISUSES); "" for every runnable case
-    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
-    mask_mode: int = 0
-    cmpmask: tuple = (0, 0, 0, 0)
-    ctrl: tuple = (0, 0)
+    registers: REG_FIELDS
     ub_seed: int = 0
     ub_bytes: int = 16384
 
@@ -403,14 +406,9 @@ class LayoutFamily(Family):
     name = "layout"
     apis = APIS
     case_type = LayoutCase
-    run_batch = 256
 
-    def units(self, p, api):
-        if api not in APIS:
-            return []
+    def api_units(self, p, api):
         a = p.api(api)
-        if not a.supported:
-            return []
         if api == "Transpose":
             out = []
             enhanced = bool(a.nd2nd_dtypes or a.nchw_dtypes)

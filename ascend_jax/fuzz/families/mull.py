@@ -11,8 +11,14 @@ import dataclasses
 
 from ... import dtypes as _dt
 from .. import regs as _regs
-from .base import bucket_kw, int32_columns, mask_label, random_ub, repeat_regime
-from .family import Family
+from .base import (
+    MASK_FIELDS,
+    call_values,
+    case_dataclass,
+    mask_label,
+    repeat_regime,
+)
+from .family import OneApiFamily
 
 API = "Mull"
 UB_BYTES = 8192
@@ -20,7 +26,7 @@ RB = 4  # count <= RB repeats
 NAMES = ("dst0", "dst1", "src0", "src1")
 
 
-@dataclasses.dataclass(frozen=True)
+@case_dataclass
 class MullCase:
     dtype: str
     dst0: int
@@ -28,10 +34,7 @@ class MullCase:
     src0: int
     src1: int
     count: int
-    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
-    mask_mode: int = 0
-    ctrl: tuple = (0, 0)
-    ub_seed: int = 0
+    registers: MASK_FIELDS
     api: str = API
 
     def call_repr(self):
@@ -64,25 +67,20 @@ def call(mod, c, state, p, dyn=None):
     import ascend_jax as aj
 
     d = _dt.as_dtype(c.dtype)
-    a = dyn if dyn is not None else dataclasses.asdict(c)
-    fn = mod.Mull
-    extra = bucket_kw(fn, RB)
+    fn, a, extra = call_values(mod, API, c, dyn, RB)
     ts = [aj.LocalTensor(d, a[n], 64) for n in NAMES]
     return fn(state, *ts, a["count"], profile=p, **extra)
 
 
-class MullFamily(Family):
+class MullFamily(OneApiFamily):
     name = "mull"
     apis = (API,)
     case_type = MullCase
+    RB, ub_bytes, traced = RB, UB_BYTES, (*NAMES, "count")
+    draw, call_case = staticmethod(random_case), staticmethod(call)
 
-    def units(self, p, api):
-        if api != API or not p.api(API).supported:
-            return []
+    def api_units(self, p, api):
         return [(API, dt) for dt in p.api(API).all_dtypes()]
-
-    def generate(self, rng, p, unit, fault_rate):
-        return random_case(rng, p, unit[1], fault_rate)
 
     def invalid_static(self, rng, p, case):
         return dataclasses.replace(case, count=-1), "count"
@@ -96,18 +94,6 @@ class MullFamily(Family):
             (rep(case, src0=case.dst0 + 32, count=max(c, 64)), "src0 partly on dst0"),
         ]
         return opts[int(rng.integers(len(opts)))]
-
-    def signature(self, case, p):
-        return ("mull", case.dtype, RB)
-
-    def initial_ub(self, case):
-        return random_ub(case.ub_seed, UB_BYTES)
-
-    def stack_dyn(self, cases, p):
-        return int32_columns(cases, *NAMES, "count")
-
-    def call(self, mod, case, state, p, dyn=None):
-        return call(mod, case, state, p, dyn), None
 
     def labels(self, case, p):
         L = p.lanes(_dt.as_dtype(case.dtype))

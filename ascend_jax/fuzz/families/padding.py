@@ -19,20 +19,20 @@ from ... import dtypes as _dt
 from ...params import AnyForm, UnaryRepeatParams
 from ...tensor import LocalTensor
 from . import elementwise as EW
-from .base import profile_forms
+from .base import (
+    MASK_FIELDS,
+    STRIDED_FORMS,
+    UB_FIELDS,
+    case_dataclass,
+    form_code,
+    profile_forms,
+)
 from .family import Family
 
 API = "VectorPadding"
-_FORM_CODE = {
-    "count": AnyForm.COUNT,
-    "count_register": AnyForm.COUNT,
-    "continuous": AnyForm.CONTINUOUS,
-    "bitwise": AnyForm.BITWISE,
-    "register": AnyForm.PLACEHOLDER,
-}
 
 
-@dataclasses.dataclass(frozen=True)
+@case_dataclass
 class PadCase:
     """``elementwise.EwCase``'s fields (one source, no scalar) plus the padding choice."""
 
@@ -48,12 +48,8 @@ class PadCase:
     mask: object = None
     repeat: int = 0
     strides: tuple = ()
-    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
-    mask_mode: int = 0
-    ctrl: tuple = (0, 0)
-    ub_seed: int = 0
-    ub_bytes: int = 8192
-    data: str = "raw"
+    registers: MASK_FIELDS
+    ub: UB_FIELDS
     padMode: int = 0
     padSide: bool = False
 
@@ -112,12 +108,10 @@ class VectorPaddingFamily(EW.ElementwiseFamily):
     run_batch = 128
 
     def forms(self, p, api, dt):
-        return profile_forms(p, EW.FORMS)
+        return profile_forms(p, STRIDED_FORMS)
 
-    def units(self, p, api):
+    def api_units(self, p, api):
         a = p.api(api)
-        if api != API or not a.supported:
-            return []
         return [(api, dt, f) for dt in a.all_dtypes() for f in self.forms(p, api, dt)]
 
     def generate(self, rng, p, unit, fault_rate):
@@ -145,7 +139,7 @@ class VectorPaddingFamily(EW.ElementwiseFamily):
                 {
                     "dst": np.int32(c.dst),
                     "src": np.int32(c.srcs[0]),
-                    "form": np.int32(_FORM_CODE[c.form]),
+                    "form": np.int32(form_code(c.form)),
                     "count": np.int32(c.count),
                     "mask": np.int32(c.mask if c.form == "continuous" else 0),
                     "words": words,

@@ -32,23 +32,24 @@ from ... import dtypes as _dt
 from ...errors import NotModelledError, UsageError
 from ...tensor import MASK_PLACEHOLDER, LocalTensor
 from .base import (
+    MASK_FIELDS,
+    UB_FIELDS,
     Operand,
-    bucket_of,
+    case_dataclass,
     generic_shrinks,
-    make_ub,
-    make_ubs,
-    mask_label,
+    mask_text,
     mode_shrinks,
+    mode_text,
     profile_forms,
-    repeat_regime,
     reps_needed,
-    stack_rows,
+    size_misuse,
     state_for,
-    stride_regime,
+    strided_labels,
     strided_operand,
+    unlisted_dtype,
 )
 from .compound import draw_layout
-from .family import Family
+from .family import PlannedFamily
 
 PER_REPEAT = ("ReduceRepeat", "ReduceDataBlock", "ReducePairElem")
 WHOLE = ("ReduceSum", "ReduceMax", "ReduceMin")
@@ -58,7 +59,7 @@ COUNT_FORMS = ("count", "count_register")
 TMP_LEN = 1 << 14  # sharedTmpBuffer's length (elements): always enough (the static formula check)
 
 
-@dataclasses.dataclass(frozen=True)
+@case_dataclass
 class ReduceCase:
     api: str
     dtype: str
@@ -74,22 +75,13 @@ class ReduceCase:
     repeat: int = 0
     strides: tuple = DEFAULT_STRIDES  # (dstRepStride, srcBlkStride, srcRepStride)
     tmp_len: int = TMP_LEN
-    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
-    mask_mode: int = 0
-    ctrl: tuple = (0, 0)
-    ub_seed: int = 0
-    ub_bytes: int = 8192
-    data: str = "raw"  # raw | specials | small
+    registers: MASK_FIELDS
+    ub: UB_FIELDS
 
     def call_repr(self):
         d = _dt.as_dtype(self.dtype)
         reg = ", false" if self.form in ("count_register", "register") else ""
-        m = (
-            "MASK_PLACEHOLDER"
-            if self.form == "register"
-            else ([hex(w) for w in self.mask] if self.form == "bitwise" else self.mask)
-        )
-        mode = f"  [mode={'counter' if self.mask_mode else 'normal'}]"
+        m, mode = mask_text(self), mode_text(self)
         if self.api in PER_REPEAT:
             o = f", {self.order}" if self.order else ""
             return (
@@ -238,22 +230,15 @@ def is_modelled(api, dt, rtype, order, cal_index, form, p):
 
 # -- the engine's adapter ----------------------------------------------------------------------
 
-_ALL_DTYPES = ("int8", "uint8", "int16", "uint16", "half", "bfloat16", "int32", "uint32", "float32")
 
-
-class ReduceFamily(Family):
+class ReduceFamily(PlannedFamily):
     name = "reduce"
     apis = PER_REPEAT + WHOLE
     case_type = ReduceCase
-    run_batch = 128
+    call_case = staticmethod(call)
 
-    def __init__(self, buckets=(4, 16, 256)):
-        self.buckets = tuple(buckets)
-
-    def units(self, p, api):
+    def api_units(self, p, api):
         a = p.api(api)
-        if not a.supported:
-            return []
         return [
             (api, dt, *v, f)
             for dt in a.all_dtypes()
@@ -268,18 +253,16 @@ class ReduceFamily(Family):
 
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace
-        d = _dt.as_dtype(case.dtype)
-        opts = []
         if case.form in COUNT_FORMS:
-            opts.append((rep(case, count=p.ub_usable_bytes // d.itemsize + 1), "count"))
+            opts = [size_misuse(case, p, True)]
         elif case.api in PER_REPEAT:
-            opts.append((rep(case, repeat=p.max_repeat_times + 1), "repeatTime"))
+            opts = [size_misuse(case, p, False)]
             k = int(rng.integers(3))
             s = list(case.strides)
             s[k] = 1 << 16  # SPEC: "取值范围为[0, 2^16-1]" (ReduceRepeat.md 约束说明)
             opts.append((rep(case, strides=tuple(s)), ("dstRepStride", "srcBlkStride", "srcRepStride")[k]))
         else:
-            opts.append((rep(case, repeat=-1), "repeatTime"))
+            opts = [(rep(case, repeat=-1), "repeatTime")]
             opts.append((rep(case, strides=case.strides[:2] + (1 << 16,)), "srcRepStride"))
         if case.api in WHOLE and case.api != "ReduceSum":
             # SPEC: the page's sharedTmpBuffer size formula (关键特性说明): one element too few
@@ -293,9 +276,8 @@ class ReduceFamily(Family):
             opts.append((rep(case, rtype="MAX"), "reduceType"))  # SPEC: "当前仅支持求和操作"
         if case.api == "ReduceRepeat" and case.rtype != "SUM":
             opts.append((rep(case, order="ORDER_SOMETHING"), "order"))
-        bad = [x for x in _ALL_DTYPES if x not in p.api(case.api).all_dtypes()]
-        if bad:
-            bd = bad[int(rng.integers(len(bad)))]
+        bd = unlisted_dtype(rng, p, case.api)
+        if bd:
             rt = "MAX" if case.api in PER_REPEAT and case.api != "ReducePairElem" else case.rtype
             order = p.api("ReduceRepeat").orders[0] if case.api == "ReduceRepeat" else case.order
             opts.append((rep(case, dtype=bd, rtype=rt, order=order), "dtype"))
@@ -314,43 +296,24 @@ class ReduceFamily(Family):
         return rep(case, **{other: case.src + 32 * int(rng.choice([0, 1, 2, 8]))}), f"{k} {other} on src"
 
     def signature(self, case, p):
-        R = bucket_of(reps_needed(case, p.lanes(_dt.as_dtype(case.dtype))), self.buckets)
+        R = self.bucket(reps_needed(case, p.lanes(_dt.as_dtype(case.dtype))))
         order = ""
         if case.api == "ReduceSum":  # the summation order of the form (a static choice)
             a = p.api("ReduceSum")
             order = a.order_count if case.form in COUNT_FORMS else a.order_highdim
         return ("reduce", case.api, case.dtype, case.rtype, case.order, case.cal_index, order, R)
 
-    def initial_ub(self, case):
-        return make_ub(case)
-
-    def initial_ubs(self, cases):
-        return make_ubs(cases)
-
     def stack_dyn(self, cases, p):
         R = self.signature(cases[0], p)[-1]
-        return stack_rows([plan(c, state_for(c, p), p, R)[1] for c in cases])
+        return self.stack_values([plan(c, state_for(c, p), p, R)[1] for c in cases])
 
     def fast_fn(self, case0, p):
         R = self.signature(case0, p)[-1]
-        key, _ = plan(case0, state_for(case0, p), p, R)
-        fn = aj.run_batched(key)
-        return lambda state, dyn: (fn(state, dyn), None)
-
-    def call(self, mod, case, state, p, dyn=None):  # the reference's and the static misuse's call
-        return call(mod, case, state, p), None
+        return self.batched(plan(case0, state_for(case0, p), p, R)[0])
 
     def labels(self, case, p):
-        L = p.lanes(_dt.as_dtype(case.dtype))
-        form = "count" if case.form == "count_register" else case.form
-        strides = (
-            "default" if case.form in COUNT_FORMS else stride_regime((case.strides[1],), (case.strides[2],))
-        )
-        return (
-            mask_label(form, case.mask_mode, case.mask, L, case.form != "count_register"),
-            repeat_regime(reps_needed(case, L), p),
-            strides,
-        )
+        s = case.strides  # the source's (block stride, repeat stride): s[1], s[2]
+        return strided_labels(case, p, p.lanes(_dt.as_dtype(case.dtype)), ((s[1],), (s[2],)))
 
     def shrink(self, case, p):
         rep = dataclasses.replace

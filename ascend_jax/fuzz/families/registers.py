@@ -13,6 +13,7 @@ from ... import MaskMode, SaturationMode
 from ... import dtypes as _dt
 from ...registry import REGISTRY
 from ..regs import draw as draw_registers
+from .base import REG_FIELDS, case_dataclass
 from .family import Family
 
 # every registered mask / special-register API, plus GatherMask's register read-back
@@ -24,16 +25,13 @@ SPR_READS = ("GetReduceRepeatSumSpr", "GetReduceRepeatMaxMinSpr")
 APIS += SPR_READS
 
 
-@dataclasses.dataclass(frozen=True)
+@case_dataclass
 class RegCase:
     api: str
     dtype: str = "-"  # SetVectorMask's T
     args: tuple = ()  # positional arguments after the state (Python values)
     mode: int = -1  # SetVectorMask: MaskMode; Set/GetSaturationFlag: SaturationMode; -1: none
-    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
-    mask_mode: int = 0
-    cmpmask: tuple = (0, 0, 0, 0)
-    ctrl: tuple = (0, 0)
+    registers: REG_FIELDS
     rsvd_init: int = 0
     ub_bytes: int = 64
     reduce_spr_init: tuple = (0, 0, 0)  # the reduce result register on entry (SPR_READS)

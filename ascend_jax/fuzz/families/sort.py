@@ -380,9 +380,7 @@ class SortFamily(Family):
     apis = APIS
     case_type = SortCase
 
-    def units(self, p, api):
-        if api not in APIS or not p.api(api).supported:
-            return []
+    def api_units(self, p, api):
         if api in MERGES:
             return [(api, dt, vb, s) for dt in _dtypes(p, api) for vb, s in MERGE_FORMS]
         if api == "GetMrgSortResult":

@@ -24,26 +24,33 @@ from ..regs import draw as draw_registers
 from ..regs import draw_mask
 from . import draw as D
 from .base import (
-    ALL_DTYPES,
+    MASK_FIELDS,
+    UB_FIELDS,
     Operand,
+    call_labels,
+    case_dataclass,
     data_mutations,
     draw_addr,
     draw_repeat_strides,
     footprint,
     generic_shrinks,
-    mask_label,
+    halves,
+    layout_operands,
+    mask_text,
     mask_words32,
-    repeat_regime,
+    mode_text,
+    normal_mode_shrinks,
+    scalar_shrinks,
+    size_misuse,
     specials,
-    stride_regime,
-    strided_operand,
+    unlisted_dtype,
 )
 from .family import PlannedFamily
 
 UNARY_SCALAR = {"Adds": "add", "Muls": "mul", "Maxs": "max", "Mins": "min"}
 
 
-@dataclasses.dataclass(frozen=True)
+@case_dataclass
 class Case:
     api: str
     dtype: str
@@ -56,12 +63,8 @@ class Case:
     mask: object = None  # int or tuple of uint64 words
     repeat: int = 0
     strides: tuple = (1, 1, 8, 8)
-    vmask: tuple = (0xFFFFFFFF,) * 4 + (0,) * 4
-    mask_mode: int = 0
-    ctrl: tuple = (0, 0)
-    ub_seed: int = 0
-    ub_bytes: int = 8192
-    data: str = "raw"  # "raw" | "specials" | "small"
+    registers: MASK_FIELDS
+    ub: UB_FIELDS
 
     def signature(self):
         """The static part: everything else is traced data (one compilation per signature and
@@ -74,12 +77,7 @@ class Case:
         head = f"{self.api}{t}(dst@{self.dst}, src@{self.src}, {self.scalar!r}"
         if self.form == "count":
             return f"{head}, {self.count})"
-        m = (
-            "MASK_PLACEHOLDER"
-            if self.form == "register"
-            else ([hex(w) for w in self.mask] if self.form == "bitwise" else self.mask)
-        )
-        return f"{head}, {m}, {self.repeat}, {p})  [mode={'counter' if self.mask_mode else 'normal'}]"
+        return f"{head}, {mask_text(self)}, {self.repeat}, {p}){mode_text(self)}"
 
 
 def scalar_value(case):
@@ -423,9 +421,8 @@ class UnaryScalarFamily(PlannedFamily):
     apis = tuple(UNARY_SCALAR)
     case_type = Case
 
-    def units(self, p, api):
-        a = p.api(api)
-        return [(api, dt) for dt in a.all_dtypes()] if a.supported else []
+    def api_units(self, p, api):
+        return [(api, dt) for dt in p.api(api).all_dtypes()]
 
     def generate(self, rng, p, unit, fault_rate):
         api, dt = unit
@@ -439,13 +436,8 @@ class UnaryScalarFamily(PlannedFamily):
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace
         L = p.lanes(_dt.as_dtype(case.dtype))
-        opts = []
-        if case.form == "count":
-            opts.append(
-                (rep(case, count=p.ub_usable_bytes // _dt.as_dtype(case.dtype).itemsize + 1), "count")
-            )
-        else:
-            opts.append((rep(case, repeat=p.max_repeat_times + 1), "repeatTime"))
+        opts = [size_misuse(case, p, case.form == "count")]
+        if case.form != "count":
             opts.append(
                 (rep(case, strides=case.strides[:2] + (256, case.strides[3])), "repeatParams.dstRepStride")
             )
@@ -453,9 +445,9 @@ class UnaryScalarFamily(PlannedFamily):
                 m = list(case.mask)
                 m[1] = 1
                 opts.append((rep(case, mask=tuple(m)), "mask[1]"))
-        bad = [d for d in ALL_DTYPES if d not in p.api(case.api).all_dtypes()]
+        bad = unlisted_dtype(rng, p, case.api)
         if bad:
-            opts.append((rep(case, dtype=bad[int(rng.integers(len(bad)))], form="count", count=16), "T"))
+            opts.append((rep(case, dtype=bad, form="count", count=16), "T"))
         return opts[int(rng.integers(len(opts)))]
 
     def invalid_data(self, rng, p, case):
@@ -477,24 +469,14 @@ class UnaryScalarFamily(PlannedFamily):
 
     def labels(self, case, p):
         L = p.lanes(_dt.as_dtype(case.dtype))
-        reps = _reps_needed(case, L)
-        if case.form == "count":
-            strides = "default"
-        else:
-            strides = stride_regime(case.strides[:2], case.strides[2:])
-        return (
-            mask_label(case.form, case.mask_mode, case.mask, L, case.is_set_mask),
-            repeat_regime(reps, p),
-            strides,
+        s = None if case.form == "count" else halves(case.strides)
+        return call_labels(
+            p, L, case.form, case.mask_mode, case.mask, _reps_needed(case, L), s, case.is_set_mask
         )
 
     def shrink(self, case, p):
-        out = generic_shrinks(case, p, (1, 1, 8, 8))
+        out = generic_shrinks(case, p, (1, 1, 8, 8)) + normal_mode_shrinks(case) + scalar_shrinks(case)
         rep = dataclasses.replace
-        if case.mask_mode == 1:
-            out.append(rep(case, mask_mode=0, vmask=(0xFFFFFFFF,) * 4 + (0,) * 4))
-        if case.scalar not in (0, 1):
-            out.append(rep(case, scalar=type(case.scalar)(1)))
         if case.form == "register" and case.mask_mode == 0:
             nw = p.vector_mask_bits // 64
             v = sum(int(case.vmask[i]) << (32 * i) for i in range(8))
@@ -511,16 +493,10 @@ class UnaryScalarFamily(PlannedFamily):
     def operands(self, case, p):
         d = _dt.as_dtype(case.dtype)
         L = p.lanes(d)
-        reps = _reps_needed(case, L)
-        nblk = L * d.itemsize // 32
-        if case.form == "count":
-            s = (1, 1, 8, 8)
-        else:
-            s = case.strides
-        return [
-            strided_operand("src", case.src, d.name, s[1], s[3], nblk, reps, "in"),
-            strided_operand("dst", case.dst, d.name, s[0], s[2], nblk, reps, "inout"),
-        ]
+        s = (1, 1, 8, 8) if case.form == "count" else case.strides
+        return layout_operands(
+            [("src", case.src)], case.dst, s, _reps_needed(case, L), d.name, L * d.itemsize // 32
+        )
 
 
 __all__ = ["UnaryScalarFamily", "Operand"]
