@@ -78,7 +78,7 @@ def _params(small, big):
     return out
 
 
-@pytest.mark.parametrize("family, profile, apis, n", _params(400, 2000))
+@pytest.mark.parametrize("family, profile, apis, n", _params(300, 2000))
 def test_a_batch_equals_other_batches_and_single_cases(family, profile, apis, n):
     plan = make_plan(profile, apis)
     assert plan.apis and all(plan.family[a].vectorised for a in plan.apis)
