@@ -28,13 +28,33 @@ FAMILY_APIS = {
         "Select,SelectFlexible"
     ),
     "gather_mask": "GatherMask",
+    "elementwise": (
+        "Add,Sub,Mul,Div,Max,Min,And,Or,Abs,Relu,Neg,Not,Exp,Ln,Sqrt,Rsqrt,Reciprocal,LeakyRelu,"
+        "Subs,Divs,Ands,Ors,AddsFlexible,MulsFlexible,MaxsFlexible,MinsFlexible,Duplicate,CreateVecIndex"
+    ),
+    "padding": "VectorPadding",
+    "compound": "AddRelu,SubRelu,FusedMulAdd,MulAddRelu,MulAddDst,AbsSub,Prelu,Axpy,ExpSub",
 }
 PROFILES = ("ascend910b", "ascend950", "ascend310p")
+FIRST = ("unary_scalar", "compare_select", "gather_mask")  # the mixed-plan and invalid-case tests
+# the later families: the default run on one profile with fewer cases (the suite's time budget),
+# the other profiles and the larger samples nightly (VectorPadding: ascend310p only)
+DEFAULT_PROFILE = {"elementwise": "ascend950", "padding": "ascend310p", "compound": "ascend910b"}
+FAMILY_PROFILES = {"padding": ("ascend310p",)}
+# the default run's APIs (planning every API of a family costs seconds): one of each sub-family,
+# scalar kind (value, flexible positions, index), mixed type row and count-only API
+DEFAULT_APIS = {
+    "elementwise": "And,Neg,LeakyRelu,Ands,Duplicate,CreateVecIndex",
+    "compound": "AddRelu,Axpy,MulAddDst",
+}
 # the fields a unit fixes (``Family.units``)
 UNIT_FIELDS = {
     "unary_scalar": ("api", "dtype"),
     "compare_select": ("api", "dtype", "mode", "form", "variant", "dst_dtype", "sel_dtype"),
     "gather_mask": ("dtype", "counter", "user"),
+    "elementwise": ("api", "dtype", "form"),
+    "padding": ("api", "dtype", "form"),
+    "compound": ("api", "dtype", "form", "src_dtype"),
 }
 
 
@@ -42,12 +62,27 @@ def _json(fc):
     return (fc.index, fc.api, fc.kind, fc.what, fc.oracle, fc.family.to_json(fc.case))
 
 
-@pytest.mark.parametrize("profile", PROFILES)
-@pytest.mark.parametrize("family", sorted(FAMILY_APIS))
-def test_a_batch_equals_other_batches_and_single_cases(profile, family):
-    plan = make_plan(profile, FAMILY_APIS[family])
+def _params(small, big):
+    """(family, profile, APIs, cases) of every family on its profiles: a later family's default
+    profile with ``small`` cases (of ``DEFAULT_APIS``), every API on every profile (``big``) nightly."""
+    out = []
+    for fam in sorted(FAMILY_APIS):
+        apis = FAMILY_APIS[fam]
+        for prof in FAMILY_PROFILES.get(fam, PROFILES):
+            if fam not in DEFAULT_PROFILE:
+                out.append(pytest.param(fam, prof, apis, big, id=f"{fam}-{prof}"))
+                continue
+            if prof == DEFAULT_PROFILE[fam]:
+                out.append(pytest.param(fam, prof, DEFAULT_APIS.get(fam, apis), small, id=f"{fam}-{prof}"))
+            out.append(pytest.param(fam, prof, apis, big, marks=pytest.mark.slow, id=f"{fam}-{prof}-all"))
+    return out
+
+
+@pytest.mark.parametrize("family, profile, apis, n", _params(300, 2000))
+def test_a_batch_equals_other_batches_and_single_cases(family, profile, apis, n):
+    plan = make_plan(profile, apis)
     assert plan.apis and all(plan.family[a].vectorised for a in plan.apis)
-    idx = list(range(2000))
+    idx = list(range(n))
     batch = generate_cases(plan, 21, idx, 0.1, 0.5)
     assert [fc.index for fc in batch] == idx
     assert {fc.family.name for fc in batch} == {family}
@@ -55,14 +90,14 @@ def test_a_batch_equals_other_batches_and_single_cases(profile, family):
     other = generate_cases(plan, 21, idx[::-3], 0.1, 0.5)
     assert [_json(fc) for fc in other] == [_json(batch[i]) for i in idx[::-3]]
     # one case at a time (n = 1): a sample
-    for i in idx[::41]:
+    for i in idx[:: 41 if n >= 2000 else 29]:
         assert _json(generate_case(plan, 21, i, 0.1, 0.5)) == _json(batch[i])
 
 
 def test_a_mixed_plan_single_cases():
-    plan = make_plan("ascend910b", ",".join(FAMILY_APIS.values()))
+    plan = make_plan("ascend910b", ",".join(FAMILY_APIS[f] for f in FIRST))
     batch = generate_cases(plan, 4, range(300), 0.1, 1.0)
-    assert {fc.family.name for fc in batch} == set(FAMILY_APIS)
+    assert {fc.family.name for fc in batch} == set(FIRST)
     for fc in batch[::7]:
         assert _json(generate_case(plan, 4, fc.index, 0.1, 1.0)) == _json(fc)
 
@@ -141,25 +176,30 @@ def _compare(scalar_cases, vector_cases, what):
 # ascend950: 256-bit masks, complex and 64-bit types; ascend310p: a zero mask an error, Compare's
 # mask a reserved parameter
 DIST = [
-    ("unary_scalar", "ascend910b"),
-    ("unary_scalar", "ascend950"),
-    ("unary_scalar", "ascend310p"),
-    ("compare_select", "ascend910b"),
-    ("compare_select", "ascend950"),
-    ("compare_select", "ascend310p"),
-    ("gather_mask", "ascend910b"),
+    *(
+        (f, prof, FAMILY_APIS[f], 2000)
+        for f, prof in (
+            ("unary_scalar", "ascend910b"),
+            ("unary_scalar", "ascend950"),
+            ("unary_scalar", "ascend310p"),
+            ("compare_select", "ascend910b"),
+            ("compare_select", "ascend950"),
+            ("compare_select", "ascend310p"),
+            ("gather_mask", "ascend910b"),
+        )
+    ),
+    *(p for p in _params(1000, 4000) if p.values[0] in DEFAULT_PROFILE),
 ]
 
 
-@pytest.mark.parametrize("family, profile", DIST)
-def test_b_same_distribution_as_the_scalar_generator(family, profile):
+@pytest.mark.parametrize("family, profile, apis, n", DIST)
+def test_b_same_distribution_as_the_scalar_generator(family, profile, apis, n):
     """The same units drawn by the scalar generator (``generate``, one ``CaseRng`` a case) and by
     ``generate_many``: every field's shares agree, every unit and form is reached."""
     p = load_profile(profile)
-    plan = make_plan(p, FAMILY_APIS[family])
+    plan = make_plan(p, apis)
     fam = plan.family[plan.apis[0]]
     units = [u for a in plan.apis for u in plan.units[a]]
-    n = 2000
     drawn = [units[j % len(units)] for j in range(n)]
     fr = 0.1
     scalar = [fam.generate(CaseRng((99, j)), p, u, fr) for j, u in enumerate(drawn)]
@@ -182,10 +222,10 @@ def test_b_same_distribution_as_the_scalar_generator(family, profile):
 
 
 def test_b_invalid_cases_still_drawn():
-    plan = make_plan("ascend910b", ",".join(FAMILY_APIS.values()))
+    plan = make_plan("ascend910b", ",".join(FAMILY_APIS[f] for f in FIRST))
     fcs = generate_cases(plan, 8, range(3000), 0.2, 0.01)
     kinds = collections.Counter((fc.family.name, fc.kind) for fc in fcs)
-    for fam in FAMILY_APIS:
+    for fam in FIRST:
         n = sum(v for (f, _), v in kinds.items() if f == fam)
         for kind, share in (("invalid-static", 0.1), ("invalid-data", 0.1)):
             assert abs(kinds[fam, kind] / n - share) < 0.04, (fam, kind, kinds)

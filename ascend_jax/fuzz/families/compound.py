@@ -24,6 +24,8 @@ import dataclasses
 import functools
 import math
 
+import numpy as np
+
 import ascend_jax as aj
 
 from ... import dtypes as _dt
@@ -31,6 +33,7 @@ from ...params import BinaryRepeatParams, UnaryRepeatParams
 from ...tensor import MASK_PLACEHOLDER, LocalTensor
 from ..regs import draw as draw_registers
 from ..regs import draw_mask
+from . import draw as D
 from .base import (
     MASK_FIELDS,
     SRC_NAMES,
@@ -49,7 +52,7 @@ from .base import (
     unlisted_dtype,
 )
 from .family import StridedFamily
-from .unary_scalar import _random_scalar
+from .unary_scalar import _random_scalar, _random_scalars_many
 
 COUNT_FORMS = ("count", "count_register")
 
@@ -216,6 +219,98 @@ def random_case(rng, p, api, dtype, form, ub_bytes=8192, fault_rate=0.1, src_dty
     )
 
 
+_DATA = ("raw", "specials", "small")
+
+
+def _unit_shape(p, unit):
+    """(dst dtype, source dtype or "", lanes, dst blocks, source blocks, default strides) of a unit."""
+    api, dt, _ = unit
+    src_dtype, dtype = dt.split("->") if "->" in dt else ("", dt)
+    d, sd = _dt.as_dtype(dtype), _dt.as_dtype(src_dtype or dtype)
+    L = p.lanes(d if d.itemsize >= sd.itemsize else sd)
+    nblk = max(1, L * d.itemsize // p.block_bytes)
+    sblk = max(1, L * sd.itemsize // p.block_bytes)
+    shape = API_TABLE[api].shape
+    defaults = SHAPES[shape].default_strides if not src_dtype else mixed_strides(shape, sblk)
+    return d.name, src_dtype, L, nblk, sblk, defaults
+
+
+def random_cases_many(slots, p, units, fault_rate=0.1, ub_bytes=8192):
+    """``random_case`` for many cases at once (one a unit ``(api, dtype or "src->dst", form)``),
+    drawn from ``slots`` in a fixed layout (``families.draw``): ``draw_layout``'s registers, repeat,
+    strides, count, mask and addresses, then the scalar, the UB seed and the data style."""
+    n = len(units)
+    uniq, ui = D.unit_index(units)
+    info = [_unit_shape(p, u) for u in uniq]
+    sdts = list(dict.fromkeys(i[1] or i[0] for i in info))
+    sk = np.asarray([sdts.index(i[1] or i[0]) for i in info], np.int64)[ui]
+    L = np.asarray([i[2] for i in info], np.int64)[ui]
+    nblk = np.asarray([i[3] for i in info], np.int64)[ui]
+    sblk = np.asarray([i[4] for i in info], np.int64)[ui]
+    nsrc = D.per_unit(uniq, ui, lambda u: SHAPES[API_TABLE[u[0]].shape].nsrc)
+    has_scalar = D.per_unit(uniq, ui, lambda u: SHAPES[API_TABLE[u[0]].shape].scalar, bool)
+    form = D.per_unit(uniq, ui, lambda u: D.STRIDED_FORM_NAMES.index(u[2]))
+    defaults = np.asarray([(i[5] + (0,) * 6)[:6] for i in info], np.int64)[ui]
+    nops = 1 + nsrc
+    nblocks = ub_bytes // 32
+    E = p.block_bytes // 4  # count bound: at most a third of the arena of 4-byte elements
+    count_form = form <= 1
+
+    regs = D.draw_many(slots, p, L, counter_ok=form != 0)
+    repeat, strides = D.repeat_strides_rows(slots, defaults, fault_rate, use_default=count_form)
+    count = D.ints(slots, 0, np.minimum(3 * L, nblocks * E // 3) + 1)
+    count = np.where(count_form & (slots.random() >= 0.1), count, 0)
+    masks, vmask, counter, count_reg = D.draw_mask_many(
+        slots, p, L, form, regs, np.minimum(4 * L, nblocks * E // 3)
+    )
+    reps = np.where(count_form, -(-count // L), repeat)
+    reps = np.where(counter, np.maximum(reps, -(-count_reg // L)), reps)
+
+    def footprint(i, blocks):
+        rep = np.take_along_axis(strides, np.minimum(nops + i, 5)[:, None], 1)[:, 0]
+        return (np.maximum(reps, 1) - 1) * rep + (blocks - 1) * strides[:, i] + 1
+
+    dst = D.draw_addr_many(slots, nblocks, footprint(0, nblk), fault_rate)
+    src = []
+    for k in range(2):
+        same = slots.random() < 0.15
+        a = D.draw_addr_many(slots, nblocks, footprint(1 + k, sblk), fault_rate)
+        src.append(np.where(same, dst, a))
+    values = _random_scalars_many(slots, sdts, sk)
+    ub_seed = slots.below(2**31)
+    data = slots.below(3)
+
+    src_t = list(zip(src[0].tolist(), src[1].tolist(), strict=True))
+    nd = [len(i[5]) for i in info]
+    return D.build(
+        CompoundCase,
+        n,
+        dict(
+            api=[u[0] for u in units],
+            dtype=[info[j][0] for j in ui.tolist()],
+            form=[D.STRIDED_FORM_NAMES[f] for f in form.tolist()],
+            dst=dst.tolist(),
+            srcs=[s[:m] for s, m in zip(src_t, nsrc.tolist(), strict=True)],
+            # a canonical NaN scalar only (as the element-wise family)
+            scalar=[
+                (float("nan") if isinstance(v, float) and v != v else v) if h else None
+                for h, v in zip(has_scalar.tolist(), values, strict=True)
+            ],
+            count=count.tolist(),
+            mask=masks,
+            repeat=repeat.tolist(),
+            strides=[s[: nd[j]] for s, j in zip(D.tuples(strides), ui.tolist(), strict=True)],
+            vmask=D.tuples(vmask),
+            mask_mode=regs.mask_mode.tolist(),
+            ctrl=D.tuples(regs.ctrl),
+            ub_seed=ub_seed.tolist(),
+            ub_bytes=ub_bytes,
+            data=[_DATA[k] for k in data.tolist()],
+            src_dtype=[info[j][1] for j in ui.tolist()],
+        ),
+    )
+
+
 # -- calls ----------------------------------------------------------------------------------------
 
 
@@ -297,6 +392,11 @@ class CompoundFamily(StridedFamily):
             src, dst = dt.split("->")
             return random_case(rng, p, api, dst, form, fault_rate=fault_rate, src_dtype=src)
         return random_case(rng, p, api, dt, form, fault_rate=fault_rate)
+
+    vectorised = True
+
+    def generate_many(self, slots, p, units, fault_rate):
+        return random_cases_many(slots, p, units, fault_rate)
 
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace

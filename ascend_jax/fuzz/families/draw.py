@@ -252,3 +252,54 @@ def build(cls, n, fields):
         o.__dict__.update(zip(names, row, strict=True))
         out.append(o)
     return out
+
+
+# -- vec1
+# the strided call forms (``base.STRIDED_FORMS`` order): a form code is an index of STRIDED_FORM_NAMES
+STRIDED_FORM_NAMES = ("count", "count_register", "continuous", "bitwise", "register")
+
+
+def repeat_strides_rows(slots, defaults, fault_rate, use_default=None):
+    """``draw_repeat_strides_many`` with per-case default strides (``defaults``: (n, k) int64, k
+    picks drawn for every case; a case with fewer strides keeps its first ones); ``use_default``:
+    the cases taking their defaults whatever the draw (``compound.draw_layout``'s count forms)."""
+    n, k = defaults.shape
+    kk = slots.below(len(_REP_CHOICES))
+    edge = slots.random() < 0.8
+    repeat = np.where(edge, _REP_CHOICES[kk], slots.below(256))
+    default = slots.random() < 0.5
+    if use_default is not None:
+        default = default | use_default
+    picks = np.stack([_STRIDE_PICK[slots.below(len(_STRIDE_PICK))] for _ in range(k)], 1)
+    keep0 = slots.random() <= fault_rate
+    picks[:, 0] = np.where((picks[:, 0] == 0) & ~keep0, 1, picks[:, 0])
+    return repeat, np.where(default[:, None], defaults, picks)
+
+
+def draw_mask_many(slots, p, L, form, regs, count_bound):
+    """``regs.draw_mask`` for every case (``form``: codes of ``STRIDED_FORM_NAMES``, ``regs``:
+    ``draw_many``'s): (masks -- a list of Python values: an int, a tuple of uint64 words or None --,
+    vmask (n, 8) uint32 words, Counter mode (n,) bool, the Counter-mode count (n,) int64). Three
+    draws (the count, the continuous mask's choice and its random lane count)."""
+    n = len(slots)
+    L = rows(n, L)
+    form = rows(n, form)
+    counter = regs.mask_mode == 1
+    lo = np.where((p.zero_mask == "error") & ((form == 2) | (form == 3)), 1, 0)
+    count_reg = ints(slots, lo, np.asarray(count_bound, np.int64) + 1)
+    cont = choose(slots, [0, 1, L // 2, L - 1, L, L + 5, ints(slots, 0, L + 1)])
+    if p.zero_mask == "error":
+        cont = np.maximum(cont, 1)
+    cont = np.where(counter, count_reg, cont)
+    nw = p.vector_mask_bits // 64
+    words = words_to_u64(regs.vmask, nw)
+    words[:, 0] = np.where(counter, count_reg.astype(np.uint64), words[:, 0])
+    words[:, 1:] = np.where(counter[:, None], np.uint64(0), words[:, 1:])
+    if p.zero_mask == "error":
+        words[:, 0] = np.where(words.any(axis=1), words[:, 0], np.uint64(1))
+    vmask = np.where(counter[:, None], u64_to_words(count_reg), regs.vmask)
+    masks = [
+        c if f == 2 else (w if f == 3 else None)
+        for f, c, w in zip(form.tolist(), cont.tolist(), tuples(words), strict=True)
+    ]
+    return masks, vmask, counter, count_reg

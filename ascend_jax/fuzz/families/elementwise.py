@@ -28,6 +28,7 @@ from ...params import BinaryRepeatParams, UnaryRepeatParams
 from ...tensor import MASK_PLACEHOLDER, LocalTensor
 from ..regs import draw as draw_registers
 from ..regs import draw_mask
+from . import draw as D
 from .base import (
     MASK_FIELDS,
     SRC_NAMES,
@@ -49,7 +50,7 @@ from .base import (
     unlisted_dtype,
 )
 from .family import StridedFamily
-from .unary_scalar import _random_scalar
+from .unary_scalar import _random_scalar, _random_scalars_many
 
 
 @dataclasses.dataclass(frozen=True)
@@ -232,6 +233,141 @@ def random_case(rng, p, api, dtype, form, ub_bytes=8192, fault_rate=0.1):
     )
 
 
+_DATA = ("raw", "specials", "small")
+_SCALAR_KINDS = (None, "value", "index")
+
+
+def _max_over_groups(strides, ns, reps):
+    """``fp_all`` of ``random_case`` for every case: the largest footprint of the ``ns`` (per case)
+    operand groups, block stride ``strides[i]`` and repeat stride ``strides[ns + i]``."""
+    fp = np.zeros(len(ns), np.int64)
+    for i in range(int(ns.max())):
+        rep = np.take_along_axis(strides, np.minimum(ns + i, strides.shape[1] - 1)[:, None], 1)[:, 0]
+        fp = np.where(i < ns, np.maximum(fp, D.footprint_many(strides[:, i], rep, reps)), fp)
+    return fp
+
+
+def _index_scalars_many(slots, dts, dk, values):
+    """``_index_scalar`` for every case (``values``: each case's ``_random_scalar`` draw, for the
+    float types' other half). Four draws."""
+    ds = [_dt.as_dtype(x) for x in dts]
+    # CreateVecIndex's types are 32 bits at most; wider types (no index scalar, values unused) are
+    # kept in int64 range
+    bits = [min(d.bits, 32) for d in ds]
+    lo = np.asarray(
+        [
+            0 if d.is_float else (-(1 << (b - 1)) if d.is_signed_int else 0)
+            for d, b in zip(ds, bits, strict=True)
+        ]
+    )[dk]
+    hi = lo + np.asarray([1 if d.is_float else (1 << b) - 1 for d, b in zip(ds, bits, strict=True)])[dk]
+    u = slots.random()
+    small_f = D.ints(slots, -1000, 1000) / 8
+    small_i = np.clip(D.ints(slots, -100, 100), lo, hi)
+    big_i = D.ints(slots, lo, hi + 1)
+    is_float = np.asarray([d.is_float for d in ds])[dk]
+    out = []
+    for f, uu, sf, si, bi, v in zip(
+        is_float.tolist(),
+        u.tolist(),
+        small_f.tolist(),
+        small_i.tolist(),
+        big_i.tolist(),
+        values,
+        strict=True,
+    ):
+        if f:
+            out.append(sf if uu < 0.5 else (v if math.isfinite(v) else 0.0))
+        else:
+            out.append(si if uu < 0.5 else bi)
+    return out
+
+
+def random_columns_many(slots, p, units, fault_rate=0.1, ub_bytes=8192):
+    """``random_case``'s fields for many cases at once (one a unit ``(api, dtype, form)``), drawn
+    from ``slots`` in a fixed layout (``families.draw``): a dict of columns for ``draw.build``."""
+    uniq, ui = D.unit_index(units)
+    dts = list(dict.fromkeys(u[1] for u in uniq))
+    dk = D.per_unit(uniq, ui, lambda u: dts.index(u[1]))
+    isz = D.per_unit(uniq, ui, lambda u: _dt.as_dtype(u[1]).itemsize)
+    L = D.per_unit(uniq, ui, lambda u: p.lanes(_dt.as_dtype(u[1])))
+    E = p.block_bytes // isz
+    form = D.per_unit(uniq, ui, lambda u: D.STRIDED_FORM_NAMES.index(u[2]))
+    rows_ = [API_TABLE[u[0]] for u in uniq]
+    ns = D.per_unit(uniq, ui, lambda u: len(KINDS[API_TABLE[u[0]].kind].default_strides) // 2)
+    nsrc = D.per_unit(uniq, ui, lambda u: KINDS[API_TABLE[u[0]].kind].nsrc)
+    sk = D.per_unit(uniq, ui, lambda u: _SCALAR_KINDS.index(API_TABLE[u[0]].scalar))
+    npos = D.per_unit(uniq, ui, lambda u: len(API_TABLE[u[0]].positions))
+    defaults = np.asarray([(KINDS[r.kind].default_strides + (0,) * 6)[:6] for r in rows_], np.int64)[ui]
+    nblocks = ub_bytes // 32
+    count_form = form <= 1
+
+    data = slots.below(3)
+    regs = D.draw_many(slots, p, L, counter_ok=form != 0)
+    repeat, strides = D.repeat_strides_rows(slots, defaults, fault_rate)
+    count = D.ints(slots, 0, np.minimum(3 * L, nblocks * E // 2) + 1)
+    count = np.where(count_form & (slots.random() >= 0.1), count, 0)
+    masks, vmask, counter, count_reg = D.draw_mask_many(
+        slots, p, L, form, regs, np.minimum(4 * L, nblocks * E // 3)
+    )
+    fp = np.where(count_form, D.footprint_many(1, 8, -(-count // L)), _max_over_groups(strides, ns, repeat))
+    fp = np.where(counter, np.maximum(fp, _max_over_groups(strides, ns, -(-count_reg // L))), fp)
+    dst = D.draw_addr_many(slots, nblocks, fp, fault_rate)
+    src = []
+    for _ in range(2):
+        same = slots.random() < 0.15
+        src.append(np.where(same, dst, D.draw_addr_many(slots, nblocks, fp, fault_rate)))
+    values = _random_scalars_many(slots, dts, dk)
+    # a NaN scalar only canonical (``random_case``)
+    values = [float("nan") if isinstance(v, float) and v != v else v for v in values]
+    index = _index_scalars_many(slots, dts, dk, values)
+    pos = slots.below(npos)
+    u = slots.random()
+    e0 = D.ints(slots, 0, ub_bytes // isz) * isz
+    e_dst = dst + isz * D.ints(slots, 0, 3 * L)
+    e_end = ub_bytes - D.ints(slots, 0, isz + 1)
+    e_odd = e0 + D.ints(slots, 1, 4)
+    elem = np.where(
+        u < 0.15,
+        e_dst,
+        np.where(u < 0.15 + fault_rate / 2, e_end, np.where(u < 0.15 + fault_rate, e_odd, e0)),
+    )
+    ub_seed = slots.below(2**31)
+
+    apis = [u_[0] for u_ in units]
+    positions = [API_TABLE[a].positions[k] for a, k in zip(apis, pos.tolist(), strict=True)]
+    elem = np.where(np.asarray([q.startswith("elem") for q in positions], bool), elem, 0)
+    scal = [
+        None if k == 0 else (v if k == 1 else x) for k, v, x in zip(sk.tolist(), values, index, strict=True)
+    ]
+    src_t = list(zip(src[0].tolist(), src[1].tolist(), strict=True))
+    st = D.tuples(strides)
+    k2 = (2 * ns).tolist()
+    return dict(
+        api=apis,
+        dtype=[_dt.as_dtype(dts[j]).name for j in dk.tolist()],
+        form=[D.STRIDED_FORM_NAMES[f] for f in form.tolist()],
+        dst=dst.tolist(),
+        srcs=[s[:m] for s, m in zip(src_t, nsrc.tolist(), strict=True)],
+        scalar=scal,
+        position=positions,
+        elem=elem.tolist(),
+        count=count.tolist(),
+        mask=masks,
+        repeat=repeat.tolist(),
+        strides=[
+            KINDS[API_TABLE[a].kind].default_strides if c else s[:m]
+            for a, c, s, m in zip(apis, count_form.tolist(), st, k2, strict=True)
+        ],
+        vmask=D.tuples(vmask),
+        mask_mode=regs.mask_mode.tolist(),
+        ctrl=D.tuples(regs.ctrl),
+        ub_seed=ub_seed.tolist(),
+        ub_bytes=ub_bytes,
+        data=[_DATA[k] for k in data.tolist()],
+    )
+
+
 # -- calls ----------------------------------------------------------------------------------------
 
 
@@ -318,6 +454,11 @@ class ElementwiseFamily(StridedFamily):
     def generate(self, rng, p, unit, fault_rate):
         api, dt, form = unit
         return random_case(rng, p, api, dt, form, fault_rate=fault_rate)
+
+    vectorised = True
+
+    def generate_many(self, slots, p, units, fault_rate):
+        return D.build(EwCase, len(units), random_columns_many(slots, p, units, fault_rate))
 
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace

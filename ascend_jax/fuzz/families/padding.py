@@ -18,6 +18,7 @@ import numpy as np
 from ... import dtypes as _dt
 from ...params import AnyForm, UnaryRepeatParams
 from ...tensor import LocalTensor
+from . import draw as D
 from . import elementwise as EW
 from .base import (
     MASK_FIELDS,
@@ -71,6 +72,16 @@ def random_case(rng, p, dtype, form, fault_rate=0.1):
     return PadCase(**fields, padMode=int(rng.integers(0, 3)), padSide=bool(rng.random() < 0.5))
 
 
+def random_cases_many(slots, p, units, fault_rate=0.1):
+    """``random_case`` for many cases at once (units ``(api, dtype, form)``): the element-wise
+    generator's columns for Abs, then padMode and padSide (a fixed layout)."""
+    cols = EW.random_columns_many(slots, p, [("Abs", dt, f) for _, dt, f in units], fault_rate)
+    cols["api"] = API
+    cols["padMode"] = slots.below(3).tolist()
+    cols["padSide"] = (slots.random() < 0.5).tolist()
+    return D.build(PadCase, len(units), cols)
+
+
 def call(mod, c, state, p, dyn=None, R=None):
     """``mod.VectorPadding`` on the case: static Python values, or (``dyn``) one case's traced row."""
     d = _dt.as_dtype(c.dtype)
@@ -117,6 +128,9 @@ class VectorPaddingFamily(EW.ElementwiseFamily):
     def generate(self, rng, p, unit, fault_rate):
         _, dt, form = unit
         return random_case(rng, p, dt, form, fault_rate=fault_rate)
+
+    def generate_many(self, slots, p, units, fault_rate):
+        return random_cases_many(slots, p, units, fault_rate)
 
     def invalid_static(self, rng, p, case):
         if rng.random() < 0.3:
