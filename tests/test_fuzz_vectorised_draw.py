@@ -30,6 +30,7 @@ FAMILY_APIS = {
     "gather_mask": "GatherMask",
     "data_copy": "DataCopy,DataCopyPad",
     "layout": "Transpose,TransDataTo5HD,Interleave,DeInterleave",
+    "gather_scatter": "Gather,Gatherb,Scatter",
 }
 PROFILES = ("ascend910b", "ascend950", "ascend310p")
 # the fields a unit fixes (``Family.units``)
@@ -39,10 +40,11 @@ UNIT_FIELDS = {
     "gather_mask": ("dtype", "counter", "user"),
     "data_copy": ("api", "kind", "form", "dtype"),
     "layout": ("api", "dtype", "form"),
+    "gather_scatter": ("api", "dtype", "form"),
 }
 # families added later (vec3): in the default run on ascend910b with fewer cases (the suite's time
 # budget), on every profile with the full sample in the nightly
-LATE = ("data_copy", "layout")
+LATE = ("data_copy", "layout", "gather_scatter")
 SLOW = pytest.mark.slow
 
 
@@ -91,7 +93,13 @@ def test_a_mixed_plan_single_cases():
 
 
 def _flat(out, k, v):
-    if isinstance(v, tuple):
+    if isinstance(v, tuple) and len(v) > 32:  # a long table (gather_scatter's offsets)
+        out[k + ".len"] = len(v)
+        out[k + ".distinct"] = len(v) - len(set(v))
+        out[k + ".min"], out[k + ".max"] = min(v), max(v)
+        for i, x in enumerate(v[:8]):
+            _flat(out, f"{k}[{i}]", x)
+    elif isinstance(v, tuple):
         out[k + ".len"] = len(v)
         for i, x in enumerate(v):
             _flat(out, f"{k}[{i}]", x)
@@ -111,7 +119,7 @@ def _features(case):
         for b in addrs[i + 1 :]:
             out[f"{a}=={b}"] = getattr(case, a) == getattr(case, b)
         out[f"{a}%32"] = getattr(case, a) % 32 == 0
-        out[f"{a}>=ub"] = getattr(case, a) >= case.ub_bytes - 64
+        out[f"{a}>=ub"] = getattr(case, a) >= getattr(case, "ub_bytes", 8192) - 64  # gather_scatter: 8192
     return out
 
 
