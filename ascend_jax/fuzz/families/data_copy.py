@@ -30,6 +30,7 @@ The family of DataCopy and DataCopyPad: case type, generator, calls and the engi
 """
 
 import dataclasses
+import types
 
 import jax.numpy as jnp
 import numpy as np
@@ -646,7 +647,8 @@ def random_copy_cases_many(slots, p, units, fault_rate=0.08, ub_bytes=UB_BYTES, 
         layout=layout,
     )
     for j in np.flatnonzero(is_lay).tolist():
-        c = CopyCase(**{k: (v[j] if isinstance(v, list) else v) for k, v in cols.items()})
+        # the fields LAY.spans reads (form, layout, size)
+        c = types.SimpleNamespace(form=units[j][2], layout=layout[j], size=int(size[j]))
         for side, m in LAY.spans(c).items():
             span[side][j] = span_bytes(0, 1, m)
     addr = {}
