@@ -30,6 +30,7 @@ The family of DataCopy and DataCopyPad: case type, generator, calls and the engi
 """
 
 import dataclasses
+import types
 
 import jax.numpy as jnp
 import numpy as np
@@ -41,7 +42,9 @@ from ...params import DataCopyExtParams, DataCopyPadExtParams, DataCopyPadParams
 from ...profile import as_profile
 from ...tensor import LocalTensor
 from ..regs import draw as draw_registers
+from ..rng import CaseRng
 from . import data_copy_layout as LAY
+from . import draw as D
 from .base import (
     REG_FIELDS,
     Operand,
@@ -397,6 +400,270 @@ def _in_bucket_ranges(c):
     return 0 <= bc <= 4095 and 0 <= bl <= 65535 and min(c.params[2:]) >= -bl
 
 
+# -- generation, many cases at once (``Family.generate_many``) ----------------------------------------
+
+_KIND_CODES = {k: j for j, k in enumerate(KINDS)}
+
+
+def _place_many(slots, limit, align, span, fault_rate):
+    """``_place`` for every case (``limit``, ``align``, ``span``: per case; seven draws)."""
+    hi = np.maximum(limit - span, 0)
+    u = slots.random()
+    a = np.where(
+        u < 0.1, 0, np.where(u < 0.2, hi // align * align, D.ints(slots, 0, hi // align + 1) * align)
+    )
+    u = slots.random()
+    mis = D.ints(slots, 1, align)
+    end = limit - align * slots.below(3)
+    neg = -align * D.ints(slots, 1, 3)
+    c1 = (u < fault_rate / 3) & (align > 1)
+    c2 = ~c1 & (u < 2 * fault_rate / 3)
+    c3 = ~c1 & ~c2 & (u < fault_rate)
+    return np.where(c1, a + mis, np.where(c2, end, np.where(c3, neg, a)))
+
+
+def _datacopy_params_many(slots, E, nb, fault_rate):
+    """``_datacopy_params`` of both forms for every case: (count, params (n, 4)); the caller keeps
+    the form's."""
+    n = len(slots)
+    # count form
+    blocks = D.choose(slots, [1, 1, 2, 3, nb, D.ints(slots, 1, nb + 1), D.ints(slots, 1, nb + 1)])
+    blocks = np.where(slots.random() < 0.03, 0, blocks)
+    count = blocks * E
+    extra = D.ints(slots, 1, E)
+    count = np.where((E > 1) & (slots.random() < fault_rate / 2), count + extra, count)
+    # params form
+    bc = D.choose(slots, [1, 1, 2, 3, 4, D.ints(slots, 1, 9)])
+    bl = D.choose(slots, [1, 2, 3, D.ints(slots, 1, nb // bc + 1)])
+    bl = np.minimum(bl, nb // bc)
+    no_gap = slots.random() < 0.4
+    gaps = np.stack([D.choose(slots, [0, 1, 2, 3, 8, D.ints(slots, 0, 17)]) for _ in "sd"], 1)
+    gaps = np.where(no_gap[:, None], 0, gaps)
+    far = slots.random() < 0.03
+    which = slots.below(2)
+    big = D.choose(slots, [65535, 4096, D.ints(slots, 17, 65536)])
+    for k in range(2):
+        gaps[:, k] = np.where(far & (which == k), big, gaps[:, k])
+    prm = np.concatenate([np.stack([bc, bl], 1), gaps], 1)
+    zero = slots.random() < 0.04
+    which = slots.below(2)
+    for k in range(2):
+        prm[:, k] = np.where(zero & (which == k), 0, prm[:, k])
+    bad = slots.random() < fault_rate / 2
+    k = slots.below(4)
+    v0 = D.choose(slots, [4096, 5000])
+    v1 = D.choose(slots, [65536, 70000, -1])
+    for j in range(4):
+        prm[:, j] = np.where(bad & (k == j), v0 if j == 0 else v1, prm[:, j])
+    assert len(prm) == n
+    return count, prm
+
+
+_PAD_OPTS = ("blockCount", "padding", "blockLen", "negative", "ub_stride")
+
+
+def _pad_params_many(slots, p, gm2ub, size, fault_rate):
+    """``_pad_params`` for every case (``gm2ub``, ``size``: per case): (params (n, 4), pad (n, 2))."""
+    n = len(slots)
+    a = p.api("DataCopyPad")
+    E = BLK // size
+    bc = D.choose(slots, [1, 1, 2, 3, 5, D.ints(slots, 1, 9)])
+    elems = D.choose(slots, [1, E - 1, E, E + 1, 2 * E, D.ints(slots, 1, 121)])
+    elems = np.where(elems == 0, 1, elems)
+    u_l, v_l = slots.random(), D.ints(slots, 0, E + 1)
+    u_r, v_r = slots.random(), D.ints(slots, 0, E + 1)
+    lp = np.where(gm2ub & (u_l < 0.4), v_l, 0)
+    rp = np.where(gm2ub & (u_r < 0.4), v_r, 0)
+    # fit the bucket (the scalar loop, every case at once: bc shrinks first, then elems halves)
+    while True:
+        bl = elems * size
+        used = np.where(gm2ub, bc * (-(-(lp * size + bl + rp * size) // BLK)), -(-bc * bl // BLK))
+        over = used > NB
+        if not over.any():
+            break
+        shrink_bc = over & (bc > 1)
+        bc = np.where(shrink_bc, bc - 1, bc)
+        elems = np.where(over & ~shrink_bc, np.maximum(1, elems // 2), elems)
+    u = slots.random()
+    gs = np.where(u < 0.4, 0, D.choose(slots, [1, size, 3, 32, 64, D.ints(slots, 0, 65)]))
+    u = slots.random()
+    us = np.where(u < 0.5, 0, D.choose(slots, [1, 2, 3]))
+    neg_ok = gm2ub & bool(a.negative_src_stride)
+    u, v = slots.random(), D.ints(slots, 0, bl + 1)
+    gs = np.where(neg_ok & (u < 0.25), -v, gs)  # SPEC (950): GM->UB srcStride in [-blockLen, 2^40-1]
+    u = slots.random()
+    far = D.choose(slots, [4096, 2**20, MAX_GM_STRIDE, D.ints(slots, 0, MAX_GM_STRIDE + 1)])
+    gs = np.where(u < 0.03, far, gs)
+    hi = min(int(a.ub_stride_max), MAX_UB_STRIDE)
+    u = slots.random()
+    far = D.choose(slots, [128, hi, D.ints(slots, 0, hi + 1)])
+    us = np.where(u < 0.03, far, us)
+    prm = np.stack([bc, bl, np.where(gm2ub, gs, us), np.where(gm2ub, us, gs)], 1)
+    zero = slots.random() < 0.04
+    which = slots.below(2)
+    for k in range(2):
+        prm[:, k] = np.where(zero & (which == k), 0, prm[:, k])
+    pad = np.stack([lp, rp], 1)
+    # traced values out of range (BAD_PARAM): one of the options the case has
+    bad = slots.random() < fault_rate / 2
+    has = np.stack(
+        [
+            np.ones(n, bool),
+            np.ones(n, bool),
+            size > 1,
+            neg_ok & (bl > 0),
+            np.full(n, a.ub_stride_max < 2**31 - 1),
+        ],
+        1,
+    )
+    order = np.argsort(~has, axis=1, kind="stable")  # each case's options first, in _PAD_OPTS order
+    opt = order[np.arange(n), slots.below(has.sum(1))]
+    which = slots.below(2)
+    pv = D.choose(slots, [E + 1, -1])
+    prm[:, 0] = np.where(bad & (opt == 0), 4096, prm[:, 0])
+    for k in range(2):
+        pad[:, k] = np.where(bad & (opt == 1) & (which == k), pv, pad[:, k])
+    prm[:, 1] = np.where(bad & (opt == 2), prm[:, 1] + 1, prm[:, 1])
+    prm[:, 2] = np.where(bad & (opt == 3), -prm[:, 1] - size, prm[:, 2])
+    ubs = int(a.ub_stride_max) + 1
+    prm[:, 3] = np.where(bad & (opt == 4) & gm2ub, ubs, prm[:, 3])
+    prm[:, 2] = np.where(bad & (opt == 4) & ~gm2ub, ubs, prm[:, 2])
+    return prm, pad
+
+
+def _span_many(step, nrows, last):
+    """``span_bytes`` over arrays."""
+    return np.where((nrows <= 0) | (last <= 0), 0, (nrows - 1) * np.maximum(step, 0) + last)
+
+
+def random_copy_cases_many(slots, p, units, fault_rate=0.08, ub_bytes=UB_BYTES, gm_bytes=GM_BYTES, nb=NB):
+    """``random_copy_case`` for many cases at once, one a unit ``(api, kind, form, dtype)`` of
+    ``units``, drawn from ``slots`` (``rng.Slots``) in a fixed layout (``families.draw``): the same
+    distribution of counts, parameters, paddings, registers, seeds and addresses. The layout forms'
+    static tuple (``data_copy_layout.random_layout``, a few cases) is drawn case by case from a
+    stream seeded by one word of the case's own stream (drawn for every case)."""
+    p = as_profile(p)
+    n = len(units)
+    uniq, ui = D.unit_index(units)
+    size = D.per_unit(uniq, ui, lambda u: _dt.as_dtype(u[3]).itemsize)
+    L = D.per_unit(uniq, ui, lambda u: p.lanes(_dt.as_dtype(u[3])))
+    is_dc = D.per_unit(uniq, ui, lambda u: u[0] == "DataCopy", bool)
+    is_count = D.per_unit(uniq, ui, lambda u: u[2] == "count", bool)
+    is_lay = D.per_unit(uniq, ui, lambda u: u[2] in LAY.LAYOUT_FORMS, bool)
+    kind = D.per_unit(uniq, ui, lambda u: _KIND_CODES[u[1]])
+    gm2ub = kind == 0
+    sp = p.api("SetPadValue")
+    reg_ok = D.per_unit(
+        uniq,
+        ui,
+        lambda u: (
+            sp.supported
+            and u[3] in sp.dtypes
+            and _dt.as_dtype(u[3]).itemsize < 8
+            and _dt.as_dtype(u[3]).kind != "complex"
+        ),
+        bool,
+    )
+    E = BLK // size
+    lay_seed = slots.word()
+    count, dc_prm = _datacopy_params_many(slots, E, nb, fault_rate)
+    pad_prm, pad = _pad_params_many(slots, p, gm2ub, size, fault_rate)
+    pad_gm2ub = ~is_dc & gm2ub
+    is_pad = pad_gm2ub & (slots.random() < 0.5)
+    nbits = np.minimum(8 * size, 63)  # 64-bit T draws no pattern (the value is never kept)
+    u, v = slots.random(), slots.below(np.left_shift(1, nbits))
+    bits = np.where(pad_gm2ub & (size < 8) & (u < 0.7), v, 0)
+    u, v = slots.random(), slots.below(np.left_shift(1, nbits))
+    reg = np.where(pad_gm2ub & reg_ok & (u < 0.4), v, -1)
+    regs = D.draw_many(slots, p, L)
+    ub_seed, gm_seed = slots.below(2**31), slots.below(2**31)
+    count = np.where(is_dc & is_count, count, 0)
+    prm = np.where(
+        is_lay[:, None],
+        [1, 0, 0, 0],
+        np.where(is_dc[:, None], np.where(is_count[:, None], [1, 0, 0, 0], dc_prm), pad_prm),
+    )
+    pad = np.where(pad_gm2ub[:, None], pad, 0)
+    # the layout forms' static tuples
+    layout = [()] * n
+    for j in np.flatnonzero(is_lay).tolist():
+        _, _, form, dt = units[j]
+        d = _dt.as_dtype(dt)
+        layout[j] = LAY.random_layout(CaseRng((int(lay_seed[j]),)), p, form, d.itemsize, d.kind == "complex")
+    # the spans of both sides (valid parameters; out of the bucket's ranges a block)
+    bc, bl, ss, ds = prm.T
+    nbytes = count * size // BLK * BLK
+    row_pad = -(-(pad[:, 0] * size + bl + pad[:, 1] * size) // BLK) * BLK
+    row_ub = -(-bl // BLK) * BLK
+    src_sp = np.where(
+        is_dc[:, None],
+        np.where(
+            is_count[:, None],
+            np.stack([0 * bc, 1 + 0 * bc, nbytes], 1),
+            np.stack([(bl + ss) * BLK, bc, bl * BLK], 1),
+        ),
+        np.where(gm2ub[:, None], np.stack([bl + ss, bc, bl], 1), np.stack([row_ub + ss * BLK, bc, bl], 1)),
+    )
+    dst_sp = np.where(
+        is_dc[:, None],
+        np.where(
+            is_count[:, None],
+            np.stack([0 * bc, 1 + 0 * bc, nbytes], 1),
+            np.stack([(bl + ds) * BLK, bc, bl * BLK], 1),
+        ),
+        np.where(
+            gm2ub[:, None], np.stack([row_pad + ds * BLK, bc, row_pad], 1), np.stack([bl + ds, bc, bl], 1)
+        ),
+    )
+    in_ranges = (bc >= 0) & (bc <= 4095) & (bl >= 0) & (bl <= 65535) & (np.minimum(ss, ds) >= -bl)
+    span = {
+        "src": np.where(in_ranges, _span_many(*src_sp.T), BLK),
+        "dst": np.where(in_ranges, _span_many(*dst_sp.T), BLK),
+    }
+    cols = dict(
+        api=[u[0] for u in units],
+        kind=[u[1] for u in units],
+        form=[u[2] for u in units],
+        dtype=[_dt.as_dtype(u[3]).name for u in units],
+        src=0,
+        dst=0,
+        count=count.tolist(),
+        params=D.tuples(prm),
+        is_pad=is_pad.tolist(),
+        pad=D.tuples(pad),
+        pad_bits=bits.tolist(),
+        reg_bits=reg.tolist(),
+        src_dtype="",
+        vmask=D.tuples(regs.vmask),
+        mask_mode=regs.mask_mode.tolist(),
+        cmpmask=D.tuples(regs.cmpmask),
+        ctrl=D.tuples(regs.ctrl),
+        rsvd_init=regs.rsvd_cnt.tolist(),
+        ub_seed=ub_seed.tolist(),
+        gm_seed=gm_seed.tolist(),
+        ub_bytes=ub_bytes,
+        gm_bytes=gm_bytes,
+        nb=nb,
+        layout=layout,
+    )
+    for j in np.flatnonzero(is_lay).tolist():
+        # the fields LAY.spans reads (form, layout, size)
+        c = types.SimpleNamespace(form=units[j][2], layout=layout[j], size=int(size[j]))
+        for side, m in LAY.spans(c).items():
+            span[side][j] = span_bytes(0, 1, m)
+    addr = {}
+    for side, on_ub in (("src", kind != 0), ("dst", kind != 1)):  # src / dst on UB
+        limit = np.where(on_ub, ub_bytes, gm_bytes)
+        align = np.where(on_ub, p.operand_alignment_bytes, np.where(is_dc, size, 1))
+        align = np.where(~on_ub & ~is_dc & (slots.random() < 0.5), size, align)
+        addr[side] = _place_many(slots, limit, align, span[side], fault_rate)
+    u = slots.random()
+    near = addr["src"] + BLK * D.choose(slots, [0, 1, 2, -1, 8])
+    addr["dst"] = np.where((kind == 2) & (u < 0.2), near, addr["dst"])
+    cols["src"], cols["dst"] = addr["src"].tolist(), addr["dst"].tolist()
+    return D.build(CopyCase, n, cols)
+
+
 # -- initial memory image ------------------------------------------------------------------------
 
 
@@ -678,6 +945,11 @@ class DataCopyFamily(Family):
     def generate(self, rng, p, unit, fault_rate):
         api, kind, form, dt = unit
         return random_copy_case(rng, p, api, kind, form, dt, fault_rate=fault_rate)
+
+    vectorised = True
+
+    def generate_many(self, slots, p, units, fault_rate):
+        return random_copy_cases_many(slots, p, units, fault_rate=fault_rate)
 
     def invalid_static(self, rng, p, case):
         """One static misuse (``static_error`` names the argument both sides must name)."""

@@ -17,6 +17,8 @@ import numpy as np
 
 from ... import dtypes as _dt
 from .. import regs as _regs
+from ..rng import _GOLDEN, _mix_array
+from . import draw as D
 from .base import (
     MASK_FIELDS,
     Operand,
@@ -193,6 +195,155 @@ def random_case(rng, p, api, dtype, form, fault_rate=0.1):
     )
 
 
+# -- generation, many cases at once (``Family.generate_many``) ----------------------------------------
+
+
+def _block(seeds, width):
+    """``width`` uint64 words a case from a stream seeded by ``seeds`` (one word of the case's own
+    stream): word ``k`` of a case is the same whatever the width (the batch's longest table)."""
+    k = np.arange(1, width + 1, dtype=np.uint64) * np.uint64(_GOLDEN)
+    return _mix_array(seeds[:, None] + k[None, :])
+
+
+def _below_small(w, n):
+    """The multiply-shift draw of ``Slots.below`` (``(w * n) >> 64``) for ``n`` under 2**32, in
+    two 32-bit halves (a quarter of the cost of the full 128-bit product)."""
+    n = np.asarray(n, np.uint64)
+    hi, lo = w >> np.uint64(32), w & np.uint64(0xFFFFFFFF)
+    return ((hi * n + ((lo * n) >> np.uint64(32))) >> np.uint64(32)).astype(np.int64)
+
+
+def _offsets_many(slots, api, n_off, size, fault_rate):
+    """``random_offsets`` (Gather, Scatter) and Gatherb's table for every case: the tables as
+    tuples. The table's words come from two streams seeded by a word of the case's stream each
+    (a Scatter's distinct offsets: the first ``n`` of a random order of the slots)."""
+    rows = len(slots)
+    n_slots = np.where(api == 1, 64, OFFSET_SPAN // size)
+    s_uni, s_perm = slots.word(), slots.word()
+    width = int(n_off.max())
+    distinct = (api == 2) & (n_off <= n_slots)
+    o = np.zeros((rows, width), np.int64)
+    # each row's words depend on its own seeds alone: computed only where kept
+    sel = np.flatnonzero(~distinct)
+    if len(sel):
+        o[sel] = _below_small(_block(s_uni[sel], width), n_slots[sel, None])
+    # Scatter (n <= slots): the first n of a random order of the slots (sorting uniform keys)
+    sel = np.flatnonzero(distinct)
+    if len(sel):
+        pw = int(n_slots[sel].max())
+        keys = _block(s_perm[sel], pw)
+        keys = np.where(np.arange(pw)[None, :] < n_slots[sel, None], keys, np.uint64(2**64 - 1))
+        perm = np.argsort(keys, axis=1, kind="stable")[:, :width]
+        o[sel, : perm.shape[1]] = perm
+    u, i, j = slots.random(), slots.below(n_off), slots.below(n_off)
+    dup = (api == 2) & (u < 0.15) & (n_off > 1)
+    rr = np.arange(rows)
+    o[rr, i] = np.where(dup, o[rr, j], o[rr, i])
+    o = o * np.where(api == 1, 32, size)[:, None]
+    # one offset misaligned, beyond UB or huge (``fault_rate``)
+    r, i = slots.random(), slots.below(n_off)
+    mis = np.where(
+        api == 1, D.choose(slots, [size, 16]), np.where(size > 1, D.ints(slots, 1, size), UB_BYTES)
+    )
+    huge = np.where(
+        api == 1,
+        D.choose(slots, [UB_BYTES, 2**31, 2**32 - 32]),
+        D.choose(slots, [UB_BYTES, 2**17, 2**31 + 4, 2**32 - size]),
+    )
+    o[rr, i] = np.where(r < 0.6 * fault_rate, o[rr, i] + mis, np.where(r < fault_rate, huge, o[rr, i]))
+    ol = o.tolist()
+    return [tuple(ol[j][:m]) for j, m in enumerate(n_off.tolist())]
+
+
+def _addresses_many(slots, fault_rate, near, far):
+    """``_addresses`` for every case: (table, near, far)."""
+    bad = slots.random() < fault_rate
+    off, a, b = (slots.integers(-2, 256) * 32 for _ in range(3))
+    b = np.where(slots.random() < 0.3, b + D.choose(slots, [2, 4]), b)
+    g_off, g_a, g_b = slots.below(16) * 32, near + slots.below(16) * 32, far + slots.below(8) * 32
+    return np.where(bad, off, g_off), np.where(bad, a, g_a), np.where(bad, b, g_b)
+
+
+def random_cases_many(slots, p, units, fault_rate=0.1):
+    """``random_case`` for many cases at once, one a unit ``(api, dtype, form)`` of ``units``,
+    drawn from ``slots`` (``rng.Slots``) in a fixed layout (``families.draw``): every case makes
+    the draws of Gatherb's and of Gather / Scatter's generator, keeping its own API's."""
+    n = len(units)
+    uniq, ui = D.unit_index(units)
+    api = D.per_unit(uniq, ui, lambda u: APIS.index(u[0]))
+    form = D.per_unit(uniq, ui, lambda u: FORMS.index(u[2]) if u[2] in FORMS else 0)
+    size = D.per_unit(uniq, ui, lambda u: _dt.as_dtype(u[1]).itemsize)
+    L = D.per_unit(uniq, ui, lambda u: lanes_of(p, u[1]))
+    n_off = D.per_unit(uniq, ui, lambda u: n_offsets(u[0], p, u[1]))
+    gb = api == 1
+    regs = D.draw_many(slots, p, L, counter_share=np.where(gb, 0.2, 0.1))
+    lo = 1 if p.zero_mask == "error" else 0
+    counter = regs.mask_mode == 1
+    # the count form
+    u, big, small = slots.random(), slots.below(RB * L + 1), slots.below(L + 1)
+    count = np.where(u < 0.3, big, small)  # most calls within one repeat: a fast oracle
+    # the mask forms
+    u, big, small = slots.random(), D.ints(slots, lo, RB * L + 1), D.ints(slots, lo, L + 1)
+    n_ctr = np.where(u < 0.3, big, small)
+    cont = D.ints(slots, lo, L + 1)
+    w = np.stack([slots.word(), slots.word()], 1)
+    part = L < 128
+    low = np.where(
+        L >= 64, np.uint64(2**64 - 1), (np.uint64(1) << np.minimum(L, 63).astype(np.uint64)) - np.uint64(1)
+    )
+    w[:, 0] = np.where(part, w[:, 0] & low, w[:, 0])
+    w[:, 1] = np.where(part, np.uint64(0), w[:, 1])
+    if lo:
+        none = (w[:, 0] == 0) & (w[:, 1] == 0)
+        w[:, 0] = np.where(none, np.uint64(1), w[:, 0])
+    w = np.where(counter[:, None], np.stack([n_ctr.astype(np.uint64), np.zeros(n, np.uint64)], 1), w)
+    cont = np.where(counter, n_ctr, cont)
+    repeat = D.choose(slots, [0, 1, 1, 1, 2, RB])
+    stride = slots.below(17)
+    # Gatherb's
+    gb_repeat, gb_stride, gb_blk = slots.below(RB + 1), slots.below(17), D.choose(slots, [0, 1, 1, 2, 3])
+    # addresses, base, offsets, seed
+    g_off, g_src, g_dst = _addresses_many(slots, fault_rate, 1024, 4096)
+    a_off, a_seq, a_far = _addresses_many(slots, fault_rate, 4608, 2560)
+    r, b_small, b_far = slots.random(), slots.below(16) * size, D.choose(slots, [1, UB_BYTES, 2**32 - 64])
+    base = np.where(r < 0.6, 0, np.where(r < 0.9, b_small, b_far))
+    offsets = _offsets_many(slots, api, n_off, size, fault_rate)
+    ub_seed = slots.below(2**31)
+    scatter = api == 2
+    dst = np.where(gb, g_dst, np.where(scatter, a_far, a_seq))
+    src = np.where(gb, g_src, np.where(scatter, a_seq, a_far))
+    off = np.where(gb, g_off, a_off)
+    fl, al = form.tolist(), api.tolist()
+    wl, cl = D.tuples(w), cont.tolist()
+    is_count = gb | (form == 0)
+    return D.build(
+        GatherScatterCase,
+        n,
+        dict(
+            api=[u[0] for u in units],
+            dtype=[_dt.as_dtype(u[1]).name for u in units],
+            form=[u[2] for u in units],
+            dst=dst.tolist(),
+            src=src.tolist(),
+            off=off.tolist(),
+            offsets=offsets,
+            base=np.where(gb, 0, base).tolist(),
+            count=np.where(~gb & (form == 0), count, 0).tolist(),
+            mask=[
+                0 if a == 1 or f == 0 else (cl[j] if f == 1 else wl[j])
+                for j, (a, f) in enumerate(zip(al, fl, strict=True))
+            ],
+            repeat=np.where(gb, gb_repeat, np.where(is_count, 1, repeat)).tolist(),
+            stride=np.where(gb, gb_stride, np.where(is_count, 8, stride)).tolist(),
+            blk=np.where(gb, gb_blk, 1).tolist(),
+            vmask=D.tuples(regs.vmask),
+            mask_mode=regs.mask_mode.tolist(),
+            ctrl=D.tuples(regs.ctrl),
+            ub_seed=ub_seed.tolist(),
+        ),
+    )
+
+
 def make_ub(c):
     """Random bytes, with the offset words at the table's address (where the table fits in UB)."""
     ub = random_ub(c.ub_seed, UB_BYTES)
@@ -247,6 +398,11 @@ class GatherScatterFamily(Family):
 
     def generate(self, rng, p, unit, fault_rate):
         return random_case(rng, p, unit[0], unit[1], unit[2], fault_rate)
+
+    vectorised = True
+
+    def generate_many(self, slots, p, units, fault_rate):
+        return random_cases_many(slots, p, units, fault_rate)
 
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace

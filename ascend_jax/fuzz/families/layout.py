@@ -42,6 +42,7 @@ from ...errors import Fault, UnsupportedError, UsageError
 from ...reference import state as _rst
 from ...tensor import LocalTensor
 from .. import regs as _regs
+from . import draw as D
 from .base import (
     REG_FIELDS,
     case_dataclass,
@@ -300,6 +301,145 @@ def random_case(rng, p, unit, fault_rate=0.1):
     return pair_case(rng, p, api, dtype, form, fault_rate)
 
 
+# -- generation, many cases at once (``Family.generate_many``) ----------------------------------------
+
+
+def _addr_many(slots, ub_size, nbytes, size, k):
+    """``_addr`` for every case (``ub_size``, ``nbytes``, ``size``: per case; four draws)."""
+    r = slots.random()
+    mis = slots.below(ub_size // 32) * 32 + size
+    past = ub_size - 32 * slots.below(4)
+    inside = slots.below(np.maximum(1, (ub_size - nbytes) // 32)) * 32
+    return np.where(r < min(0.06 * k, 0.3), mis, np.where(r < min(0.1 * k, 0.5), past, inside))
+
+
+def _transpose_many(slots, form, size, ub, k):
+    """``transpose_case``'s sizes and addresses for every case (``form``: index into T_FORMS)."""
+    small = form <= 1  # plain, b16: one 16x16 matrix
+    n0, c0 = slots.below(9), slots.below(9)
+    n, c = slots.below(3), slots.below(C_MAX + 1)
+    h = D.choose(slots, [1, 2, 4])
+    w = D.choose(slots, [32, 64]) // size // h
+    u, odd = slots.random(), D.choose(slots, [3, 5, 7])
+    w = np.where((form != 4) & (u < min(0.08 * k, 0.5)), odd, w)  # not 32-byte aligned
+    sizes = np.where(
+        small[:, None], np.stack([n0, c0, 16 + 0 * n0, 16 + 0 * n0], 1), np.stack([n, c, h, w], 1)
+    )
+    nbytes = np.where(small, 512, n * c * h * w * size)
+    dst = _addr_many(slots, ub, nbytes, size, k)
+    same = slots.random() < min(0.08 * k, 0.5)
+    src = np.where(same, dst, _addr_many(slots, ub, nbytes, size, k))
+    unit = np.where(size == 1, 32, 16) * (32 // size) * size
+    need = np.where(
+        form == 2, (sizes[:, 1] + 2) * unit, np.where(form == 3, (2 * sizes[:, 1] + 1) * unit, 512)
+    )
+    on_src = slots.random() >= min(0.1 * k, 0.5)
+    tmp = np.where(on_src, _addr_many(slots, ub, need, 1, k), src)
+    return sizes, np.stack([dst, src, tmp], 1)
+
+
+def _hd_many(slots, form_table, size, ub, k):
+    """``hd_case``'s lists, parameters and tables for every case: (params (n, 5), dst (n, 16), src
+    (n, 16), tables (n, 2))."""
+    nrows = len(slots)
+    i16 = np.arange(16) * 32
+    mode = slots.weighted([0.4, 0.3, 0.3])
+    rep = D.choose(slots, [0, 1, 1, 2, 3, 4])
+    # mode 0: 16 contiguous DataBlocks each (the page's matrix transpose)
+    s0, d0 = slots.below(256) * 32, slots.below(256) * 32
+    src0 = s0[:, None] + i16
+    dst0 = np.where((slots.random() < 0.9)[:, None], d0[:, None] + i16, src0)
+    zero = slots.random() < 0.5
+    g0 = np.where(zero[:, None], 0, np.stack([slots.below(20), slots.below(20)], 1))
+    # mode 1: NCHW -> NC1HWC0
+    hw = D.choose(slots, [4, 8]) * 32
+    s1, d1 = slots.below(128) * 32, (256 + slots.below(128)) * 32
+    src1 = s1[:, None] + hw[:, None] * np.arange(16)
+    dst1 = d1[:, None] + i16
+    # mode 2: any DataBlocks
+    src2 = np.stack([slots.below(512) * 32 for _ in range(16)], 1)
+    dst2 = np.stack([slots.below(512) * 32 for _ in range(16)], 1)
+    g2 = np.stack([slots.below(40), slots.below(40)], 1)
+    m = mode[:, None]
+    src = np.where(m == 0, src0, np.where(m == 1, src1, src2))
+    dst = np.where(m == 0, dst0, np.where(m == 1, dst1, dst2))
+    gaps = np.where(m == 0, g0, np.where(m == 1, np.asarray([16, 1]), g2))
+    cols = np.arange(16)
+    u, j = slots.random(), slots.below(16)
+    src = np.where((u < min(0.05 * k, 0.5))[:, None] & (cols == j[:, None]), src + size[:, None], src)
+    u, j, far = slots.random(), slots.below(16), ub + 32 * slots.below(4)
+    dst = np.where((u < min(0.05 * k, 0.5))[:, None] & (cols == j[:, None]), far[:, None], dst)
+    rep = np.where(slots.random() < min(0.03 * k, 0.5), 300, rep)  # SPEC: "repeatTimes∈[0,255]"
+    params = np.stack([slots.below(2), slots.below(2), rep, gaps[:, 0], gaps[:, 1]], 1)
+    tabs = np.stack([(384 + slots.below(124)) * 32 for _ in range(2)], 1)
+    tabs[:, 0] += np.where(slots.random() < min(0.05 * k, 0.5), 8, 0)  # a misaligned address table
+    assert len(params) == nrows and form_table.shape == (nrows,)
+    return params, dst, src, tabs
+
+
+def _pair_many(slots, n_src, size, ub, k):
+    """``pair_case``'s count and addresses for every case: (count, addrs (n, 4))."""
+    count = 2 * slots.below(PAIR_BYTES // size // 2 + 1)
+    count = np.where(slots.random() < min(0.03 * k, 0.5), count + 1, count)  # SPEC: "count必须为偶数"
+    addrs = np.stack([_addr_many(slots, ub, count * size, size, k) for _ in range(4)], 1)
+    u, j, s = slots.random(), slots.below(2), 2 + slots.below(n_src)
+    on_src = addrs[np.arange(len(addrs)), s]
+    for c in range(2):
+        addrs[:, c] = np.where((u < min(0.05 * k, 0.5)) & (j == c), on_src, addrs[:, c])  # dst on a src
+    return count, addrs
+
+
+def random_cases_many(slots, p, units, fault_rate=0.1):
+    """``random_case`` for many cases at once, one a unit ``(api, dtype, form)`` of ``units``,
+    drawn from ``slots`` (``rng.Slots``) in a fixed layout (``families.draw``): every case makes
+    the draws of the three APIs' generators, keeping its own API's."""
+    n = len(units)
+    uniq, ui = D.unit_index(units)
+    api = D.per_unit(uniq, ui, lambda u: APIS.index(u[0]))
+    size = D.per_unit(uniq, ui, lambda u: _dt.as_dtype(u[1]).itemsize)
+    L = D.per_unit(uniq, ui, lambda u: p.lanes(_dt.as_dtype(u[1])))
+    ub = D.per_unit(uniq, ui, lambda u: UB_BYTES[u[0]])
+    t_form = D.per_unit(uniq, ui, lambda u: T_FORMS.index(u[2]) if u[0] == "Transpose" else 0)
+    table = D.per_unit(uniq, ui, lambda u: u[2] == "table", bool)
+    n_src = D.per_unit(uniq, ui, lambda u: 2 if u[2] == "two" else 1)
+    k = _scale(fault_rate)
+    sizes, t_addrs = _transpose_many(slots, t_form, size, ub, k)
+    params, dst_l, src_l, tabs = _hd_many(slots, table, size, ub, k)
+    count, p_addrs = _pair_many(slots, n_src, size, ub, k)
+    ub_seed = slots.below(2**31)
+    regs = D.draw_many(slots, p, L)
+    al, sl = api.tolist(), n_src.tolist()
+    t_addrs, p_addrs, tabs = D.tuples(t_addrs), D.tuples(p_addrs), D.tuples(tabs)
+    sizes, params, dst_l, src_l = D.tuples(sizes), D.tuples(params), D.tuples(dst_l), D.tuples(src_l)
+    tl, cl = table.tolist(), count.tolist()
+    return D.build(
+        LayoutCase,
+        n,
+        dict(
+            api=[u[0] for u in units],
+            dtype=[_dt.as_dtype(u[1]).name for u in units],
+            form=[u[2] for u in units],
+            addrs=[
+                t_addrs[j] if a == 0 else ((tabs[j] if tl[j] else ()) if a == 1 else p_addrs[j][: 2 + sl[j]])
+                for j, a in enumerate(al)
+            ],
+            sizes=[sizes[j] if a == 0 else () for j, a in enumerate(al)],
+            params=[params[j] if a == 1 else () for j, a in enumerate(al)],
+            dst_list=[dst_l[j] if a == 1 else () for j, a in enumerate(al)],
+            src_list=[src_l[j] if a == 1 else () for j, a in enumerate(al)],
+            count=[cl[j] if a >= 2 else 0 for j, a in enumerate(al)],
+            tmp_len=[tmp_len_of(u[1]) if u[0] == "Transpose" and u[2] != "plain" else 0 for u in units],
+            misuse="",
+            vmask=D.tuples(regs.vmask),
+            mask_mode=regs.mask_mode.tolist(),
+            cmpmask=D.tuples(regs.cmpmask),
+            ctrl=D.tuples(regs.ctrl),
+            ub_seed=ub_seed.tolist(),
+            ub_bytes=[UB_BYTES[u[0]] for u in units],
+        ),
+    )
+
+
 def draw_cases(p, units, n, seed, fault_rate=0.1, weights=None):
     """``n`` cases, each of a unit drawn from ``units`` (with ``weights``), from one seed."""
     rng = np.random.default_rng(seed)
@@ -426,6 +566,11 @@ class LayoutFamily(Family):
 
     def generate(self, rng, p, unit, fault_rate):
         return random_case(rng, p, unit, fault_rate)
+
+    vectorised = True
+
+    def generate_many(self, slots, p, units, fault_rate):
+        return random_cases_many(slots, p, units, fault_rate)
 
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace
