@@ -28,6 +28,7 @@ FAMILY_APIS = {
         "Select,SelectFlexible"
     ),
     "gather_mask": "GatherMask",
+    "cast": "Cast,Truncate",
 }
 PROFILES = ("ascend910b", "ascend950", "ascend310p")
 # the fields a unit fixes (``Family.units``)
@@ -35,19 +36,34 @@ UNIT_FIELDS = {
     "unary_scalar": ("api", "dtype"),
     "compare_select": ("api", "dtype", "mode", "form", "variant", "dst_dtype", "sel_dtype"),
     "gather_mask": ("dtype", "counter", "user"),
+    "cast": ("api", "src_dtype", "dtype", "mode", "form"),
 }
+# families added later: one profile and fewer cases in the default run (its time budget), the three
+# profiles and full samples nightly
+LIGHT = ("cast",)
+
+
+def _light_params(n_default, n_full):
+    out = []
+    for fam in LIGHT:
+        out.append((fam, "ascend910b", n_default))
+        out += [pytest.param(fam, prof, n_full, marks=pytest.mark.slow) for prof in PROFILES]
+    return out
+
+
+A_PARAMS = [(f, prof, 2000) for f in sorted(FAMILY_APIS) if f not in LIGHT for prof in PROFILES]
+A_PARAMS += _light_params(400, 2000)
 
 
 def _json(fc):
     return (fc.index, fc.api, fc.kind, fc.what, fc.oracle, fc.family.to_json(fc.case))
 
 
-@pytest.mark.parametrize("profile", PROFILES)
-@pytest.mark.parametrize("family", sorted(FAMILY_APIS))
-def test_a_batch_equals_other_batches_and_single_cases(profile, family):
+@pytest.mark.parametrize("family, profile, n", A_PARAMS)
+def test_a_batch_equals_other_batches_and_single_cases(profile, family, n):
     plan = make_plan(profile, FAMILY_APIS[family])
     assert plan.apis and all(plan.family[a].vectorised for a in plan.apis)
-    idx = list(range(2000))
+    idx = list(range(n))
     batch = generate_cases(plan, 21, idx, 0.1, 0.5)
     assert [fc.index for fc in batch] == idx
     assert {fc.family.name for fc in batch} == {family}
@@ -55,7 +71,7 @@ def test_a_batch_equals_other_batches_and_single_cases(profile, family):
     other = generate_cases(plan, 21, idx[::-3], 0.1, 0.5)
     assert [_json(fc) for fc in other] == [_json(batch[i]) for i in idx[::-3]]
     # one case at a time (n = 1): a sample
-    for i in idx[::41]:
+    for i in idx[:: max(1, n // 50)]:
         assert _json(generate_case(plan, 21, i, 0.1, 0.5)) == _json(batch[i])
 
 
@@ -149,17 +165,17 @@ DIST = [
     ("compare_select", "ascend310p"),
     ("gather_mask", "ascend910b"),
 ]
+DIST = [(f, prof, 2000) for f, prof in DIST] + _light_params(1000, 3000)
 
 
-@pytest.mark.parametrize("family, profile", DIST)
-def test_b_same_distribution_as_the_scalar_generator(family, profile):
+@pytest.mark.parametrize("family, profile, n", DIST)
+def test_b_same_distribution_as_the_scalar_generator(family, profile, n):
     """The same units drawn by the scalar generator (``generate``, one ``CaseRng`` a case) and by
     ``generate_many``: every field's shares agree, every unit and form is reached."""
     p = load_profile(profile)
     plan = make_plan(p, FAMILY_APIS[family])
     fam = plan.family[plan.apis[0]]
     units = [u for a in plan.apis for u in plan.units[a]]
-    n = 2000
     drawn = [units[j % len(units)] for j in range(n)]
     fr = 0.1
     scalar = [fam.generate(CaseRng((99, j)), p, u, fr) for j, u in enumerate(drawn)]
