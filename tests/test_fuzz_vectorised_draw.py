@@ -29,6 +29,7 @@ FAMILY_APIS = {
     ),
     "gather_mask": "GatherMask",
     "cast": "Cast,Truncate",
+    "reduce": "ReduceRepeat,ReduceDataBlock,ReducePairElem,ReduceSum,ReduceMax,ReduceMin",
 }
 PROFILES = ("ascend910b", "ascend950", "ascend310p")
 # the fields a unit fixes (``Family.units``)
@@ -37,10 +38,11 @@ UNIT_FIELDS = {
     "compare_select": ("api", "dtype", "mode", "form", "variant", "dst_dtype", "sel_dtype"),
     "gather_mask": ("dtype", "counter", "user"),
     "cast": ("api", "src_dtype", "dtype", "mode", "form"),
+    "reduce": ("api", "dtype", "rtype", "order", "cal_index", "form"),
 }
 # families added later: one profile and fewer cases in the default run (its time budget), the three
 # profiles and full samples nightly
-LIGHT = ("cast",)
+LIGHT = ("cast", "reduce")
 
 
 def _light_params(n_default, n_full):
