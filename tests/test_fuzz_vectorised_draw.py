@@ -29,6 +29,7 @@ FAMILY_APIS = {
     ),
     "gather_mask": "GatherMask",
     "cast": "Cast,Truncate",
+    "dequant": "CastDequant",
     "reduce": "ReduceRepeat,ReduceDataBlock,ReducePairElem,ReduceSum,ReduceMax,ReduceMin",
 }
 PROFILES = ("ascend910b", "ascend950", "ascend310p")
@@ -38,11 +39,12 @@ UNIT_FIELDS = {
     "compare_select": ("api", "dtype", "mode", "form", "variant", "dst_dtype", "sel_dtype"),
     "gather_mask": ("dtype", "counter", "user"),
     "cast": ("api", "src_dtype", "dtype", "mode", "form"),
+    "dequant": ("src_dtype", "dtype", "form"),
     "reduce": ("api", "dtype", "rtype", "order", "cal_index", "form"),
 }
 # families added later: one profile and fewer cases in the default run (its time budget), the three
 # profiles and full samples nightly
-LIGHT = ("cast", "reduce")
+LIGHT = ("cast", "dequant", "reduce")
 
 
 def _light_params(n_default, n_full):
@@ -109,7 +111,7 @@ def _features(case):
         for b in addrs[i + 1 :]:
             out[f"{a}=={b}"] = getattr(case, a) == getattr(case, b)
         out[f"{a}%32"] = getattr(case, a) % 32 == 0
-        out[f"{a}>=ub"] = getattr(case, a) >= case.ub_bytes - 64
+        out[f"{a}>=ub"] = getattr(case, a) >= getattr(case, "ub_bytes", 8192) - 64
     return out
 
 
@@ -124,9 +126,10 @@ def _categories(vals, ref):
     if len(num) < len(ref) // 2 or len(set(num)) + len(ref) - len(num) <= 24:
         return [repr(v) for v in vals]
     common = {v for v, c in collections.Counter(num).most_common(8) if c > len(ref) // 50}
-    edges = np.unique(
-        np.quantile(np.asarray([v for v in num if v not in common], float), np.linspace(0, 1, 11))
-    )
+    rare = [v for v in num if v not in common]
+    if not rare:  # few numbers (a value or absent, say): the values themselves
+        return [repr(v) for v in vals]
+    edges = np.unique(np.quantile(np.asarray(rare, float), np.linspace(0, 1, 11)))
     out = [
         ("nan" if v != v else repr(v)) if not _finite(v) else (f"={v!r}" if v in common else None)
         for v in vals

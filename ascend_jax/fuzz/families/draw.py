@@ -257,7 +257,9 @@ def build(cls, n, fields):
 # -- vec2
 # the strided call forms of ``compound.draw_layout`` (its ``form`` argument), as codes
 LAYOUT_FORMS = ("count", "count_register", "continuous", "bitwise", "register")
-Layout = collections.namedtuple("Layout", "form dst srcs count repeat strides cont words vmask mask_mode ctrl")
+Layout = collections.namedtuple(
+    "Layout", "form dst srcs count repeat strides cont words vmask mask_mode ctrl"
+)
 
 
 def draw_layout_many(slots, p, L, blocks, default_strides, form, fault_rate, ub_bytes):
@@ -331,3 +333,14 @@ def layout_masks(lay):
         c if f == 2 else (w if f == 3 else None)
         for f, c, w in zip(lay.form.tolist(), lay.cont.tolist(), tuples(lay.words), strict=True)
     ]
+
+
+def split(slots, k):
+    """``k`` streams for every case, in one draw: stream ``(i, j)`` is ``CaseRng((w_i, j))`` with
+    ``w_i`` the next word of case ``i``'s stream (so it depends on case ``i`` alone). A ``Slots`` of
+    ``n * k`` streams, case ``i``'s at rows ``i * k`` to ``i * k + k - 1``: ``k`` values a case drawn
+    by one call (a table of ``k`` entries) in place of ``k`` calls."""
+    from ..rng import _GOLDEN, Slots, _mix_array  # noqa: PLC0415  (rng.case_states over many seeds)
+
+    s = _mix_array(slots.word() + np.uint64(_GOLDEN))
+    return Slots(_mix_array((s[:, None] ^ np.arange(k, dtype=np.uint64)) + np.uint64(_GOLDEN)).reshape(-1))
