@@ -45,6 +45,7 @@ UNIT_FIELDS = {
 # families added later: one profile and fewer cases in the default run (its time budget), the three
 # profiles and full samples nightly
 LIGHT = ("cast", "dequant", "reduce")
+LIGHT_A, LIGHT_B = 200, 800  # the default run's cases
 
 
 def _light_params(n_default, n_full):
@@ -56,7 +57,17 @@ def _light_params(n_default, n_full):
 
 
 A_PARAMS = [(f, prof, 2000) for f in sorted(FAMILY_APIS) if f not in LIGHT for prof in PROFILES]
-A_PARAMS += _light_params(400, 2000)
+A_PARAMS += _light_params(LIGHT_A, 2000)
+
+
+def _no_trial_calls(monkeypatch):
+    """The plans of the default run without the fast path's trial calls (``is_modelled`` of Cast and
+    the reductions: ~2 s, the default run's budget): every listed conversion / reduction is a unit.
+    The drawing does not depend on it (the nightly tests draw the real plans)."""
+    from ascend_jax.fuzz.families import cast, reduce
+
+    monkeypatch.setattr(cast, "is_modelled", lambda *a: True)
+    monkeypatch.setattr(reduce, "is_modelled", lambda *a: True)
 
 
 def _json(fc):
@@ -64,7 +75,9 @@ def _json(fc):
 
 
 @pytest.mark.parametrize("family, profile, n", A_PARAMS)
-def test_a_batch_equals_other_batches_and_single_cases(profile, family, n):
+def test_a_batch_equals_other_batches_and_single_cases(profile, family, n, monkeypatch):
+    if n == LIGHT_A:
+        _no_trial_calls(monkeypatch)
     plan = make_plan(profile, FAMILY_APIS[family])
     assert plan.apis and all(plan.family[a].vectorised for a in plan.apis)
     idx = list(range(n))
@@ -79,7 +92,8 @@ def test_a_batch_equals_other_batches_and_single_cases(profile, family, n):
         assert _json(generate_case(plan, 21, i, 0.1, 0.5)) == _json(batch[i])
 
 
-def test_a_mixed_plan_single_cases():
+def test_a_mixed_plan_single_cases(monkeypatch):
+    _no_trial_calls(monkeypatch)
     plan = make_plan("ascend910b", ",".join(FAMILY_APIS.values()))
     batch = generate_cases(plan, 4, range(300), 0.1, 1.0)
     assert {fc.family.name for fc in batch} == set(FAMILY_APIS)
@@ -170,13 +184,15 @@ DIST = [
     ("compare_select", "ascend310p"),
     ("gather_mask", "ascend910b"),
 ]
-DIST = [(f, prof, 2000) for f, prof in DIST] + _light_params(1000, 3000)
+DIST = [(f, prof, 2000) for f, prof in DIST] + _light_params(LIGHT_B, 3000)
 
 
 @pytest.mark.parametrize("family, profile, n", DIST)
-def test_b_same_distribution_as_the_scalar_generator(family, profile, n):
+def test_b_same_distribution_as_the_scalar_generator(family, profile, n, monkeypatch):
     """The same units drawn by the scalar generator (``generate``, one ``CaseRng`` a case) and by
     ``generate_many``: every field's shares agree, every unit and form is reached."""
+    if n == LIGHT_B:
+        _no_trial_calls(monkeypatch)
     p = load_profile(profile)
     plan = make_plan(p, FAMILY_APIS[family])
     fam = plan.family[plan.apis[0]]
@@ -202,7 +218,8 @@ def test_b_same_distribution_as_the_scalar_generator(family, profile, n):
     assert {getattr(c, "form", None) for c in vector} == forms
 
 
-def test_b_invalid_cases_still_drawn():
+def test_b_invalid_cases_still_drawn(monkeypatch):
+    _no_trial_calls(monkeypatch)
     plan = make_plan("ascend910b", ",".join(FAMILY_APIS.values()))
     fcs = generate_cases(plan, 8, range(3000), 0.2, 0.01)
     kinds = collections.Counter((fc.family.name, fc.kind) for fc in fcs)
