@@ -140,6 +140,8 @@ def nibble_safe(lay, p):
 
 
 def random_case(rng, p, api, src, dst, mode, form, ub_bytes=8192, fault_rate=0.1):
+    # its twin for many cases: ``random_cases_many`` (a rule changed here is changed there;
+    # tests/test_fuzz_vectorised_draw.py compares their distributions)
     S, T = _dt.as_dtype(src), _dt.as_dtype(dst)
     W = S if S.bits > T.bits else T
     L = p.lanes(W)

@@ -114,6 +114,8 @@ def _wide(p, s, t):
 
 
 def random_case(rng, p, s, t, form, fault_rate=0.1):
+    # its twin for many cases: ``random_cases_many`` (a rule changed here is changed there;
+    # tests/test_fuzz_vectorised_draw.py compares their distributions)
     S, T = _dt.as_dtype(s), _dt.as_dtype(t)
     b8 = S.name == "int16"
     L = p.lanes(_wide(p, s, t))

@@ -112,6 +112,8 @@ def forms_of(api, p, dt):
 
 
 def random_case(rng, p, api, dtype, rtype, order, cal_index, form, ub_bytes=8192, fault_rate=0.1):
+    # its twin for many cases: ``random_cases_many`` (a rule changed here is changed there;
+    # tests/test_fuzz_vectorised_draw.py compares their distributions)
     d = _dt.as_dtype(dtype)
     L = p.lanes(d)
     nblk = L * d.itemsize // p.block_bytes
