@@ -29,6 +29,7 @@ FAMILY_APIS = {
     ),
     "gather_mask": "GatherMask",
     "cast": "Cast,Truncate",
+    "castcomp": "AddReluCast,SubReluCast,MulCast,AddDeqRelu,MulsCast,SetDeqScale",
     "dequant": "CastDequant",
     "reduce": "ReduceRepeat,ReduceDataBlock,ReducePairElem,ReduceSum,ReduceMax,ReduceMin",
 }
@@ -39,12 +40,13 @@ UNIT_FIELDS = {
     "compare_select": ("api", "dtype", "mode", "form", "variant", "dst_dtype", "sel_dtype"),
     "gather_mask": ("dtype", "counter", "user"),
     "cast": ("api", "src_dtype", "dtype", "mode", "form"),
+    "castcomp": ("api", "dtype", "src", "form"),
     "dequant": ("src_dtype", "dtype", "form"),
     "reduce": ("api", "dtype", "rtype", "order", "cal_index", "form"),
 }
 # families added later: one profile and fewer cases in the default run (its time budget), the three
 # profiles and full samples nightly
-LIGHT = ("cast", "dequant", "reduce")
+LIGHT = ("cast", "castcomp", "dequant", "reduce")
 LIGHT_A, LIGHT_B = 200, 800  # the default run's cases
 
 
@@ -120,7 +122,8 @@ def _features(case):
     out = {}
     for f in dataclasses.fields(case):
         _flat(out, f.name, getattr(case, f.name))
-    addrs = [a for a in ("dst", "src", "src0", "src1", "sel", "pat") if hasattr(case, a)]
+    # the address fields (castcomp's ``src`` is a type)
+    addrs = [a for a in ("dst", "src", "src0", "src1", "sel", "pat") if type(getattr(case, a, None)) is int]
     for i, a in enumerate(addrs):  # overlaps and in-place calls
         for b in addrs[i + 1 :]:
             out[f"{a}=={b}"] = getattr(case, a) == getattr(case, b)
