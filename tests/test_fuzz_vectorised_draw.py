@@ -47,19 +47,20 @@ UNIT_FIELDS = {
 # families added later: one profile and fewer cases in the default run (its time budget), the three
 # profiles and full samples nightly
 LIGHT = ("cast", "castcomp", "dequant", "reduce")
-LIGHT_A, LIGHT_B = 200, 800  # the default run's cases
+# the default run's cases (fixed layout, distribution); castcomp's scalar generator is the slowest
+LIGHT_A, LIGHT_B = {"castcomp": 200}, {"castcomp": 400}
 
 
 def _light_params(n_default, n_full):
     out = []
     for fam in LIGHT:
-        out.append((fam, "ascend910b", n_default))
+        out.append((fam, "ascend910b", n_default.get(fam, n_default["default"])))
         out += [pytest.param(fam, prof, n_full, marks=pytest.mark.slow) for prof in PROFILES]
     return out
 
 
 A_PARAMS = [(f, prof, 2000) for f in sorted(FAMILY_APIS) if f not in LIGHT for prof in PROFILES]
-A_PARAMS += _light_params(LIGHT_A, 2000)
+A_PARAMS += _light_params({"default": 200, **LIGHT_A}, 2000)
 
 
 def _no_trial_calls(monkeypatch):
@@ -78,7 +79,7 @@ def _json(fc):
 
 @pytest.mark.parametrize("family, profile, n", A_PARAMS)
 def test_a_batch_equals_other_batches_and_single_cases(profile, family, n, monkeypatch):
-    if n == LIGHT_A:
+    if family in LIGHT and n < 2000:
         _no_trial_calls(monkeypatch)
     plan = make_plan(profile, FAMILY_APIS[family])
     assert plan.apis and all(plan.family[a].vectorised for a in plan.apis)
@@ -187,14 +188,14 @@ DIST = [
     ("compare_select", "ascend310p"),
     ("gather_mask", "ascend910b"),
 ]
-DIST = [(f, prof, 2000) for f, prof in DIST] + _light_params(LIGHT_B, 3000)
+DIST = [(f, prof, 2000) for f, prof in DIST] + _light_params({"default": 800, **LIGHT_B}, 3000)
 
 
 @pytest.mark.parametrize("family, profile, n", DIST)
 def test_b_same_distribution_as_the_scalar_generator(family, profile, n, monkeypatch):
     """The same units drawn by the scalar generator (``generate``, one ``CaseRng`` a case) and by
     ``generate_many``: every field's shares agree, every unit and form is reached."""
-    if n == LIGHT_B:
+    if family in LIGHT and n < 2000:
         _no_trial_calls(monkeypatch)
     p = load_profile(profile)
     plan = make_plan(p, FAMILY_APIS[family])
@@ -229,7 +230,9 @@ def test_b_invalid_cases_still_drawn(monkeypatch):
     for fam in FAMILY_APIS:
         n = sum(v for (f, _), v in kinds.items() if f == fam)
         for kind, share in (("invalid-static", 0.1), ("invalid-data", 0.1)):
-            assert abs(kinds[fam, kind] / n - share) < 0.04, (fam, kind, kinds)
+            # within 4 standard deviations (a family of one API among many: ~100 cases)
+            tol = max(0.04, 4 * math.sqrt(share * (1 - share) / n))
+            assert abs(kinds[fam, kind] / n - share) < tol, (fam, kind, kinds)
     whats = {fc.what for fc in fcs if fc.kind != "valid"}
     assert {"misaligned", "out-of-ub", "overlap", "repeatTime", "gatherMaskParams.repeatTimes"} <= whats
 
