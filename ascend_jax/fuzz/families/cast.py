@@ -29,6 +29,7 @@ from ... import dtypes as _dt
 from ...errors import NotModelledError, UsageError
 from ...params import UnaryRepeatParams
 from ...tensor import LocalTensor
+from . import draw as D
 from .base import (
     MASK_FIELDS,
     STRIDED_FORMS,
@@ -139,6 +140,8 @@ def nibble_safe(lay, p):
 
 
 def random_case(rng, p, api, src, dst, mode, form, ub_bytes=8192, fault_rate=0.1):
+    # its twin for many cases: ``random_cases_many`` (a rule changed here is changed there;
+    # tests/test_fuzz_vectorised_draw.py compares their distributions)
     S, T = _dt.as_dtype(src), _dt.as_dtype(dst)
     W = S if S.bits > T.bits else T
     L = p.lanes(W)
@@ -163,6 +166,83 @@ def random_case(rng, p, api, src, dst, mode, form, ub_bytes=8192, fault_rate=0.1
         ub_bytes=ub_bytes,
         data=["raw", "specials", "small"][int(rng.integers(3))],
         **lay,
+    )
+
+
+def _pairs_even_many(w):
+    """``_pairs_even`` on a uint64 array."""
+    lo = (w | (w >> np.uint64(1))) & np.uint64(0x5555555555555555)
+    return lo | (lo << np.uint64(1))
+
+
+def random_cases_many(slots, p, units, fault_rate=0.1, ub_bytes=8192):
+    """``random_case`` for many cases at once, one a unit ``(api, src, dst, mode, form)`` of
+    ``units``, drawn from ``slots`` (``rng.Slots``) in a fixed layout (``draw.draw_layout_many``,
+    then the int4b_t pair rule, the contiguous repeat strides, CTRL's cast-saturation bit, the
+    source data): the same distribution as ``random_case``."""
+    n = len(units)
+    uniq, ui = D.unit_index(units)
+
+    def geometry(u):
+        S, T = _dt.as_dtype(u[1]), _dt.as_dtype(u[2])
+        L = p.lanes(S if S.bits > T.bits else T)
+        return L, blocks_of(p, L, T), blocks_of(p, L, S), bool(S.sub_byte or T.sub_byte)
+
+    geo = np.asarray([geometry(u) for u in uniq], np.int64)[ui]
+    L, nd, ns, nib = geo[:, 0], geo[:, 1], geo[:, 2], geo[:, 3].astype(bool)
+    form = D.per_unit(uniq, ui, lambda u: D.LAYOUT_FORMS.index(u[4]))
+    lay = D.draw_layout_many(slots, p, L, (nd, ns), DEFAULT_STRIDES, form, fault_rate, ub_bytes)
+    count, cont, words, vmask = lay.count, lay.cont, lay.words, lay.vmask
+    # ``nibble_safe`` on the int4b_t pairs: even counts and continuous masks, bitwise words and the
+    # vector mask in byte pairs (Counter mode: an even count)
+    lo = 2 if p.zero_mask == "error" else 0
+    counter = lay.mask_mode == 1
+    count = np.where(nib, count & ~1, count)
+    cont = np.where(nib, np.where(cont != 0, np.maximum(cont & ~1, lo), 0), cont)
+    w0 = words[:, 0].astype(np.int64)  # a Counter-mode count (small)
+    even0 = np.where(w0 != 0, np.maximum(w0 & ~1, lo), 0).astype(np.uint64)
+    paired = _pairs_even_many(words)
+    paired[:, 0] = np.where(counter, even0, paired[:, 0])
+    words = np.where(nib[:, None], paired, words)
+    v_pair = _pairs_even_many(vmask.astype(np.uint64)).astype(np.uint32)
+    v_cnt = vmask.copy()
+    v_cnt[:, 0] &= np.uint32(0xFFFFFFFE)
+    vmask = np.where(nib[:, None], np.where(counter[:, None], v_cnt, v_pair), vmask)
+    # each operand at its own contiguous repeat stride (blocks a repeat), as a kernel would
+    contig = (form > 1) & (slots.random() < 0.3)
+    strides = lay.strides.copy()
+    strides[:, 2] = np.where(contig, nd, strides[:, 2])
+    strides[:, 3] = np.where(contig, ns, strides[:, 3])
+    ctrl = lay.ctrl.copy()
+    bit = p.cast_saturation_ctrl_bit
+    flip = slots.random() < 0.5  # CTRL[59]: 0 = saturating, 1 = not (SetCtrlSpr 表3)
+    if bit >= 0:
+        ctrl[:, bit // 32] ^= np.where(flip, np.uint32(1 << (bit % 32)), np.uint32(0))
+    ub_seed = slots.below(2**31)
+    data = slots.below(3)
+    lay = lay._replace(cont=cont, words=words)
+    return D.build(
+        CastCase,
+        n,
+        dict(
+            api=[u[0] for u in units],
+            src_dtype=[_dt.as_dtype(u[1]).name for u in units],
+            dtype=[_dt.as_dtype(u[2]).name for u in units],
+            mode=[u[3] for u in units],
+            form=[u[4] for u in units],
+            dst=lay.dst.tolist(),
+            srcs=D.tuples(lay.srcs),
+            count=count.tolist(),
+            mask=D.layout_masks(lay),
+            repeat=lay.repeat.tolist(),
+            strides=D.tuples(strides),
+            vmask=D.tuples(vmask),
+            mask_mode=lay.mask_mode.tolist(),
+            ctrl=D.tuples(ctrl),
+            ub_seed=ub_seed.tolist(),
+            ub_bytes=ub_bytes,
+            data=[("raw", "specials", "small")[k] for k in data.tolist()],
+        ),
     )
 
 
@@ -243,6 +323,11 @@ class CastFamily(PlannedFamily):
     def generate(self, rng, p, unit, fault_rate):
         api, s, t, m, form = unit
         return random_case(rng, p, api, s, t, m, form, fault_rate=fault_rate)
+
+    vectorised = True
+
+    def generate_many(self, slots, p, units, fault_rate):
+        return random_cases_many(slots, p, units, fault_rate)
 
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace

@@ -29,6 +29,7 @@ from ... import dtypes as _dt
 from ...params import AnyForm, BinaryRepeatParams
 from ...tensor import MASK_PLACEHOLDER, LocalTensor
 from ..regs import random_ctrl
+from . import draw as D
 from .base import (
     MASK_FIELDS,
     bucket_kw,
@@ -318,6 +319,168 @@ def random_case(rng, p, api, s, t, form, fault_rate=0.1):
     return c
 
 
+def _half_values(b):
+    """Half bit patterns as Python floats (a NaN as ``float("nan")``), a list."""
+    v = np.asarray(b, np.uint64).astype(np.uint16).view(np.float16).astype(np.float64)
+    return [float("nan") if x != x else x for x in v.tolist()]
+
+
+def _random_scales_many(slots):
+    """``random_scale`` for every case (four draws): half bit patterns (uint64)."""
+    r = slots.random()
+    listed = np.asarray(HALF_SCALES, np.uint64)[slots.below(len(HALF_SCALES))]
+    small = (D.ints(slots, -64, 64) / 16).astype(np.float16).view(np.uint16).astype(np.uint64)
+    raw = slots.below(1 << 16).astype(np.uint64)
+    return np.where(r < 0.5, listed, np.where(r < 0.75, small, raw))
+
+
+def _f32_patterns_many(slots):
+    """``patterns(float32, 1, rng)[0]`` for every case (four draws; uint64)."""
+    raw = slots.word() & np.uint64(0xFFFFFFFF)
+    pick = slots.random()
+    pool = np.asarray(specials(_dt.float32), np.uint64)
+    sp = pool[slots.below(len(pool))]
+    small = (D.ints(slots, -4096, 4096) / 8.0).astype(np.float32).view(np.uint32).astype(np.uint64)
+    return np.where(pick > 0.6, small, np.where(pick < 0.25, sp, raw))
+
+
+def _addr_many(slots, isz, fault_rate):
+    """``_addr`` for every case (five draws)."""
+    a = slots.below(UB_BYTES // 32) * 32
+    mis = (slots.random() < 0.4 * fault_rate) & (isz < 32)
+    a = np.where(mis, a + isz * D.ints(slots, 1, np.maximum(2, 32 // isz)), a)
+    return np.where(slots.random() < 0.3 * fault_rate, UB_BYTES + 32 * slots.below(8), a)
+
+
+def random_cases_many(slots, p, units, fault_rate=0.1):
+    """``random_case`` for many cases at once, one a unit ``(api, dst, src, form)`` of ``units``,
+    drawn from ``slots`` (``rng.Slots``) in a fixed layout: the draws of the three generators
+    (``random_binary``, ``random_muls_cast``, ``random_set_deq_scale``) made for every case (a draw
+    of one generator's field may serve another's: a case keeps one generator's), then the DEQSCALE
+    left on entry. The same distribution as ``random_case``."""
+    n = len(units)
+    uniq, ui = D.unit_index(units)
+    kind = D.per_unit(uniq, ui, lambda u: {"MulsCast": 1, "SetDeqScale": 2}.get(u[0], 0))
+    binary, muls, sds = kind == 0, kind == 1, kind == 2
+
+    def geometry(u):
+        S, T = _dt.as_dtype(u[2]), _dt.as_dtype(u[1])
+        wide = S if S.itemsize > T.itemsize else T
+        return p.lanes(_dt.float32 if u[0] == "MulsCast" else wide), S.itemsize, T.itemsize, wide.itemsize
+
+    geo = np.asarray([geometry(u) for u in uniq], np.int64)[ui]
+    L, s_isz, t_isz, w_isz = geo[:, 0], geo[:, 1], geo[:, 2], geo[:, 3]
+    form_names = [u[3] for u in units]
+    fcode = D.per_unit(uniq, ui, lambda u: FORMS.index(u[3]) if u[3] in FORMS else -1)
+    count_form = fcode == 0
+    # -- random_binary
+    counter = ~count_form & (p.counter_mode != "unsupported") & (slots.random() < 0.25)
+    cnt = D.ints(slots, 0, RB * L + 1)
+    nbits = np.minimum(L, p.vector_mask_bits)
+    rnd_lanes = slots.random() < 0.6
+    lanes = np.where(rnd_lanes[:, None], D.random_words(slots), np.uint32(0xFFFFFFFF)) & D.prefix_words(nbits)
+    vm = np.where(counter[:, None], D.u64_to_words(cnt), lanes)
+    blk = [np.where(slots.random() < 0.3, D.choose(slots, [0, 1, 1, 2, 3]), 1) for _ in range(3)]
+    blk[0] = np.where((blk[0] == 0) & (slots.random() > fault_rate), 1, blk[0])
+    rep = [
+        np.where(slots.random() < 0.5, D.ints(slots, 0, 17), 8 * d // w_isz) for d in (t_isz, s_isz, s_isz)
+    ]
+    strides = np.stack(blk + rep, 1)
+    defaults = np.stack([np.ones(n, np.int64)] * 3 + [8 * d // w_isz for d in (t_isz, s_isz, s_isz)], 1)
+    strides = np.where(count_form[:, None], defaults, strides)
+    dst = _addr_many(slots, t_isz, fault_rate)
+    src0 = np.where(slots.random() < 0.92, _addr_many(slots, s_isz, fault_rate), dst)
+    src1 = np.where(slots.random() < 0.92, _addr_many(slots, s_isz, fault_rate), dst)
+    low = 1 if p.zero_mask == "error" else 0
+    cont = D.ints(slots, low, np.where(counter, RB * L, L) + 1)
+    n64 = np.maximum(1, nbits // 64)
+    nw = max(1, p.vector_mask_bits // 64)
+    words = np.stack([slots.word() for _ in range(nw)], 1)
+    words[:, 0] = np.where(
+        nbits < 64, words[:, 0] & ((np.uint64(1) << nbits.astype(np.uint64)) - np.uint64(1)), words[:, 0]
+    )
+    words[:, 0] |= np.uint64(low)
+    words[:, 0] = np.where(counter, D.ints(slots, low, RB * L + 1).astype(np.uint64), words[:, 0])
+    words[:, 1:] = np.where(counter[:, None], np.uint64(0), words[:, 1:])
+    count = D.ints(slots, 0, RB * L + 1)
+    repeat = D.ints(slots, 0, RB + 1)
+    ctrl = D.random_ctrl_many(slots, p)
+    ub_seed = slots.below(2**31)
+    scale_bits = _random_scales_many(slots)
+    # -- random_muls_cast (its count, ctrl and ub_seed: the draws above)
+    m_dst = slots.below(UB_BYTES // 32) * 32
+    m_dst = np.where(slots.random() < 0.5 * fault_rate, m_dst + 2 * D.ints(slots, 1, 16), m_dst)
+    m_src = slots.below(UB_BYTES // 32) * 32
+    f32 = _f32_patterns_many(slots)
+    with np.errstate(invalid="ignore"):
+        scalar = f32.astype(np.uint32).view(np.float32).astype(np.float64)
+    bad = ~np.isfinite(scalar) | (np.abs(np.nan_to_num(scalar)) > 1e30)
+    scalar = np.where(bad, D.ints(slots, -8, 8) / 4, scalar)
+    r = slots.random()
+    elem = np.where(r > fault_rate, D.ints(slots, 0, UB_BYTES - 3), UB_BYTES - D.ints(slots, 0, 4))
+    elem = np.where(slots.random() < 0.1, m_dst + D.ints(slots, 0, 64), elem)
+    # -- random_set_deq_scale (its scale: the pattern above, or the half scale)
+    big = slots.random() < 0.5
+    offset = np.where(big, D.ints(slots, -(1 << 15), 1 << 15), D.ints(slots, -256, 256))
+    sign = slots.random() < 0.5
+    # -- a DEQSCALE left by an earlier SetDeqScale
+    left = slots.random() < 0.5
+    deq = np.where(left[:, None], D.random_words(slots, 2), np.uint32(0))
+
+    f_mask = [
+        c if f == 1 else (tuple(w[:k]) if f == 2 else 0)
+        for f, c, w, k in zip(fcode.tolist(), cont.tolist(), D.tuples(words), n64.tolist(), strict=True)
+    ]
+    kl, half_scale = kind.tolist(), _half_values(scale_bits)
+    with np.errstate(invalid="ignore"):
+        f32_vals = f32.astype(np.uint32).view(np.float32).astype(np.float64).tolist()
+    scales = [
+        (h if u[0] == "AddDeqRelu" else 1.0) if k == 0 else (1.0 if k == 1 else (h if u[3] == "half" else v))
+        for k, u, h, v in zip(kl, units, half_scale, f32_vals, strict=True)
+    ]
+    scales = [float("nan") if x != x else x for x in scales]
+    elem_forms = np.asarray([f.startswith("elem") for f in form_names]) & muls
+    config = [
+        {"elem": -1, "elem0": 0, "elem1": 1}.get(f, -1) if k == 1 else -1
+        for f, k in zip(form_names, kl, strict=True)
+    ]
+    default_vm = CastCompCase.__dataclass_fields__["vmask"].default
+
+    def pick(b_val, m_val, q_val):
+        return np.where(binary, b_val, np.where(muls, m_val, q_val))
+
+    is_float = np.asarray([u[3] == "float" for u in units]) & sds
+    return D.build(
+        CastCompCase,
+        n,
+        dict(
+            api=[u[0] for u in units],
+            dtype=[u[1] for u in units],
+            src=[u[2] for u in units],
+            form=form_names,
+            dst=pick(dst, m_dst, 0).tolist(),
+            src0=pick(src0, m_src, 0).tolist(),
+            src1=np.where(binary, src1, 0).tolist(),
+            count=pick(np.where(count_form, count, 0), count, 0).tolist(),
+            mask=[m if k == 0 else 0 for m, k in zip(f_mask, kl, strict=True)],
+            repeat=np.where(binary & ~count_form, repeat, 1).tolist(),
+            strides=[s if k == 0 else (1, 1, 1, 8, 8, 8) for s, k in zip(D.tuples(strides), kl, strict=True)],
+            vmask=[v if k == 0 else default_vm for v, k in zip(D.tuples(vm), kl, strict=True)],
+            mask_mode=(binary & counter).astype(np.int64).tolist(),
+            ctrl=[c if k != 2 else (0, 0) for c, k in zip(D.tuples(ctrl), kl, strict=True)],
+            ub_seed=np.where(sds, 0, ub_seed).tolist(),
+            ub_bytes=np.where(sds, 256, UB_BYTES).tolist(),
+            scale=scales,
+            offset=np.where(is_float, offset, 0).tolist(),
+            sign=(is_float & sign).tolist(),
+            scalar=np.where(muls, scalar, 0.0).tolist(),
+            elem=np.where(elem_forms, elem, 0).tolist(),
+            config=config,
+            deqscale_init=D.tuples(deq),
+        ),
+    )
+
+
 # -- calls -----------------------------------------------------------------------------------------
 
 
@@ -394,6 +557,11 @@ class CastCompFamily(Family):
     def generate(self, rng, p, unit, fault_rate):
         api, t, s, form = unit
         return random_case(rng, p, api, s, t, form, fault_rate)
+
+    vectorised = True
+
+    def generate_many(self, slots, p, units, fault_rate):
+        return random_cases_many(slots, p, units, fault_rate)
 
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace

@@ -16,6 +16,7 @@ import numpy as np
 
 from ... import dtypes as _dt
 from .. import regs as _regs
+from . import draw as D
 from .base import (
     MASK_FIELDS,
     bucket_kw,
@@ -113,6 +114,8 @@ def _wide(p, s, t):
 
 
 def random_case(rng, p, s, t, form, fault_rate=0.1):
+    # its twin for many cases: ``random_cases_many`` (a rule changed here is changed there;
+    # tests/test_fuzz_vectorised_draw.py compares their distributions)
     S, T = _dt.as_dtype(s), _dt.as_dtype(t)
     b8 = S.name == "int16"
     L = p.lanes(_wide(p, s, t))
@@ -184,6 +187,124 @@ def random_case(rng, p, s, t, form, fault_rate=0.1):
     )
 
 
+_F32_SCALE_BITS = np.asarray(F32_SCALES, np.float32).view(np.uint32).astype(np.uint64)
+
+
+def _random_configs_many(slots, want_sign):
+    """``random_config`` for every case (nine draws; uint64)."""
+    r = slots.random()
+    small = (D.ints(slots, -64, 65) / 16).astype(np.float32).view(np.uint32).astype(np.uint64)
+    listed = _F32_SCALE_BITS[slots.below(len(F32_SCALES))]
+    raw = slots.below(2**32).astype(np.uint64)
+    bits = np.where(r < 0.4, small, np.where(r < 0.7, listed, raw))
+    near = slots.random() < 0.8
+    off = np.where(near, D.ints(slots, -256, 256), D.ints(slots, -(2**15), 2**15))
+    sign = np.where(slots.random() < 0.92, want_sign, ~want_sign)
+    has_junk = slots.random() < 0.2
+    junk = (slots.below(32).astype(np.uint64) << np.uint64(32)) | (
+        slots.below(2**17).astype(np.uint64) << np.uint64(47)
+    )
+    junk = np.where(has_junk, junk, np.uint64(0))
+    return (
+        bits
+        | ((off & 0x1FF).astype(np.uint64) << np.uint64(37))
+        | (sign.astype(np.uint64) << np.uint64(46))
+        | junk
+    )
+
+
+def random_cases_many(slots, p, units, fault_rate=0.1):
+    """``random_case`` for many cases at once, one a unit ``(api, dst, src, form)`` of ``units``,
+    drawn from ``slots`` (``rng.Slots``) in a fixed layout (every draw of every branch made for every
+    case: the registers, addresses, strides, both mask kinds, the DEQSCALE value of each kind and a
+    table of 16 configurations): the same distribution as ``random_case``."""
+    n = len(units)
+    uniq, ui = D.unit_index(units)
+    S_ = lambda u: _dt.as_dtype(u[2])  # noqa: E731
+    T_ = lambda u: _dt.as_dtype(u[1])  # noqa: E731
+    L = D.per_unit(uniq, ui, lambda u: p.lanes(_wide(p, u[2], u[1])))
+    b8 = D.per_unit(uniq, ui, lambda u: S_(u).name == "int16", bool)
+    want = D.per_unit(uniq, ui, lambda u: T_(u).name == "int8", bool)
+    t_isz = D.per_unit(uniq, ui, lambda u: T_(u).itemsize)
+    s_isz = D.per_unit(uniq, ui, lambda u: S_(u).itemsize)
+    w_isz = D.per_unit(uniq, ui, lambda u: _wide(p, u[2], u[1]).itemsize)
+    form = D.per_unit(uniq, ui, lambda u: FORMS.index(u[3]))
+    regs = D.draw_many(slots, p, L, counter_share=0.25)
+    counter = regs.mask_mode == 1
+    vmask = np.where(counter[:, None], D.u64_to_words(D.ints(slots, 0, RB * L + 1)), regs.vmask)
+
+    def addr(isz):
+        a = slots.below(UB_BYTES // 32) * 32
+        a = np.where(slots.random() < 0.4 * fault_rate, a + isz * D.ints(slots, 1, 32 // isz), a)
+        return np.where(slots.random() < 0.3 * fault_rate, UB_BYTES + 32 * slots.below(8), a)
+
+    blk = [np.where(slots.random() < 0.3, D.choose(slots, [0, 1, 1, 2, 3]), 1) for _ in range(2)]
+    blk[0] = np.where((blk[0] == 0) & (slots.random() < 0.7), 1, blk[0])
+    dsize = np.where(b8, 2, t_isz)
+    rep = [np.where(slots.random() < 0.5, D.ints(slots, 0, 17), 8 * d // w_isz) for d in (dsize, s_isz)]
+    d_addr = addr(t_isz)
+    keep = slots.random() < 1 - 0.8 * fault_rate
+    s_addr = np.where(keep, addr(s_isz), d_addr)
+    low = 1 if p.zero_mask == "error" else 0
+    cont = D.ints(slots, low, np.where(counter, RB * L, L) + 1)
+    n64 = np.maximum(1, np.minimum(L, p.vector_mask_bits) // 64)
+    nw = max(1, p.vector_mask_bits // 64)
+    words = np.stack([slots.word() for _ in range(nw)], 1)
+    words[:, 0] |= np.uint64(low)
+    cnt_word = D.ints(slots, low, RB * L + 1).astype(np.uint64)
+    words[:, 0] = np.where(counter, cnt_word, words[:, 0])
+    words[:, 1:] = np.where(counter[:, None], np.uint64(0), words[:, 1:])
+    vec, half = slots.below(2).astype(bool), slots.below(2).astype(bool)
+    half_deq = np.where(
+        slots.random() < 0.5,
+        np.asarray(HALF_SCALES, np.int64)[slots.below(len(HALF_SCALES))],
+        slots.below(1 << 16),
+    )
+    ta = slots.below(UB_BYTES // 32 - 4) * 32
+    ta = np.where(slots.random() < 0.3 * fault_rate, UB_BYTES - 64, ta)
+    # the 17 configurations a case (the scalar one, the 16 of a table) from 17 streams of its own
+    confs = _random_configs_many(D.split(slots, 17), np.repeat(want, 17)).reshape(n, 17)
+    use_table = b8 & vec
+    deq = np.where(b8, np.where(vec, (ta >> 5).astype(np.uint64), confs[:, 16]), half_deq.astype(np.uint64))
+    count = D.ints(slots, 0, RB * L + 1)
+    repeat = D.ints(slots, 0, RB + 1)
+    ub_seed = slots.below(2**31)
+    fl, tl = form.tolist(), ta.tolist()
+    word_rows = D.tuples(words)
+    n64l = n64.tolist()
+    masks = [
+        c if f == 1 else (w[:k] if f == 2 else 0)
+        for f, c, w, k in zip(fl, cont.tolist(), word_rows, n64l, strict=True)
+    ]
+    tables = [
+        (a, t) if u else () for a, t, u in zip(tl, D.tuples(confs[:, :16]), use_table.tolist(), strict=True)
+    ]
+    return D.build(
+        DequantCase,
+        n,
+        dict(
+            src_dtype=[S_(u).name for u in units],
+            dtype=[T_(u).name for u in units],
+            form=[u[3] for u in units],
+            dst=d_addr.tolist(),
+            src=s_addr.tolist(),
+            count=count.tolist(),
+            mask=masks,
+            repeat=repeat.tolist(),
+            params=D.tuples(np.stack([blk[0], blk[1], rep[0], rep[1]], 1)),
+            vec=vec.tolist(),
+            half=half.tolist(),
+            deq=deq.tolist(),
+            table=tables,
+            vmask=D.tuples(vmask),
+            mask_mode=regs.mask_mode.tolist(),
+            ctrl=D.tuples(regs.ctrl),
+            ub_seed=ub_seed.tolist(),
+            api=API,
+        ),
+    )
+
+
 def make_ub(c):
     """src-typed bit patterns (random, the type's specials, small values) and the vdeq table."""
     S = _dt.as_dtype(c.src_dtype)
@@ -244,6 +365,11 @@ class DequantFamily(Family):
 
     def generate(self, rng, p, unit, fault_rate):
         return random_case(rng, p, unit[2], unit[1], unit[3], fault_rate)
+
+    vectorised = True
+
+    def generate_many(self, slots, p, units, fault_rate):
+        return random_cases_many(slots, p, units, fault_rate)
 
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace

@@ -303,3 +303,95 @@ def draw_mask_many(slots, p, L, form, regs, count_bound):
         for f, c, w in zip(form.tolist(), cont.tolist(), tuples(words), strict=True)
     ]
     return masks, vmask, counter, count_reg
+
+
+# -- vec2
+# the strided call forms of ``compound.draw_layout`` (its ``form`` argument), as codes
+LAYOUT_FORMS = ("count", "count_register", "continuous", "bitwise", "register")
+Layout = collections.namedtuple(
+    "Layout", "form dst srcs count repeat strides cont words vmask mask_mode ctrl"
+)
+
+
+def draw_layout_many(slots, p, L, blocks, default_strides, form, fault_rate, ub_bytes):
+    """``compound.draw_layout`` for every case (the layout of a strided call, Cast and the
+    reductions): ``L`` lanes a repeat (per case), ``blocks`` a per-case array for each operand (dst
+    first), ``form`` an index of ``LAYOUT_FORMS`` per case. A fixed layout of draws: the registers,
+    repeat and strides, the count, the Counter-mode count, the continuous mask, then the addresses
+    (dst, then a same-as-dst draw and an address for each source). Returns a ``Layout`` of arrays:
+    form, dst, srcs (n, sources), count, repeat, strides (n, 2 * operands), cont (the continuous
+    mask), words (the bitwise mask, uint64 words), vmask (n, 8) uint32, mask_mode, ctrl (n, 2)."""
+    n = len(slots)
+    k = len(blocks)
+    L = rows(n, L)
+    form = rows(n, form)
+    nblocks = ub_bytes // 32
+    count_form = form <= 1
+    regs = draw_many(slots, p, L, counter_ok=form != 0)
+    repeat, strides = draw_repeat_strides_many(slots, default_strides, fault_rate)
+    strides = np.where(count_form[:, None], np.asarray(default_strides, np.int64), strides)
+    # the count forms: a count up to 3 repeats (at most a third of the arena of 4-byte elements),
+    # a tenth of them 0
+    E = p.block_bytes // 4
+    count = ints(slots, 0, np.minimum(3 * L, nblocks * E // 3) + 1)
+    count = np.where(count_form & (slots.random() >= 0.1), count, 0)
+    # ``regs.draw_mask``: the Counter-mode count, the continuous mask, the bitwise words
+    counter = regs.mask_mode == 1
+    zero_err = p.zero_mask == "error"
+    lo = np.where(zero_err & ((form == 2) | (form == 3)), 1, 0)
+    count_reg = ints(slots, lo, np.minimum(4 * L, nblocks * E // 3) + 1)
+    cont = choose(slots, [0, 1, L // 2, L - 1, L, L + 5, ints(slots, 0, L + 1)])
+    if zero_err:
+        cont = np.maximum(cont, 1)
+    cont = np.where(counter, count_reg, cont)
+    nw = p.vector_mask_bits // 64
+    words = words_to_u64(regs.vmask, nw)
+    words[:, 0] = np.where(counter, count_reg.astype(np.uint64), words[:, 0])
+    words[:, 1:] = np.where(counter[:, None], np.uint64(0), words[:, 1:])
+    if zero_err:
+        words[:, 0] = np.where(words.any(axis=1), words[:, 0], np.uint64(1))
+    vmask = np.where(counter[:, None], u64_to_words(count_reg), regs.vmask)
+    reps = np.where(count_form, -(-count // L), repeat)
+    reps = np.where(counter, np.maximum(reps, -(-count_reg // L)), reps)
+
+    def fp(i):
+        return (np.maximum(reps, 1) - 1) * strides[:, k + i] + (rows(n, blocks[i]) - 1) * strides[:, i] + 1
+
+    dst = draw_addr_many(slots, nblocks, fp(0), fault_rate)
+    srcs = []
+    for i in range(1, k):
+        same = slots.random() < 0.15
+        srcs.append(np.where(same, dst, draw_addr_many(slots, nblocks, fp(i), fault_rate)))
+    return Layout(
+        form=form,
+        dst=dst,
+        srcs=np.stack(srcs, 1) if srcs else np.zeros((n, 0), np.int64),
+        count=count,
+        repeat=repeat,
+        strides=strides,
+        cont=cont,
+        words=words,
+        vmask=vmask,
+        mask_mode=regs.mask_mode,
+        ctrl=regs.ctrl,
+    )
+
+
+def layout_masks(lay):
+    """The ``mask`` column of a ``draw_layout_many`` layout: the continuous mask (an int), the
+    bitwise words (a tuple) or None (the other forms), a list."""
+    return [
+        c if f == 2 else (w if f == 3 else None)
+        for f, c, w in zip(lay.form.tolist(), lay.cont.tolist(), tuples(lay.words), strict=True)
+    ]
+
+
+def split(slots, k):
+    """``k`` streams for every case, in one draw: stream ``(i, j)`` is ``CaseRng((w_i, j))`` with
+    ``w_i`` the next word of case ``i``'s stream (so it depends on case ``i`` alone). A ``Slots`` of
+    ``n * k`` streams, case ``i``'s at rows ``i * k`` to ``i * k + k - 1``: ``k`` values a case drawn
+    by one call (a table of ``k`` entries) in place of ``k`` calls."""
+    from ..rng import _GOLDEN, Slots, _mix_array  # noqa: PLC0415  (rng.case_states over many seeds)
+
+    s = _mix_array(slots.word() + np.uint64(_GOLDEN))
+    return Slots(_mix_array((s[:, None] ^ np.arange(k, dtype=np.uint64)) + np.uint64(_GOLDEN)).reshape(-1))

@@ -26,11 +26,14 @@ end (the reference once raised IndexError on such a source: fixed, see
 import dataclasses
 import functools
 
+import numpy as np
+
 import ascend_jax as aj
 
 from ... import dtypes as _dt
 from ...errors import NotModelledError, UsageError
 from ...tensor import MASK_PLACEHOLDER, LocalTensor
+from . import draw as D
 from .base import (
     MASK_FIELDS,
     UB_FIELDS,
@@ -109,6 +112,8 @@ def forms_of(api, p, dt):
 
 
 def random_case(rng, p, api, dtype, rtype, order, cal_index, form, ub_bytes=8192, fault_rate=0.1):
+    # its twin for many cases: ``random_cases_many`` (a rule changed here is changed there;
+    # tests/test_fuzz_vectorised_draw.py compares their distributions)
     d = _dt.as_dtype(dtype)
     L = p.lanes(d)
     nblk = L * d.itemsize // p.block_bytes
@@ -149,6 +154,84 @@ def random_case(rng, p, api, dtype, rtype, order, cal_index, form, ub_bytes=8192
     dst = src if rng.random() < 0.05 else addr(nblocks // 2, nblocks - 2)
     tmp = addr(nblocks // 2, 3 * nblocks // 4) if api in WHOLE else 0
     return dataclasses.replace(case, src=src, dst=dst, tmp=tmp)
+
+
+def _addr_many(slots, lo_block, hi_block, isz, nblocks, fault_rate, outside):
+    """``random_case``'s ``addr`` for every case (four draws; ``outside``: per case)."""
+    b = D.ints(slots, lo_block, np.maximum(lo_block, hi_block) + 1)
+    misaligned = slots.random() < fault_rate / 2
+    off = isz * D.ints(slots, 1, 32 // isz)
+    far = slots.random() < fault_rate / 2
+    far_block = D.ints(slots, nblocks - 1, nblocks + 4)
+    return np.where(misaligned, b * 32 + off, np.where(outside & far, far_block * 32, b * 32))
+
+
+def random_cases_many(slots, p, units, fault_rate=0.1, ub_bytes=8192):
+    """``random_case`` for many cases at once, one a unit ``(api, dtype, rtype, order, cal_index,
+    form)`` of ``units``, drawn from ``slots`` (``rng.Slots``) in a fixed layout
+    (``draw.draw_layout_many``, the reductions' strides, the data style, then src, dst and tmp):
+    the same distribution as ``random_case``."""
+    n = len(units)
+    uniq, ui = D.unit_index(units)
+    isz = D.per_unit(uniq, ui, lambda u: _dt.as_dtype(u[1]).itemsize)
+    L = D.per_unit(uniq, ui, lambda u: p.lanes(_dt.as_dtype(u[1])))
+    nblk = L * isz // p.block_bytes
+    form = D.per_unit(uniq, ui, lambda u: D.LAYOUT_FORMS.index(u[5]))
+    per_repeat = D.per_unit(uniq, ui, lambda u: u[0] in PER_REPEAT, bool)
+    whole = D.per_unit(uniq, ui, lambda u: u[0] in WHOLE, bool)
+    lay = D.draw_layout_many(slots, p, L, (nblk, nblk), (1, 1, 8, 8), form, fault_rate, ub_bytes)
+    count_form = form <= 1
+    own = ~count_form & (slots.random() < 0.5)
+    s0 = D.choose(slots, [0, 1, 1, 2, 5])
+    s1 = np.where(per_repeat, D.choose(slots, [0, 1, 1, 1, 2]), 1)
+    s2 = D.choose(slots, [0, 4, 8, 8, 8, 9, 16])
+    strides = np.where(own[:, None], np.stack([s0, s1, s2], 1), np.asarray(DEFAULT_STRIDES, np.int64))
+    ub_seed = slots.below(2**31)
+    data = slots.below(4)
+    # SRC_INSIDE_UB: the source blocks stay inside UB with a block to spare (the module docstring)
+    nblocks = ub_bytes // 32
+    blk = np.where(count_form, 1, strides[:, 1])
+    srep = np.where(count_form, 8, strides[:, 2])
+    fixed = (nblk - 1) * blk + 2
+    repeat = lay.repeat
+    cut = ~count_form & (srep != 0) & ((repeat - 1) * srep + fixed > nblocks)
+    repeat = np.where(cut, (nblocks - fixed) // np.maximum(srep, 1) + 1, repeat)
+    # ``base.reps_needed``
+    reps = np.where(form == 0, -(-lay.count // L), np.where(form == 1, 1, repeat))
+    vm = lay.vmask[:, 0].astype(np.int64) | (lay.vmask[:, 1].astype(np.int64) << 32)
+    reps = np.where((lay.mask_mode == 1) & (form != 0), np.maximum(reps, -(-vm // L)), reps)
+    span = (np.maximum(reps, 1) - 1) * srep + fixed
+    src = _addr_many(slots, 0, np.minimum(nblocks // 2, nblocks - span), isz, nblocks, fault_rate, False)
+    same = slots.random() < 0.05
+    dst = np.where(same, src, _addr_many(slots, nblocks // 2, nblocks - 2, isz, nblocks, fault_rate, True))
+    tmp = _addr_many(slots, nblocks // 2, 3 * nblocks // 4, isz, nblocks, fault_rate, True)
+    tmp = np.where(whole, tmp, 0)
+    return D.build(
+        ReduceCase,
+        n,
+        dict(
+            api=[u[0] for u in units],
+            dtype=[_dt.as_dtype(u[1]).name for u in units],
+            rtype=[u[2] for u in units],
+            order=[u[3] for u in units],
+            cal_index=[u[4] for u in units],
+            form=[u[5] for u in units],
+            dst=dst.tolist(),
+            src=src.tolist(),
+            tmp=tmp.tolist(),
+            count=lay.count.tolist(),
+            mask=D.layout_masks(lay),
+            repeat=repeat.tolist(),
+            strides=D.tuples(strides),
+            tmp_len=TMP_LEN,
+            vmask=D.tuples(lay.vmask),
+            mask_mode=lay.mask_mode.tolist(),
+            ctrl=D.tuples(lay.ctrl),
+            ub_seed=ub_seed.tolist(),
+            ub_bytes=ub_bytes,
+            data=[("raw", "specials", "small", "small")[k] for k in data.tolist()],
+        ),
+    )
 
 
 # -- calls ----------------------------------------------------------------------------------------
@@ -250,6 +333,11 @@ class ReduceFamily(PlannedFamily):
     def generate(self, rng, p, unit, fault_rate):
         api, dt, rtype, order, ci, form = unit
         return random_case(rng, p, api, dt, rtype, order, ci, form, fault_rate=fault_rate)
+
+    vectorised = True
+
+    def generate_many(self, slots, p, units, fault_rate):
+        return random_cases_many(slots, p, units, fault_rate)
 
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace
