@@ -113,6 +113,7 @@ def _features(case):
     for i, a in enumerate(addrs):  # overlaps and in-place calls
         for b in addrs[i + 1 :]:
             out[f"{a}=={b}"] = getattr(case, a) == getattr(case, b)
+            out[f"{a}~{b}"] = abs(getattr(case, a) - getattr(case, b)) < 128  # near: partly overlapping
         out[f"{a}%32"] = getattr(case, a) % 32 == 0
         out[f"{a}>=ub"] = getattr(case, a) >= ub - 64
     return out
