@@ -31,6 +31,7 @@ FAMILY_APIS = {
     "shift": "ShiftLeft,ShiftRight,ShiftLeftTensor,ShiftRightTensor",
     "brcb": "Brcb",
     "mull": "Mull",
+    "bilinear": "BilinearInterpolation",
 }
 PROFILES = ("ascend910b", "ascend950", "ascend310p")
 # the fields a unit fixes (``Family.units``)
@@ -41,6 +42,7 @@ UNIT_FIELDS = {
     "shift": ("api", "dtype", "is_set_mask"),
     "brcb": ("api", "dtype"),
     "mull": ("api", "dtype"),
+    "bilinear": ("api", "dtype", "form"),
 }
 
 
@@ -51,7 +53,7 @@ def _json(fc):
 # the families vectorised first: every profile in the default run; the later ones (issue 36, item 1)
 # on one profile with fewer cases by default (the suite's time budget), every profile nightly
 FIRST = ("unary_scalar", "compare_select", "gather_mask")
-LATER = {"shift": "ascend910b", "brcb": "ascend910b", "mull": "ascend950"}
+LATER = {"shift": "ascend910b", "brcb": "ascend910b", "mull": "ascend950", "bilinear": "ascend910b"}
 BATCH_CASES = [(f, pr, 2000) for pr in PROFILES for f in FIRST]
 for _f, _pr in LATER.items():
     BATCH_CASES.append((_f, _pr, 400))
@@ -95,6 +97,9 @@ def test_a_mixed_plan_single_cases():
 def _flat(out, k, v):
     if isinstance(v, tuple):
         out[k + ".len"] = len(v)
+        if len(v) > 16 and all(_finite(x) for x in v):  # long (Bilinear's 128 offsets): 8 and the mean
+            out[k + ".mean"] = sum(v) / len(v)
+            v = v[:8]
         for i, x in enumerate(v):
             _flat(out, f"{k}[{i}]", x)
     elif isinstance(v, complex):
@@ -130,9 +135,8 @@ def _categories(vals, ref):
     if len(num) < len(ref) // 2 or len(set(num)) + len(ref) - len(num) <= 24:
         return [repr(v) for v in vals]
     common = {v for v, c in collections.Counter(num).most_common(8) if c > len(ref) // 50}
-    edges = np.unique(
-        np.quantile(np.asarray([v for v in num if v not in common], float), np.linspace(0, 1, 11))
-    )
+    rare = np.asarray([v for v in num if v not in common], float)
+    edges = np.unique(np.quantile(rare, np.linspace(0, 1, 11))) if len(rare) else np.zeros(1)
     out = [
         ("nan" if v != v else repr(v)) if not _finite(v) else (f"={v!r}" if v in common else None)
         for v in vals
