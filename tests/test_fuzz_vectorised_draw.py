@@ -32,6 +32,7 @@ FAMILY_APIS = {
     "brcb": "Brcb",
     "mull": "Mull",
     "bilinear": "BilinearInterpolation",
+    "sort": "Sort32,MrgSort,GetMrgSortResult,MrgSort4,RpSort16,ProposalConcat,ProposalExtract",
 }
 PROFILES = ("ascend910b", "ascend950", "ascend310p")
 # the fields a unit fixes (``Family.units``)
@@ -43,6 +44,7 @@ UNIT_FIELDS = {
     "brcb": ("api", "dtype"),
     "mull": ("api", "dtype"),
     "bilinear": ("api", "dtype", "form"),
+    "sort": ("api", "dtype", "form", "valid_bit", "suspension"),
 }
 
 
@@ -53,7 +55,13 @@ def _json(fc):
 # the families vectorised first: every profile in the default run; the later ones (issue 36, item 1)
 # on one profile with fewer cases by default (the suite's time budget), every profile nightly
 FIRST = ("unary_scalar", "compare_select", "gather_mask")
-LATER = {"shift": "ascend910b", "brcb": "ascend910b", "mull": "ascend950", "bilinear": "ascend910b"}
+LATER = {
+    "shift": "ascend910b",
+    "brcb": "ascend910b",
+    "mull": "ascend950",
+    "bilinear": "ascend910b",
+    "sort": "ascend910b",
+}
 BATCH_CASES = [(f, pr, 2000) for pr in PROFILES for f in FIRST]
 for _f, _pr in LATER.items():
     BATCH_CASES.append((_f, _pr, 400))
