@@ -17,6 +17,7 @@ import pytest
 
 from ascend_jax import fuzz
 from ascend_jax.fuzz.families import draw as D
+from ascend_jax.fuzz.families.registers import APIS as REGISTER_APIS
 from ascend_jax.fuzz.generate import generate_case, generate_cases, make_plan
 from ascend_jax.fuzz.rng import CaseRng, Slots, case_states
 from ascend_jax.profile import load_profile
@@ -33,6 +34,7 @@ FAMILY_APIS = {
     "mull": "Mull",
     "bilinear": "BilinearInterpolation",
     "sort": "Sort32,MrgSort,GetMrgSortResult,MrgSort4,RpSort16,ProposalConcat,ProposalExtract",
+    "registers": ",".join(REGISTER_APIS),
 }
 PROFILES = ("ascend910b", "ascend950", "ascend310p")
 # the fields a unit fixes (``Family.units``)
@@ -45,6 +47,7 @@ UNIT_FIELDS = {
     "mull": ("api", "dtype"),
     "bilinear": ("api", "dtype", "form"),
     "sort": ("api", "dtype", "form", "valid_bit", "suspension"),
+    "registers": ("api", "dtype"),
 }
 
 
@@ -61,6 +64,7 @@ LATER = {
     "mull": "ascend950",
     "bilinear": "ascend910b",
     "sort": "ascend910b",
+    "registers": "ascend910b",
 }
 BATCH_CASES = [(f, pr, 2000) for pr in PROFILES for f in FIRST]
 for _f, _pr in LATER.items():
