@@ -17,6 +17,7 @@ import pytest
 
 from ascend_jax import fuzz
 from ascend_jax.fuzz.families import draw as D
+from ascend_jax.fuzz.families.registers import APIS as REGISTER_APIS
 from ascend_jax.fuzz.generate import generate_case, generate_cases, make_plan
 from ascend_jax.fuzz.rng import CaseRng, Slots, case_states
 from ascend_jax.profile import load_profile
@@ -41,6 +42,12 @@ FAMILY_APIS = {
     "castcomp": "AddReluCast,SubReluCast,MulCast,AddDeqRelu,MulsCast,SetDeqScale",
     "dequant": "CastDequant",
     "reduce": "ReduceRepeat,ReduceDataBlock,ReducePairElem,ReduceSum,ReduceMax,ReduceMin",
+    "shift": "ShiftLeft,ShiftRight,ShiftLeftTensor,ShiftRightTensor",
+    "brcb": "Brcb",
+    "mull": "Mull",
+    "bilinear": "BilinearInterpolation",
+    "sort": "Sort32,MrgSort,GetMrgSortResult,MrgSort4,RpSort16,ProposalConcat,ProposalExtract",
+    "registers": ",".join(REGISTER_APIS),
 }
 PROFILES = ("ascend910b", "ascend950", "ascend310p")
 FIRST = ("unary_scalar", "compare_select", "gather_mask")  # the mixed-plan and invalid-case tests
@@ -57,8 +64,14 @@ DEFAULT_PROFILE = {
     "castcomp": "ascend910b",
     "dequant": "ascend910b",
     "reduce": "ascend910b",
+    "shift": "ascend910b",
+    "brcb": "ascend910b",
+    "mull": "ascend950",
+    "bilinear": "ascend910b",
+    "sort": "ascend910b",
+    "registers": "ascend910b",
 }
-FAMILY_PROFILES = {"padding": ("ascend310p",)}
+FAMILY_PROFILES = {"padding": ("ascend310p",), "shift": ("ascend910b", "ascend950"), "mull": ("ascend950",)}
 # the default run's APIs (planning every API of a family costs seconds): one of each sub-family,
 # scalar kind (value, flexible positions, index), mixed type row and count-only API
 DEFAULT_APIS = {
@@ -80,6 +93,12 @@ UNIT_FIELDS = {
     "castcomp": ("api", "dtype", "src", "form"),
     "dequant": ("src_dtype", "dtype", "form"),
     "reduce": ("api", "dtype", "rtype", "order", "cal_index", "form"),
+    "shift": ("api", "dtype", "is_set_mask"),
+    "brcb": ("api", "dtype"),
+    "mull": ("api", "dtype"),
+    "bilinear": ("api", "dtype", "form"),
+    "sort": ("api", "dtype", "form", "valid_bit", "suspension"),
+    "registers": ("api", "dtype"),
 }
 # a later family's default samples (fixed-layout test, distribution test; default (300, 1000)): each
 # still fails with a fault rate quadrupled in the scalar generator, not always with it doubled (the
@@ -92,6 +111,12 @@ DEFAULT_N = {
     "castcomp": (200, 400),  # its scalar generator is the slowest
     "dequant": (200, 800),
     "reduce": (200, 800),
+    "shift": (400, 600),
+    "brcb": (400, 1000),
+    "mull": (400, 1000),
+    "bilinear": (400, 400),  # ~290 draws a case (128 offsets, 128 mask lanes)
+    "sort": (400, 600),
+    "registers": (400, 600),
 }
 SLOW = pytest.mark.slow
 
@@ -126,8 +151,14 @@ def _params(test, big):
     return out
 
 
+# the first families: ascend910b and ascend950 (256-bit masks, complex and 64-bit types) by default,
+# ascend310p nightly
 A_PARAMS = [
-    pytest.param(fam, prof, FAMILY_APIS[fam], 2000, id=f"{fam}-{prof}") for fam in FIRST for prof in PROFILES
+    pytest.param(
+        fam, prof, FAMILY_APIS[fam], 2000, id=f"{fam}-{prof}", marks=SLOW if prof == "ascend310p" else ()
+    )
+    for fam in FIRST
+    for prof in PROFILES
 ] + _params(0, 2000)
 
 
@@ -182,10 +213,15 @@ def _features(case):
     for f in dataclasses.fields(case):
         _flat(out, f.name, getattr(case, f.name))
     # the address fields (castcomp's ``src`` is a type)
-    addrs = [a for a in ("dst", "src", "src0", "src1", "sel", "pat") if type(getattr(case, a, None)) is int]
+    addrs = [
+        a
+        for a in ("dst", "dst0", "dst1", "src", "src0", "src1", "sel", "pat")
+        if type(getattr(case, a, None)) is int
+    ]
     for i, a in enumerate(addrs):  # overlaps and in-place calls
         for b in addrs[i + 1 :]:
             out[f"{a}=={b}"] = getattr(case, a) == getattr(case, b)
+            out[f"{a}~{b}"] = abs(getattr(case, a) - getattr(case, b)) < 128  # near: partly overlapping
         out[f"{a}%32"] = getattr(case, a) % 32 == 0
         out[f"{a}>=ub"] = getattr(case, a) >= getattr(case, "ub_bytes", 8192) - 64  # gather_scatter: 8192
     return out
@@ -236,11 +272,11 @@ def _compare(scalar_cases, vector_cases, what):
     return checked
 
 
-# ascend950: 256-bit masks, complex and 64-bit types; ascend310p: a zero mask an error, Compare's
+# ascend950: 256-bit masks, complex and 64-bit types; ascend310p (nightly): a zero mask an error, Compare's
 # mask a reserved parameter
 DIST = [
     *(
-        (f, prof, FAMILY_APIS[f], 2000)
+        pytest.param(f, prof, FAMILY_APIS[f], 2000, marks=SLOW if prof == "ascend310p" else ())
         for f, prof in (
             ("unary_scalar", "ascend910b"),
             ("unary_scalar", "ascend950"),

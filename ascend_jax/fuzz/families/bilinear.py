@@ -11,6 +11,7 @@ import dataclasses
 import numpy as np
 
 from .. import regs as _regs
+from . import draw as D
 from .base import (
     MASK_FIELDS,
     bucket_kw,
@@ -158,6 +159,65 @@ def random_case(rng, p, form, fault_rate=0.1):
     )
 
 
+def random_cases_many(slots, p, units, fault_rate=0.1):
+    """``random_case`` for many cases at once, one a unit ``(api, "half", form)`` of ``units``,
+    drawn from ``slots`` (``rng.Slots``) in a fixed layout (``families.draw``): the same
+    distribution (every case draws both forms' masks and keeps its own)."""
+    n = len(units)
+    bitwise = np.asarray([u[2] == "bitwise" for u in units], bool)
+    h = D.ints(slots, 1, 5)
+    v = D.ints(slots, 1, np.minimum(4, BUCKET // h) + 1)
+    src0 = 32 * D.ints(slots, 0, 4)
+    off = 4096 + 32 * D.ints(slots, 0, 4)
+    src1 = 4608 + 32 * D.ints(slots, 0, 3)
+    dst = 4864 + 32 * D.ints(slots, 0, 8)
+    tmp = 11008 + 32 * D.ints(slots, 0, 4)
+    offsets = np.stack([32 * slots.below(120) for _ in range(OFF_LEN)], 1)
+    blk = D.choose(slots, [1, 2])
+    vro = D.choose(slots, [128, 256, 384, 144])
+    collide = slots.random() < fault_rate  # vertical repeats that may collide
+    blk = np.where(collide, D.choose(slots, [2, 4]), blk)
+    vro = np.where(collide, 128, vro)
+    cont = np.where(slots.random() < 0.5, D.choose(slots, [1, 15, 16, 17, 64, 100, 127, 128, 200]), 128)
+    # the bitwise mask: each of the 128 lanes set with a density drawn per case
+    dens = slots.random()
+    lanes = np.stack([slots.random() < dens for _ in range(128)], 1)
+    w = np.packbits(lanes, axis=1, bitorder="little").view("<u8").astype(np.uint64)
+    w[:, 0] = np.where(w.any(axis=1), w[:, 0], np.uint64(1))  # (0, 0): (1, 0)
+    r = D.draw_many(slots, p, 128)
+    mode = slots.random() < 0.5
+    ub_seed = slots.below(2**31)
+    return D.build(
+        BilinearCase,
+        n,
+        dict(
+            form=[u[2] for u in units],
+            dst=dst.tolist(),
+            src0=src0.tolist(),
+            off=off.tolist(),
+            src1=src1.tolist(),
+            tmp=tmp.tolist(),
+            offsets=D.tuples(offsets),
+            mask=[
+                m_w if b else m_c
+                for b, m_c, m_w in zip(bitwise.tolist(), cont.tolist(), D.tuples(w), strict=True)
+            ],
+            h=h.tolist(),
+            mode=mode.tolist(),
+            blk=blk.tolist(),
+            vro=vro.tolist(),
+            v=v.tolist(),
+            tmp_n=tmp_len(p),
+            ub_seed=ub_seed.tolist(),
+            vmask=D.tuples(r.vmask),
+            mask_mode=r.mask_mode.tolist(),
+            ctrl=D.tuples(r.ctrl),
+            api=API,
+            dtype="half",
+        ),
+    )
+
+
 class BilinearFamily(Family):
     name = "bilinear"
     apis = (API,)
@@ -168,6 +228,11 @@ class BilinearFamily(Family):
 
     def generate(self, rng, p, unit, fault_rate):
         return random_case(rng, p, unit[2], fault_rate)
+
+    vectorised = True
+
+    def generate_many(self, slots, p, units, fault_rate):
+        return random_cases_many(slots, p, units, fault_rate)
 
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace

@@ -9,8 +9,11 @@ dtype. Reference: ``ascend_jax.reference.Brcb`` with Python values.
 
 import dataclasses
 
+import numpy as np
+
 from ... import dtypes as _dt
 from .. import regs as _regs
+from . import draw as D
 from .base import (
     MASK_FIELDS,
     call_values,
@@ -63,6 +66,38 @@ def random_case(rng, p, dtype, fault_rate=0.1):
     )
 
 
+def random_cases_many(slots, p, units, fault_rate=0.1):
+    """``random_case`` for many cases at once, one a unit ``(api, dtype)`` of ``units``, drawn
+    from ``slots`` (``rng.Slots``) in a fixed layout (``families.draw``): the same distribution."""
+    n = len(units)
+    uniq, ui = D.unit_index(units)
+    names = D.per_unit(uniq, ui, lambda u: _dt.as_dtype(u[1]).name, object)
+    size = D.per_unit(uniq, ui, lambda u: _dt.as_dtype(u[1]).itemsize)
+    L = D.per_unit(uniq, ui, lambda u: p.lanes(_dt.as_dtype(u[1])))
+    dst = D.ints(slots, 0, 256) * 32
+    dst = np.where((slots.random() < fault_rate) & (size < 32), dst + size, dst)  # misaligned
+    same = slots.random() < fault_rate / 2
+    src = np.where(same, dst, D.ints(slots, 0, 256) * 32)
+    r = D.draw_many(slots, p, L)
+    return D.build(
+        BrcbCase,
+        n,
+        dict(
+            dtype=names.tolist(),
+            dst=dst.tolist(),
+            src=src.tolist(),
+            repeat=D.ints(slots, 0, RB + 1).tolist(),
+            blk=D.choose(slots, [0, 1, 1, 2, 3]).tolist(),
+            rep=D.ints(slots, 0, 20).tolist(),
+            ub_seed=slots.below(2**31).tolist(),
+            vmask=D.tuples(r.vmask),
+            mask_mode=r.mask_mode.tolist(),
+            ctrl=D.tuples(r.ctrl),
+            api=API,
+        ),
+    )
+
+
 def call(mod, c, state, p, dyn=None):
     import ascend_jax as aj
 
@@ -78,6 +113,10 @@ class BrcbFamily(OneApiFamily):
     case_type = BrcbCase
     RB, ub_bytes, traced = RB, UB_BYTES, ("dst", "src", "repeat", "blk", "rep")
     draw, call_case = staticmethod(random_case), staticmethod(call)
+    vectorised = True
+
+    def generate_many(self, slots, p, units, fault_rate):
+        return random_cases_many(slots, p, units, fault_rate)
 
     def api_units(self, p, api):
         return [(API, dt) for dt in p.api(API).dtypes]

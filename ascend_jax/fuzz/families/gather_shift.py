@@ -269,6 +269,139 @@ def random_shift_case(rng, p, api, dt, form, big=False, ub_bytes=UB_BYTES, fault
     )
 
 
+def random_shift_cases_many(slots, p, units, ub_bytes=UB_BYTES, fault_rate=0.08):
+    """``random_shift_case`` (with the adapter's large-repeat-bucket draw) for many cases at once,
+    one a unit ``(api, dtype, form, big_ok)`` of ``units``, drawn from ``slots`` in a fixed layout
+    (``families.draw``): the same distribution of amounts, roundEn, registers, repeats, counts,
+    strides, masks, addresses, overlaps and data styles."""
+    n = len(units)
+    uniq, ui = D.unit_index(units)
+    ds = [_dt.as_dtype(u[1]) for u in uniq]
+    dk = D.per_unit(uniq, ui, lambda u: [d.name for d in ds].index(_dt.as_dtype(u[1]).name))
+    L = D.per_unit(uniq, ui, lambda u: p.lanes(_dt.as_dtype(u[1])))
+    B = D.per_unit(uniq, ui, lambda u: _dt.as_dtype(u[1]).bits)
+    size = D.per_unit(uniq, ui, lambda u: _dt.as_dtype(u[1]).itemsize)
+    signed = D.per_unit(uniq, ui, lambda u: _dt.as_dtype(u[1]).is_signed_int, bool)
+    # the type's maximum as int64 bits (uint64's maximum wraps to -1: the same low 64 bits)
+    top = D.per_unit(uniq, ui, lambda u: np.uint64(_max_of(_dt.as_dtype(u[1]))).view(np.int64))
+    tensor = D.per_unit(uniq, ui, lambda u: u[0].endswith("Tensor"), bool)
+    sat = D.per_unit(
+        uniq, ui, lambda u: not u[0].endswith("Tensor") and p.api(u[0]).shift_range == "saturating", bool
+    )
+    right = D.per_unit(uniq, ui, lambda u: u[0] == "ShiftRight", bool)
+    rnd_ok = D.per_unit(uniq, ui, lambda u: u[0] == "ShiftRight" and bool(p.api(u[0]).round_en), bool)
+    form_names = ["count", "continuous", "bitwise", "register", "count_reg"]
+    fk = D.per_unit(uniq, ui, lambda u: form_names.index(u[2]))
+    big = D.per_unit(uniq, ui, lambda u: u[3], bool) & (slots.random() < 0.05)
+    is_set_mask = fk != 4
+    fk = np.where(fk == 4, 0, fk)
+    count_form = fk == 0
+    nblocks = ub_bytes // 32
+    data = slots.below(3)
+
+    # the shift amount: edges, random in range, and a few out of range (traced -> BAD_PARAM)
+    u = slots.random()
+    edge = D.choose(slots, [0, 1, B - 1, B])
+    inr = D.ints(slots, 0, B + 1)
+    out_sat = D.choose(slots, [B + 1, B + 7, top, -1])
+    out_wrap = D.choose(slots, [-1, B + 1, top])
+    amount = np.where(u < 0.3, edge, np.where(u < 0.9, inr, np.where(sat, out_sat, out_wrap)))
+    amount = D.low_bits(amount.astype(np.uint64), B)  # _wrap: the low B bits, signed where T is
+    sh = (64 - B).astype(np.uint64)
+    amount_s = ((amount << sh).view(np.int64) >> sh.astype(np.int64)).tolist()
+    amount = [a if sg else b for a, b, sg in zip(amount_s, amount.tolist(), signed.tolist(), strict=True)]
+    u = slots.random()
+    round_en = right & ~count_form & (u < np.where(rnd_ok, 0.5, 0.05))
+
+    # registers (the engine's one register randomisation)
+    regs = D.draw_many(slots, p, L, counter_ok=~count_form | ~is_set_mask)
+    counter = regs.mask_mode == 1
+    max_reps = np.where(big, BIG_R, SMALL_R)
+    rep_big = D.choose(slots, [255, 200, 128, 64, 17])
+    rep_edge = slots.random() < 0.9
+    rep_pick = D.choose(slots, [0, 1, 1, 1, 2, 2, 3, 4, 8, 16])
+    repeat = np.where(big, rep_big, np.where(rep_edge, rep_pick, D.ints(slots, 0, 17)))
+    hi = np.minimum(max_reps * L, (ub_bytes // 3) // size)
+    c_big = D.ints(slots, np.minimum(L * 8, hi), hi + 1)
+    c_small = D.choose(slots, [0, 1, L - 1, L, L + 1, 2 * L, D.ints(slots, 0, 4 * L + 1)])
+    count = np.where(count_form, np.minimum(np.where(big, c_big, c_small), hi), 0)
+    hi_reg = np.where(big, hi, 4 * L)
+    count_reg = D.choose(slots, [1, L - 1, L, L + 3, D.ints(slots, 1, hi_reg + 1)])
+    if p.zero_mask != "error":
+        count_reg = np.where(slots.random() < 0.03, 0, count_reg)
+    count_reg = np.where(counter, count_reg, 0)
+    vm = np.where(counter[:, None], D.u64_to_words(count_reg), regs.vmask)
+    # strides
+    default = count_form | (slots.random() < 0.5)
+    pool = [0, 1, 1, 2, 3, 8, 8, 9, 16]
+    picks = np.stack([D.choose(slots, pool) for _ in range(4)], 1)
+    picks[:, 0] = np.where((picks[:, 0] == 0) & (slots.random() > fault_rate), 1, picks[:, 0])
+    strides = np.where(default[:, None], np.asarray([1, 1, 8, 8]), picks)
+    big_rs = np.stack([D.choose(slots, [0, 1]) for _ in range(2)], 1)
+    strides[:, 2:] = np.where((big & ~count_form)[:, None], big_rs, strides[:, 2:])
+    # the mask argument
+    cont = D.choose(slots, [0, 1, L // 2, L - 1, L, L + 5, D.ints(slots, 0, L + 1)])
+    cont = np.where(counter, count_reg, cont)
+    bits = np.where(
+        counter[:, None], D.u64_to_words(count_reg), D.lane_bits_many(slots, L, p.vector_mask_bits)
+    )
+    if p.zero_mask == "error":
+        cont = np.maximum(cont, 1)
+        bits[:, 0] = np.where(bits.any(axis=1), bits[:, 0], np.uint32(1))
+    words = D.words_to_u64(bits, p.vector_mask_bits // 64)
+
+    # addresses: room for the repeats run
+    reps = np.maximum(1, np.where(count_form, -(-np.maximum(count, 1) // L), repeat))
+    reps = np.where(counter & (count_reg > 0), np.maximum(reps, -(-count_reg // L)), reps)
+    blocks = L // (32 // size) - 1
+
+    def fp(blk, rep):
+        return (reps - 1) * rep + blocks * blk + 1
+
+    dst = D.addr_many(slots, nblocks, fp(strides[:, 0], strides[:, 2]), fault_rate)
+    src = D.addr_many(slots, nblocks, fp(strides[:, 1], strides[:, 3]), fault_rate)
+    src1 = D.addr_many(slots, nblocks, fp(1, 8), fault_rate)
+    u = slots.random()
+    near = dst + 32 * D.choose(slots, [1, 8])  # partial overlap / repeat dependency
+    on_src1 = (u >= 0.1) & (u < 0.14) & tensor
+    src1 = np.where(on_src1, dst, src1)
+    src = np.where(u < 0.1, dst, np.where(~on_src1 & (u < 0.18), near, src))
+    ub_seed = slots.below(2**31)
+    neg = tensor & (slots.random() < 0.04)
+
+    fl = fk.tolist()
+    return D.build(
+        ShiftCase,
+        n,
+        dict(
+            api=[u[0] for u in units],
+            dtype=[ds[j].name for j in dk.tolist()],
+            form=[form_names[f] for f in fl],
+            is_set_mask=is_set_mask.tolist(),
+            dst=dst.tolist(),
+            src=src.tolist(),
+            src1=src1.tolist(),
+            amount=amount,
+            round_en=round_en.tolist(),
+            count=count.tolist(),
+            mask=[
+                m_cont if f == 1 else (m_words if f == 2 else 0)
+                for f, m_cont, m_words in zip(fl, cont.tolist(), D.tuples(words), strict=True)
+            ],
+            repeat=repeat.tolist(),
+            strides=D.tuples(strides),
+            vmask=D.tuples(vm),
+            mask_mode=regs.mask_mode.tolist(),
+            ctrl=D.tuples(regs.ctrl),
+            ub_seed=ub_seed.tolist(),
+            ub_bytes=ub_bytes,
+            data=[("raw", "specials", "small")[k] for k in data.tolist()],
+            neg_amount=neg.tolist(),
+            big=big.tolist(),
+        ),
+    )
+
+
 def _max_of(d):
     return (1 << (d.bits - 1)) - 1 if d.is_signed_int else (1 << d.bits) - 1
 
@@ -800,6 +933,11 @@ class ShiftFamily(_Common):
         api, dt, form, big_ok = unit
         big = bool(big_ok and rng.random() < 0.05)
         return random_shift_case(rng, p, api, dt, form, big=big, fault_rate=fault_rate)
+
+    vectorised = True
+
+    def generate_many(self, slots, p, units, fault_rate):
+        return random_shift_cases_many(slots, p, units, fault_rate=fault_rate)
 
     @staticmethod
     def _reps(c, L):

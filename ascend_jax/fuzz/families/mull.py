@@ -9,8 +9,11 @@ one program per dtype. Reference: ``ascend_jax.reference.Mull`` with Python valu
 
 import dataclasses
 
+import numpy as np
+
 from ... import dtypes as _dt
 from .. import regs as _regs
+from . import draw as D
 from .base import (
     MASK_FIELDS,
     call_values,
@@ -63,6 +66,39 @@ def random_case(rng, p, dtype, fault_rate=0.1):
     )
 
 
+def random_cases_many(slots, p, units, fault_rate=0.1):
+    """``random_case`` for many cases at once, one a unit ``(api, dtype)`` of ``units``, drawn
+    from ``slots`` (``rng.Slots``) in a fixed layout (``families.draw``): the same distribution."""
+    n = len(units)
+    uniq, ui = D.unit_index(units)
+    names = D.per_unit(uniq, ui, lambda u: _dt.as_dtype(u[1]).name, object)
+    L = D.per_unit(uniq, ui, lambda u: p.lanes(_dt.as_dtype(u[1])))
+    a = np.stack([D.ints(slots, 0, 250) * 32 for _ in NAMES], 1)
+    mis = slots.random() < fault_rate / 3
+    k = slots.below(4)
+    a[np.arange(n), k] += np.where(mis, 4, 0)  # misaligned
+    near = slots.random() < 2 * fault_rate
+    a[:, 1] = np.where(near, a[:, 0] + 32 * D.ints(slots, 0, 4), a[:, 1])  # dst1 on or near dst0
+    a[:, 2] = np.where(slots.random() < fault_rate, a[:, 0], a[:, 2])  # src0 on dst0
+    r = D.draw_many(slots, p, L, counter_share=0.3)
+    count = D.ints(slots, 0, RB * L + 1)
+    cols = {nm: a[:, j].tolist() for j, nm in enumerate(NAMES)}
+    return D.build(
+        MullCase,
+        n,
+        dict(
+            dtype=names.tolist(),
+            **cols,
+            count=count.tolist(),
+            ub_seed=slots.below(2**31).tolist(),
+            vmask=D.tuples(r.vmask),
+            mask_mode=r.mask_mode.tolist(),
+            ctrl=D.tuples(r.ctrl),
+            api=API,
+        ),
+    )
+
+
 def call(mod, c, state, p, dyn=None):
     import ascend_jax as aj
 
@@ -78,6 +114,10 @@ class MullFamily(OneApiFamily):
     case_type = MullCase
     RB, ub_bytes, traced = RB, UB_BYTES, (*NAMES, "count")
     draw, call_case = staticmethod(random_case), staticmethod(call)
+    vectorised = True
+
+    def generate_many(self, slots, p, units, fault_rate):
+        return random_cases_many(slots, p, units, fault_rate)
 
     def api_units(self, p, api):
         return [(API, dt) for dt in p.api(API).all_dtypes()]

@@ -13,6 +13,7 @@ from ... import MaskMode, SaturationMode
 from ... import dtypes as _dt
 from ...registry import REGISTRY
 from ..regs import draw as draw_registers
+from . import draw as D
 from .base import REG_FIELDS, case_dataclass
 from .family import Family
 
@@ -60,6 +61,102 @@ def _bits(v):
     if not np.issubdtype(a.dtype, np.integer):
         a = a.view({2: np.uint16, 4: np.uint32, 8: np.uint64}[a.dtype.itemsize])
     return int(a)
+
+
+def random_cases_many(slots, p, units):
+    """``RegisterFamily.generate`` for many cases at once, one a unit ``(api, dtype)`` of
+    ``units``, drawn from ``slots`` (``rng.Slots``) in a fixed layout (``families.draw``): every
+    case makes every API's draws (SetVectorMask's, the reduce registers', the CTRL bits', the
+    saturation modes') and keeps its own's."""
+    n = len(units)
+    uniq, ui = D.unit_index(units)
+    api = np.asarray([u[0] for u in uniq], object)[ui]
+    d_of = [_dt.as_dtype(u[1]) if u[1] != "-" else None for u in uniq]
+    L = np.asarray([p.lanes(d) if d else 128 for d in d_of], np.int64)[ui]
+    size = np.asarray([d.itemsize if d else 4 for d in d_of], np.int64)[ui]
+    bits = np.asarray([d.bits if d else 32 for d in d_of], np.int64)[ui]
+    regs = D.draw_many(slots, p, 128)
+    # SetVectorMask
+    mode = slots.below(2) if p.api("SetMaskCount").supported else np.zeros(n, np.int64)
+    lo_min = 1 if p.zero_mask == "error" else 0
+    short = slots.random() < 0.5
+    n_short = D.choose(slots, [lo_min, 1, L - 1, L, L + 1, D.ints(slots, lo_min, 300)])
+    lo_count = D.ints(slots, lo_min, 2**20)
+    lo = (lo_min + slots.below(2**63 - lo_min).astype(np.uint64)) * D.ints(slots, 1, 3).astype(np.uint64)
+    lo = lo + slots.below(2).astype(np.uint64)  # at most 2**64 - 1
+    hi = np.where(size >= 4, np.uint64(0), slots.below(2**63).astype(np.uint64))
+    lo = np.where(size == 8, lo & np.uint64(0xFFFFFFFF), lo)
+    if p.zero_mask == "error":
+        lo = np.where((lo == 0) & (hi == 0), np.uint64(1), lo)
+    lo = np.where(mode == 1, lo_count.astype(np.uint64), lo)
+    hi = np.where(mode == 1, np.uint64(0), hi)
+    # the reduce result registers (SPR_READS): T's bits, a fifth with a special value of T
+    w = np.stack([D.low_bits(slots.word(), bits) for _ in range(2)], 1)
+    w2 = D.low_bits(slots.word(), np.minimum(bits, 31))
+    special = slots.random() < 0.2
+    which = slots.below(2)
+    top = np.uint64(1) << (bits - 1).astype(np.uint64)
+    sp = D.choose(slots, [np.uint64(0), top, top | (top - np.uint64(1))], np.uint64)
+    w[np.arange(n), which] = np.where(special, sp, w[np.arange(n), which])
+    spr = np.concatenate([w, w2[:, None]], 1)
+    # SetCtrlSpr / ResetCtrlSpr, GetCtrlSpr
+    ctrl_bits = p.api("SetCtrlSpr").bits if p.api("SetCtrlSpr").supported else None
+    b = D.choose(slots, list(ctrl_bits)) if ctrl_bits else D.ints(slots, 0, 64)
+    value = slots.below(2)
+    start = D.ints(slots, 0, 64)
+    end = D.ints(slots, start, 64)
+    # Set/GetSaturationFlag
+    modes = [int(SaturationMode.FLOAT)] + (
+        [int(SaturationMode.CAST)] if p.cast_saturation_ctrl_bit >= 0 else []
+    )
+    sat_mode = D.choose(slots, modes)
+    flag = slots.below(2)
+
+    api_l, mode_l = api.tolist(), mode.tolist()
+    short_l, n_short_l, hi_l, lo_l = short.tolist(), n_short.tolist(), hi.tolist(), lo.tolist()
+    spr_t, b_l, value_l, start_l, end_l = (
+        D.tuples(spr),
+        b.tolist(),
+        value.tolist(),
+        start.tolist(),
+        end.tolist(),
+    )
+    sat_l, flag_l = sat_mode.tolist(), flag.tolist()
+    args, modes_out, spr_out = [], [], []
+    for j, a in enumerate(api_l):
+        m, r, sp_j = -1, (), (0, 0, 0)
+        if a == "SetVectorMask":
+            m, r = mode_l[j], (n_short_l[j],) if short_l[j] else (hi_l[j], lo_l[j])
+        elif a in SPR_READS:
+            sp_j = spr_t[j]
+        elif a == "SetCtrlSpr":
+            r = (b_l[j], b_l[j], value_l[j])
+        elif a == "ResetCtrlSpr":
+            r = (b_l[j], b_l[j])
+        elif a == "GetCtrlSpr":
+            r = (start_l[j], end_l[j])
+        elif a in ("SetSaturationFlag", "GetSaturationFlag"):
+            m, r = sat_l[j], ((bool(flag_l[j]),) if a == "SetSaturationFlag" else ())
+        args.append(r)
+        modes_out.append(m)
+        spr_out.append(sp_j)
+    return D.build(
+        RegCase,
+        n,
+        dict(
+            api=[u[0] for u in units],
+            dtype=[u[1] for u in units],
+            args=args,
+            mode=modes_out,
+            vmask=D.tuples(regs.vmask),
+            mask_mode=regs.mask_mode.tolist(),
+            cmpmask=D.tuples(regs.cmpmask),
+            ctrl=D.tuples(regs.ctrl),
+            rsvd_init=regs.rsvd_cnt.tolist(),
+            ub_bytes=64,
+            reduce_spr_init=spr_out,
+        ),
+    )
 
 
 class RegisterFamily(Family):
@@ -136,6 +233,11 @@ class RegisterFamily(Family):
             args = (bool(rng.integers(2)),) if api == "SetSaturationFlag" else ()
             return RegCase(args=args, mode=mode, **base)
         return RegCase(**base)
+
+    vectorised = True
+
+    def generate_many(self, slots, p, units, fault_rate):
+        return random_cases_many(slots, p, units)
 
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace

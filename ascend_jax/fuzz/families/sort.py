@@ -29,6 +29,7 @@ import numpy as np
 from ... import dtypes as _dt
 from ...sort_types import VALID_BITS, MrgSort4Info, MrgSortSrcList
 from ...tensor import LocalTensor
+from . import draw as D
 from .family import Family
 
 APIS = ("Sort32", "MrgSort", "GetMrgSortResult", "MrgSort4", "RpSort16", "ProposalConcat", "ProposalExtract")
@@ -238,6 +239,122 @@ def random_case(rng, p, unit, fault_rate=0.1):
     return dataclasses.replace(c, ub_seed=int(rng.integers(0, 2**31)))
 
 
+# -- the generator, many cases at once ---------------------------------------------------------------
+
+_KINDS = ("Sort32", "merge", "RpSort16", "proposal", "fresh", "after")
+
+
+def _unit_info(u):
+    """(kind, dtype, merge API, validBit, suspension) of a unit (merge fields of a merge or a
+    GetMrgSortResult after one, else MrgSort / 15 / False)."""
+    api = u[0]
+    if api in MERGES:
+        return "merge", u[1], api, u[2], u[3]
+    if api == "GetMrgSortResult":
+        return ("fresh", "-", "MrgSort", 15, False) if u[2] == "fresh" else ("after", u[1], *u[2:5])
+    return ("proposal" if api in PROPOSALS else api), u[1], "MrgSort", 15, False
+
+
+def address_many(slots, lo, hi, align=32, wild=0.1):
+    """``address`` for every case (four draws; ``lo``, ``hi``, ``align`` scalars or arrays)."""
+    roll = slots.random()
+    anywhere_odd = D.ints(slots, 0, UBN) & ~1
+    anywhere = D.ints(slots, 0, UBN // np.asarray(align)) * align
+    inside = lo + D.ints(slots, 0, np.maximum(1, (np.asarray(hi) - lo) // align)) * align
+    return np.where(roll < 0.3 * wild, anywhere_odd, np.where(roll < 0.6 * wild, anywhere, inside))
+
+
+def random_cases_many(slots, p, units, fault_rate=0.1):
+    """``random_case`` for many cases at once, one a unit of ``units``, drawn from ``slots``
+    (``rng.Slots``) in a fixed layout (``families.draw``): every case makes the draws of every API
+    (Sort32, a merge, RpSort16, the proposals) and keeps its own."""
+    n = len(units)
+    uniq, ui = D.unit_index(units)
+    info = [_unit_info(u) for u in uniq]
+    kind = np.asarray([_KINDS.index(i[0]) for i in info], np.int64)[ui]
+    dts = [i[1] for i in info]
+    size = np.asarray([np.dtype(_NP[d]).itemsize if d in _NP else 2 for d in dts], np.int64)[ui]
+    mrg4 = np.asarray([i[2] == "MrgSort4" for i in info], bool)[ui]
+    vb = np.asarray([i[3] for i in info], np.int64)[ui]
+    susp = np.asarray([i[4] for i in info], bool)[ui]
+    nq = np.asarray([VALID_BITS[i[3]] for i in info], np.int64)[ui]
+    wild = fault_rate
+    # Sort32
+    rep_s = D.ints(slots, 0, BUCKET + 1)
+    s32 = [address_many(slots, lo, hi, wild=wild) for lo, hi in ((0, 1024), (1024, 2048), (2048, UBN - 1024))]
+    # a merge (MrgSort, MrgSort4, GetMrgSortResult after one)
+    L = np.where(mrg4, MERGE_LEN["MrgSort4"], MERGE_LEN["MrgSort"])
+    rec = np.where(mrg4, PROPOSAL_ELEMS * size, 8)
+    contig = ~susp & (nq == 4) & (slots.random() < 0.5)
+    c_rep = D.ints(slots, 1, MERGE_BUCKET + 1)
+    ln = D.ints(slots, 0, L + 1)
+    l3 = np.where(slots.random() < 0.1, D.ints(slots, 0, L + 1), ln)
+    ca = address_many(slots, 0, 1024, wild=wild)
+    f_rep = np.where(slots.random() < 0.9, 1, D.ints(slots, np.where(mrg4, 1, 0), MERGE_BUCKET + 1))
+    f_len = np.stack([D.ints(slots, 0, L + 1) for _ in range(4)], 1)
+    al = np.where(mrg4, 32, 8)
+    f_src = np.stack(
+        [address_many(slots, 1024 * q, 1024 * q + 1024 - L * rec, align=al, wild=wild) for q in range(4)], 1
+    )
+    m_dst = address_many(slots, 4096, UBN - 4 * L * rec, wild=wild)
+    m_rep = np.where(contig, c_rep, f_rep)
+    c_len = np.stack([ln, ln, ln, l3], 1)
+    m_len = np.where(contig[:, None], c_len, f_len)
+    m_src = np.where(contig[:, None], ca[:, None] + np.arange(4) * (ln * rec)[:, None], f_src)
+    # RpSort16
+    rep_r = D.ints(slots, 0, BUCKET + 1)
+    r_src = address_many(slots, 0, 2048, wild=wild)
+    in_place = slots.random() < 0.3
+    r_dst = np.where(
+        in_place, r_src, address_many(slots, 4096, UBN - 4 * 16 * PROPOSAL_ELEMS * size, wild=wild)
+    )
+    # ProposalConcat / ProposalExtract
+    rep_p = D.ints(slots, 0, BUCKET + 1)
+    mode = D.ints(slots, 0, 6)
+    overlap = slots.random() < 0.2  # overlapping operands now and then (program order)
+    p_dst = np.where(overlap, address_many(slots, 0, 4096, wild=wild), 0)
+    p_src = np.where(overlap, address_many(slots, 0, 4096, wild=wild), 0)
+    p_dst = np.where(overlap, p_dst, address_many(slots, 0, 2048, wild=wild))
+    p_src = np.where(overlap, p_src, address_many(slots, 4096, UBN - 2048, wild=wild))
+    ub_seed = slots.below(2**31)
+
+    is_merge = (kind == 1) | (kind == 5)
+    dst = np.select([kind == 0, is_merge, kind == 2, kind == 3], [s32[2], m_dst, r_dst, p_dst], 0)
+    repeat = np.select([kind == 0, is_merge, kind == 2, kind == 3], [rep_s, m_rep, rep_r, rep_p], 1)
+    k_l, contig_l = kind.tolist(), contig.tolist()
+    s32_t, m_src_t, m_len_t = D.tuples(np.stack(s32[:2], 1)), D.tuples(m_src), D.tuples(m_len)
+    one_src = np.where(kind == 2, r_src, p_src).tolist()
+    srcs, lengths, layout = [], [], []
+    for j, k in enumerate(k_l):
+        m = k in (1, 5)
+        srcs.append(s32_t[j] if k == 0 else m_src_t[j] if m else (one_src[j],) if k in (2, 3) else ())
+        lengths.append(m_len_t[j] if m else (0, 0, 0, 0))
+        layout.append(("contiguous" if contig_l[j] else "free") if m else "free")
+    info_l = [info[j] for j in ui.tolist()]
+    return D.build(
+        SortCase,
+        n,
+        dict(
+            api=[u[0] for u in units],
+            dtype=[i[1] for i in info_l],
+            form=[i[2] if i[0] == "after" else ("fresh" if i[0] == "fresh" else "-") for i in info_l],
+            dst=dst.tolist(),
+            srcs=srcs,
+            repeat=repeat.tolist(),
+            lengths=lengths,
+            valid_bit=np.where(is_merge, vb, 15).tolist(),
+            suspension=(is_merge & susp).tolist(),
+            layout=layout,
+            mode=np.where(kind == 3, mode, 0).tolist(),
+            mistype="",
+            ub_seed=ub_seed.tolist(),
+            vmask=SortCase.vmask,
+            mask_mode=0,
+            ctrl=(0, 0),
+        ),
+    )
+
+
 def _put(ub, addr, raw):
     raw = np.ascontiguousarray(raw).view(np.uint8).reshape(-1)
     end = min(UBN, addr + raw.size)
@@ -396,6 +513,11 @@ class SortFamily(Family):
 
     def generate(self, rng, p, unit, fault_rate):
         return random_case(rng, p, unit, fault_rate)
+
+    vectorised = True
+
+    def generate_many(self, slots, p, units, fault_rate):
+        return random_cases_many(slots, p, units, fault_rate)
 
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace
