@@ -209,9 +209,7 @@ def random_cases_many(slots, p, units, fault_rate=0.1):
             v=v.tolist(),
             tmp_n=tmp_len(p),
             ub_seed=ub_seed.tolist(),
-            vmask=D.tuples(r.vmask),
-            mask_mode=r.mask_mode.tolist(),
-            ctrl=D.tuples(r.ctrl),
+            **D.mask_fields(r.vmask, r.mask_mode, r.ctrl),
             api=API,
             dtype="half",
         ),
@@ -229,10 +227,7 @@ class BilinearFamily(Family):
     def generate(self, rng, p, unit, fault_rate):
         return random_case(rng, p, unit[2], fault_rate)
 
-    vectorised = True
-
-    def generate_many(self, slots, p, units, fault_rate):
-        return random_cases_many(slots, p, units, fault_rate)
+    draw_many = staticmethod(random_cases_many)
 
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace

@@ -69,11 +69,7 @@ def random_case(rng, p, dtype, fault_rate=0.1):
 def random_cases_many(slots, p, units, fault_rate=0.1):
     """``random_case`` for many cases at once, one a unit ``(api, dtype)`` of ``units``, drawn
     from ``slots`` (``rng.Slots``) in a fixed layout (``families.draw``): the same distribution."""
-    n = len(units)
-    uniq, ui = D.unit_index(units)
-    names = D.per_unit(uniq, ui, lambda u: _dt.as_dtype(u[1]).name, object)
-    size = D.per_unit(uniq, ui, lambda u: _dt.as_dtype(u[1]).itemsize)
-    L = D.per_unit(uniq, ui, lambda u: p.lanes(_dt.as_dtype(u[1])))
+    n, names, size, L = D.dtype_columns(p, units)
     dst = D.ints(slots, 0, 256) * 32
     dst = np.where((slots.random() < fault_rate) & (size < 32), dst + size, dst)  # misaligned
     same = slots.random() < fault_rate / 2
@@ -90,9 +86,7 @@ def random_cases_many(slots, p, units, fault_rate=0.1):
             blk=D.choose(slots, [0, 1, 1, 2, 3]).tolist(),
             rep=D.ints(slots, 0, 20).tolist(),
             ub_seed=slots.below(2**31).tolist(),
-            vmask=D.tuples(r.vmask),
-            mask_mode=r.mask_mode.tolist(),
-            ctrl=D.tuples(r.ctrl),
+            **D.mask_fields(r.vmask, r.mask_mode, r.ctrl),
             api=API,
         ),
     )
@@ -113,10 +107,7 @@ class BrcbFamily(OneApiFamily):
     case_type = BrcbCase
     RB, ub_bytes, traced = RB, UB_BYTES, ("dst", "src", "repeat", "blk", "rep")
     draw, call_case = staticmethod(random_case), staticmethod(call)
-    vectorised = True
-
-    def generate_many(self, slots, p, units, fault_rate):
-        return random_cases_many(slots, p, units, fault_rate)
+    draw_many = staticmethod(random_cases_many)
 
     def api_units(self, p, api):
         return [(API, dt) for dt in p.api(API).dtypes]

@@ -236,9 +236,7 @@ def random_cases_many(slots, p, units, fault_rate=0.1, ub_bytes=8192):
             mask=D.layout_masks(lay),
             repeat=lay.repeat.tolist(),
             strides=D.tuples(strides),
-            vmask=D.tuples(vmask),
-            mask_mode=lay.mask_mode.tolist(),
-            ctrl=D.tuples(ctrl),
+            **D.mask_fields(vmask, lay.mask_mode, ctrl),
             ub_seed=ub_seed.tolist(),
             ub_bytes=ub_bytes,
             data=[("raw", "specials", "small")[k] for k in data.tolist()],
@@ -324,10 +322,7 @@ class CastFamily(PlannedFamily):
         api, s, t, m, form = unit
         return random_case(rng, p, api, s, t, m, form, fault_rate=fault_rate)
 
-    vectorised = True
-
-    def generate_many(self, slots, p, units, fault_rate):
-        return random_cases_many(slots, p, units, fault_rate)
+    draw_many = staticmethod(random_cases_many)
 
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace

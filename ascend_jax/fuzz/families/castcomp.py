@@ -558,10 +558,7 @@ class CastCompFamily(Family):
         api, t, s, form = unit
         return random_case(rng, p, api, s, t, form, fault_rate)
 
-    vectorised = True
-
-    def generate_many(self, slots, p, units, fault_rate):
-        return random_cases_many(slots, p, units, fault_rate)
+    draw_many = staticmethod(random_cases_many)
 
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace

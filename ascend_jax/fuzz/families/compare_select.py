@@ -565,10 +565,8 @@ def random_cases_many(slots, p, units, ub_bytes=8192, fault_rate=0.08):
             strides=D.tuples(strides),
             dst_dtype=[dst_dt[j] for j in uil],
             sel_dtype=[sel_dt[j] for j in uil],
-            vmask=D.tuples(vmask),
-            mask_mode=regs.mask_mode.tolist(),
+            **D.mask_fields(vmask, regs.mask_mode, regs.ctrl),
             cmpmask=D.tuples(regs.cmpmask),
-            ctrl=D.tuples(regs.ctrl),
             ub_seed=ub_seed.tolist(),
             ub_bytes=ub_bytes,
             data=[_DATA[k] for k in data.tolist()],
@@ -895,10 +893,7 @@ class CompareSelectFamily(TwoBucketFamily):
             rng, p, api, dt, mode, form, big=big, variant=variant, fault_rate=fault_rate, pick=pick
         )
 
-    vectorised = True
-
-    def generate_many(self, slots, p, units, fault_rate):
-        return random_cases_many(slots, p, units, fault_rate=fault_rate)
+    draw_many = staticmethod(random_cases_many)
 
     @staticmethod
     def _reps(c, L):

@@ -300,9 +300,7 @@ def random_cases_many(slots, p, units, fault_rate=0.1, ub_bytes=8192):
             mask=masks,
             repeat=repeat.tolist(),
             strides=[s[: nd[j]] for s, j in zip(D.tuples(strides), ui.tolist(), strict=True)],
-            vmask=D.tuples(vmask),
-            mask_mode=regs.mask_mode.tolist(),
-            ctrl=D.tuples(regs.ctrl),
+            **D.mask_fields(vmask, regs.mask_mode, regs.ctrl),
             ub_seed=ub_seed.tolist(),
             ub_bytes=ub_bytes,
             data=[_DATA[k] for k in data.tolist()],
@@ -393,10 +391,7 @@ class CompoundFamily(StridedFamily):
             return random_case(rng, p, api, dst, form, fault_rate=fault_rate, src_dtype=src)
         return random_case(rng, p, api, dt, form, fault_rate=fault_rate)
 
-    vectorised = True
-
-    def generate_many(self, slots, p, units, fault_rate):
-        return random_cases_many(slots, p, units, fault_rate)
+    draw_many = staticmethod(random_cases_many)
 
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace

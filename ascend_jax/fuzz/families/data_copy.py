@@ -634,10 +634,8 @@ def random_copy_cases_many(slots, p, units, fault_rate=0.08, ub_bytes=UB_BYTES, 
         pad_bits=bits.tolist(),
         reg_bits=reg.tolist(),
         src_dtype="",
-        vmask=D.tuples(regs.vmask),
-        mask_mode=regs.mask_mode.tolist(),
+        **D.mask_fields(regs.vmask, regs.mask_mode, regs.ctrl),
         cmpmask=D.tuples(regs.cmpmask),
-        ctrl=D.tuples(regs.ctrl),
         rsvd_init=regs.rsvd_cnt.tolist(),
         ub_seed=ub_seed.tolist(),
         gm_seed=gm_seed.tolist(),
@@ -946,10 +944,7 @@ class DataCopyFamily(Family):
         api, kind, form, dt = unit
         return random_copy_case(rng, p, api, kind, form, dt, fault_rate=fault_rate)
 
-    vectorised = True
-
-    def generate_many(self, slots, p, units, fault_rate):
-        return random_copy_cases_many(slots, p, units, fault_rate=fault_rate)
+    draw_many = staticmethod(random_copy_cases_many)
 
     def invalid_static(self, rng, p, case):
         """One static misuse (``static_error`` names the argument both sides must name)."""

@@ -296,9 +296,7 @@ def random_cases_many(slots, p, units, fault_rate=0.1):
             half=half.tolist(),
             deq=deq.tolist(),
             table=tables,
-            vmask=D.tuples(vmask),
-            mask_mode=regs.mask_mode.tolist(),
-            ctrl=D.tuples(regs.ctrl),
+            **D.mask_fields(vmask, regs.mask_mode, regs.ctrl),
             ub_seed=ub_seed.tolist(),
             api=API,
         ),
@@ -366,10 +364,7 @@ class DequantFamily(Family):
     def generate(self, rng, p, unit, fault_rate):
         return random_case(rng, p, unit[2], unit[1], unit[3], fault_rate)
 
-    vectorised = True
-
-    def generate_many(self, slots, p, units, fault_rate):
-        return random_cases_many(slots, p, units, fault_rate)
+    draw_many = staticmethod(random_cases_many)
 
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace

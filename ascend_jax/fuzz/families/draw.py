@@ -232,6 +232,22 @@ def tuples(a):
     return list(zip(*(a[:, j].tolist() for j in range(a.shape[1])), strict=True))
 
 
+def dtype_columns(p, units, k=1):
+    """(the number of cases, each case's element-type name (an object array), its element size in
+    bytes, its lanes a repeat on ``p``) of units holding the type name at index ``k``."""
+    uniq, ui = unit_index(units)
+    ds = [_dt.as_dtype(u[k]) for u in uniq]
+    names = np.asarray([d.name for d in ds], object)[ui]
+    size = np.asarray([d.itemsize for d in ds], np.int64)[ui]
+    return len(units), names, size, np.asarray([p.lanes(d) for d in ds], np.int64)[ui]
+
+
+def mask_fields(vmask, mask_mode, ctrl):
+    """The vector-mask and CTRL fields of the cases (``build`` columns) from the arrays of
+    ``draw_many``'s registers (or the generator's own vmask)."""
+    return dict(vmask=tuples(vmask), mask_mode=np.asarray(mask_mode).tolist(), ctrl=tuples(ctrl))
+
+
 def build(cls, n, fields):
     """``n`` instances of the frozen dataclass ``cls``: ``fields`` maps every field to a list of
     ``n`` values (a column) or one value for all. Equal to ``cls(**row)`` (no ``__post_init__``, no
@@ -276,11 +292,11 @@ def repeat_strides_rows(slots, defaults, fault_rate, use_default=None):
     return repeat, np.where(default[:, None], defaults, picks)
 
 
-def draw_mask_many(slots, p, L, form, regs, count_bound):
-    """``regs.draw_mask`` for every case (``form``: codes of ``STRIDED_FORM_NAMES``, ``regs``:
-    ``draw_many``'s): (masks -- a list of Python values: an int, a tuple of uint64 words or None --,
-    vmask (n, 8) uint32 words, Counter mode (n,) bool, the Counter-mode count (n,) int64). Three
-    draws (the count, the continuous mask's choice and its random lane count)."""
+def mask_columns_many(slots, p, L, form, regs, count_bound):
+    """``regs.draw_mask`` for every case as columns (``form``: codes of ``STRIDED_FORM_NAMES``,
+    ``regs``: ``draw_many``'s): (the continuous mask (n,) int64, the bitwise words (n, words)
+    uint64, vmask (n, 8) uint32 words, Counter mode (n,) bool, the Counter-mode count (n,) int64).
+    Three draws (the count, the continuous mask's choice and its random lane count)."""
     n = len(slots)
     L = rows(n, L)
     form = rows(n, form)
@@ -298,16 +314,29 @@ def draw_mask_many(slots, p, L, form, regs, count_bound):
     if p.zero_mask == "error":
         words[:, 0] = np.where(words.any(axis=1), words[:, 0], np.uint64(1))
     vmask = np.where(counter[:, None], u64_to_words(count_reg), regs.vmask)
-    masks = [
+    return cont, words, vmask, counter, count_reg
+
+
+def mask_values(form, cont, words):
+    """The ``mask`` argument of each case (a list): the continuous mask (an int), the bitwise words
+    (a tuple) or None (the other forms)."""
+    return [
         c if f == 2 else (w if f == 3 else None)
-        for f, c, w in zip(form.tolist(), cont.tolist(), tuples(words), strict=True)
+        for f, c, w in zip(np.asarray(form).tolist(), cont.tolist(), tuples(words), strict=True)
     ]
-    return masks, vmask, counter, count_reg
+
+
+def draw_mask_many(slots, p, L, form, regs, count_bound):
+    """``regs.draw_mask`` for every case: (masks -- ``mask_values`` --, vmask (n, 8) uint32 words,
+    Counter mode (n,) bool, the Counter-mode count (n,) int64)."""
+    form = rows(len(slots), form)
+    cont, words, vmask, counter, count_reg = mask_columns_many(slots, p, L, form, regs, count_bound)
+    return mask_values(form, cont, words), vmask, counter, count_reg
 
 
 # -- vec2
 # the strided call forms of ``compound.draw_layout`` (its ``form`` argument), as codes
-LAYOUT_FORMS = ("count", "count_register", "continuous", "bitwise", "register")
+LAYOUT_FORMS = STRIDED_FORM_NAMES
 Layout = collections.namedtuple(
     "Layout", "form dst srcs count repeat strides cont words vmask mask_mode ctrl"
 )
@@ -336,21 +365,9 @@ def draw_layout_many(slots, p, L, blocks, default_strides, form, fault_rate, ub_
     count = ints(slots, 0, np.minimum(3 * L, nblocks * E // 3) + 1)
     count = np.where(count_form & (slots.random() >= 0.1), count, 0)
     # ``regs.draw_mask``: the Counter-mode count, the continuous mask, the bitwise words
-    counter = regs.mask_mode == 1
-    zero_err = p.zero_mask == "error"
-    lo = np.where(zero_err & ((form == 2) | (form == 3)), 1, 0)
-    count_reg = ints(slots, lo, np.minimum(4 * L, nblocks * E // 3) + 1)
-    cont = choose(slots, [0, 1, L // 2, L - 1, L, L + 5, ints(slots, 0, L + 1)])
-    if zero_err:
-        cont = np.maximum(cont, 1)
-    cont = np.where(counter, count_reg, cont)
-    nw = p.vector_mask_bits // 64
-    words = words_to_u64(regs.vmask, nw)
-    words[:, 0] = np.where(counter, count_reg.astype(np.uint64), words[:, 0])
-    words[:, 1:] = np.where(counter[:, None], np.uint64(0), words[:, 1:])
-    if zero_err:
-        words[:, 0] = np.where(words.any(axis=1), words[:, 0], np.uint64(1))
-    vmask = np.where(counter[:, None], u64_to_words(count_reg), regs.vmask)
+    cont, words, vmask, counter, count_reg = mask_columns_many(
+        slots, p, L, form, regs, np.minimum(4 * L, nblocks * E // 3)
+    )
     reps = np.where(count_form, -(-count // L), repeat)
     reps = np.where(counter, np.maximum(reps, -(-count_reg // L)), reps)
 
@@ -380,10 +397,7 @@ def draw_layout_many(slots, p, L, blocks, default_strides, form, fault_rate, ub_
 def layout_masks(lay):
     """The ``mask`` column of a ``draw_layout_many`` layout: the continuous mask (an int), the
     bitwise words (a tuple) or None (the other forms), a list."""
-    return [
-        c if f == 2 else (w if f == 3 else None)
-        for f, c, w in zip(lay.form.tolist(), lay.cont.tolist(), tuples(lay.words), strict=True)
-    ]
+    return mask_values(lay.form, lay.cont, lay.words)
 
 
 def split(slots, k):

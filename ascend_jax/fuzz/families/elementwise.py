@@ -359,9 +359,7 @@ def random_columns_many(slots, p, units, fault_rate=0.1, ub_bytes=8192):
             KINDS[API_TABLE[a].kind].default_strides if c else s[:m]
             for a, c, s, m in zip(apis, count_form.tolist(), st, k2, strict=True)
         ],
-        vmask=D.tuples(vmask),
-        mask_mode=regs.mask_mode.tolist(),
-        ctrl=D.tuples(regs.ctrl),
+        **D.mask_fields(vmask, regs.mask_mode, regs.ctrl),
         ub_seed=ub_seed.tolist(),
         ub_bytes=ub_bytes,
         data=[_DATA[k] for k in data.tolist()],
@@ -454,8 +452,6 @@ class ElementwiseFamily(StridedFamily):
     def generate(self, rng, p, unit, fault_rate):
         api, dt, form = unit
         return random_case(rng, p, api, dt, form, fault_rate=fault_rate)
-
-    vectorised = True
 
     def generate_many(self, slots, p, units, fault_rate):
         return D.build(EwCase, len(units), random_columns_many(slots, p, units, fault_rate))

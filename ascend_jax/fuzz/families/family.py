@@ -62,14 +62,21 @@ class Family:
     def generate(self, rng, p, unit, fault_rate):
         raise NotImplementedError
 
-    # True: ``generate_many`` draws the family's cases side by side (``fuzz.generate``)
-    vectorised = False
+    # the module's vectorised generator, ``(slots, p, units, fault_rate=...) -> [case]``, if any
+    draw_many = None
+
+    @property
+    def vectorised(self):
+        """Whether ``generate_many`` draws the family's cases side by side (``fuzz.generate``)."""
+        return self.draw_many is not None or type(self).generate_many is not Family.generate_many
 
     def generate_many(self, slots, p, units, fault_rate):
         """The cases of ``units`` (one a case) drawn together from ``slots`` (``rng.Slots``, one
         stream a case): every draw made for every case, whatever its unit (a fixed layout), so a
         case drawn alone gets the values it gets in a batch. A list of cases."""
-        raise NotImplementedError
+        if self.draw_many is None:
+            raise NotImplementedError
+        return self.draw_many(slots, p, units, fault_rate=fault_rate)
 
     def normalize(self, case, p):
         """Recompute derived static fields (e.g. the repeat bucket) after a shrink step."""

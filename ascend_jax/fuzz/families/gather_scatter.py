@@ -336,9 +336,7 @@ def random_cases_many(slots, p, units, fault_rate=0.1):
             repeat=np.where(gb, gb_repeat, np.where(is_count, 1, repeat)).tolist(),
             stride=np.where(gb, gb_stride, np.where(is_count, 8, stride)).tolist(),
             blk=np.where(gb, gb_blk, 1).tolist(),
-            vmask=D.tuples(regs.vmask),
-            mask_mode=regs.mask_mode.tolist(),
-            ctrl=D.tuples(regs.ctrl),
+            **D.mask_fields(regs.vmask, regs.mask_mode, regs.ctrl),
             ub_seed=ub_seed.tolist(),
         ),
     )
@@ -399,10 +397,7 @@ class GatherScatterFamily(Family):
     def generate(self, rng, p, unit, fault_rate):
         return random_case(rng, p, unit[0], unit[1], unit[2], fault_rate)
 
-    vectorised = True
-
-    def generate_many(self, slots, p, units, fault_rate):
-        return random_cases_many(slots, p, units, fault_rate)
+    draw_many = staticmethod(random_cases_many)
 
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace

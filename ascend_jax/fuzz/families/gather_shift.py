@@ -390,9 +390,7 @@ def random_shift_cases_many(slots, p, units, ub_bytes=UB_BYTES, fault_rate=0.08)
             ],
             repeat=repeat.tolist(),
             strides=D.tuples(strides),
-            vmask=D.tuples(vm),
-            mask_mode=regs.mask_mode.tolist(),
-            ctrl=D.tuples(regs.ctrl),
+            **D.mask_fields(vm, regs.mask_mode, regs.ctrl),
             ub_seed=ub_seed.tolist(),
             ub_bytes=ub_bytes,
             data=[("raw", "specials", "small")[k] for k in data.tolist()],
@@ -934,10 +932,7 @@ class ShiftFamily(_Common):
         big = bool(big_ok and rng.random() < 0.05)
         return random_shift_case(rng, p, api, dt, form, big=big, fault_rate=fault_rate)
 
-    vectorised = True
-
-    def generate_many(self, slots, p, units, fault_rate):
-        return random_shift_cases_many(slots, p, units, fault_rate=fault_rate)
+    draw_many = staticmethod(random_shift_cases_many)
 
     @staticmethod
     def _reps(c, L):
@@ -1009,10 +1004,7 @@ class GatherFamily(_Common):
         big = bool(big_ok and rng.random() < 0.04)
         return random_gather_case(rng, p, dt, counter, user, big=big, fault_rate=fault_rate)
 
-    vectorised = True
-
-    def generate_many(self, slots, p, units, fault_rate):
-        return random_gather_cases_many(slots, p, units, fault_rate=fault_rate)
+    draw_many = staticmethod(random_gather_cases_many)
 
     def normalize(self, case, p):
         return dataclasses.replace(case, big=case.params[1] > SMALL_R or case.big and case.counter)

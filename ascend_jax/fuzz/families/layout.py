@@ -430,10 +430,8 @@ def random_cases_many(slots, p, units, fault_rate=0.1):
             count=[cl[j] if a >= 2 else 0 for j, a in enumerate(al)],
             tmp_len=[tmp_len_of(u[1]) if u[0] == "Transpose" and u[2] != "plain" else 0 for u in units],
             misuse="",
-            vmask=D.tuples(regs.vmask),
-            mask_mode=regs.mask_mode.tolist(),
+            **D.mask_fields(regs.vmask, regs.mask_mode, regs.ctrl),
             cmpmask=D.tuples(regs.cmpmask),
-            ctrl=D.tuples(regs.ctrl),
             ub_seed=ub_seed.tolist(),
             ub_bytes=[UB_BYTES[u[0]] for u in units],
         ),
@@ -567,10 +565,7 @@ class LayoutFamily(Family):
     def generate(self, rng, p, unit, fault_rate):
         return random_case(rng, p, unit, fault_rate)
 
-    vectorised = True
-
-    def generate_many(self, slots, p, units, fault_rate):
-        return random_cases_many(slots, p, units, fault_rate)
+    draw_many = staticmethod(random_cases_many)
 
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace

@@ -69,10 +69,7 @@ def random_case(rng, p, dtype, fault_rate=0.1):
 def random_cases_many(slots, p, units, fault_rate=0.1):
     """``random_case`` for many cases at once, one a unit ``(api, dtype)`` of ``units``, drawn
     from ``slots`` (``rng.Slots``) in a fixed layout (``families.draw``): the same distribution."""
-    n = len(units)
-    uniq, ui = D.unit_index(units)
-    names = D.per_unit(uniq, ui, lambda u: _dt.as_dtype(u[1]).name, object)
-    L = D.per_unit(uniq, ui, lambda u: p.lanes(_dt.as_dtype(u[1])))
+    n, names, _, L = D.dtype_columns(p, units)
     a = np.stack([D.ints(slots, 0, 250) * 32 for _ in NAMES], 1)
     mis = slots.random() < fault_rate / 3
     k = slots.below(4)
@@ -91,9 +88,7 @@ def random_cases_many(slots, p, units, fault_rate=0.1):
             **cols,
             count=count.tolist(),
             ub_seed=slots.below(2**31).tolist(),
-            vmask=D.tuples(r.vmask),
-            mask_mode=r.mask_mode.tolist(),
-            ctrl=D.tuples(r.ctrl),
+            **D.mask_fields(r.vmask, r.mask_mode, r.ctrl),
             api=API,
         ),
     )
@@ -114,10 +109,7 @@ class MullFamily(OneApiFamily):
     case_type = MullCase
     RB, ub_bytes, traced = RB, UB_BYTES, (*NAMES, "count")
     draw, call_case = staticmethod(random_case), staticmethod(call)
-    vectorised = True
-
-    def generate_many(self, slots, p, units, fault_rate):
-        return random_cases_many(slots, p, units, fault_rate)
+    draw_many = staticmethod(random_cases_many)
 
     def api_units(self, p, api):
         return [(API, dt) for dt in p.api(API).all_dtypes()]

@@ -224,9 +224,7 @@ def random_cases_many(slots, p, units, fault_rate=0.1, ub_bytes=8192):
             repeat=repeat.tolist(),
             strides=D.tuples(strides),
             tmp_len=TMP_LEN,
-            vmask=D.tuples(lay.vmask),
-            mask_mode=lay.mask_mode.tolist(),
-            ctrl=D.tuples(lay.ctrl),
+            **D.mask_fields(lay.vmask, lay.mask_mode, lay.ctrl),
             ub_seed=ub_seed.tolist(),
             ub_bytes=ub_bytes,
             data=[("raw", "specials", "small", "small")[k] for k in data.tolist()],
@@ -334,10 +332,7 @@ class ReduceFamily(PlannedFamily):
         api, dt, rtype, order, ci, form = unit
         return random_case(rng, p, api, dt, rtype, order, ci, form, fault_rate=fault_rate)
 
-    vectorised = True
-
-    def generate_many(self, slots, p, units, fault_rate):
-        return random_cases_many(slots, p, units, fault_rate)
+    draw_many = staticmethod(random_cases_many)
 
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace

@@ -148,10 +148,8 @@ def random_cases_many(slots, p, units):
             dtype=[u[1] for u in units],
             args=args,
             mode=modes_out,
-            vmask=D.tuples(regs.vmask),
-            mask_mode=regs.mask_mode.tolist(),
+            **D.mask_fields(regs.vmask, regs.mask_mode, regs.ctrl),
             cmpmask=D.tuples(regs.cmpmask),
-            ctrl=D.tuples(regs.ctrl),
             rsvd_init=regs.rsvd_cnt.tolist(),
             ub_bytes=64,
             reduce_spr_init=spr_out,
@@ -233,8 +231,6 @@ class RegisterFamily(Family):
             args = (bool(rng.integers(2)),) if api == "SetSaturationFlag" else ()
             return RegCase(args=args, mode=mode, **base)
         return RegCase(**base)
-
-    vectorised = True
 
     def generate_many(self, slots, p, units, fault_rate):
         return random_cases_many(slots, p, units)

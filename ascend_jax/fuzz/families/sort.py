@@ -514,10 +514,7 @@ class SortFamily(Family):
     def generate(self, rng, p, unit, fault_rate):
         return random_case(rng, p, unit, fault_rate)
 
-    vectorised = True
-
-    def generate_many(self, slots, p, units, fault_rate):
-        return random_cases_many(slots, p, units, fault_rate)
+    draw_many = staticmethod(random_cases_many)
 
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace

@@ -300,9 +300,7 @@ def random_cases_many(slots, p, units, fault_rate=0.1, ub_bytes=8192):
             ],
             repeat=repeat.tolist(),
             strides=D.tuples(strides),
-            vmask=D.tuples(vmask),
-            mask_mode=regs.mask_mode.tolist(),
-            ctrl=D.tuples(regs.ctrl),
+            **D.mask_fields(vmask, regs.mask_mode, regs.ctrl),
             ub_seed=ub_seed.tolist(),
             ub_bytes=ub_bytes,
             data=[_DATA[k] for k in data.tolist()],
@@ -428,10 +426,7 @@ class UnaryScalarFamily(PlannedFamily):
         api, dt = unit
         return random_case(rng, p, api, dt, fault_rate=fault_rate)
 
-    vectorised = True
-
-    def generate_many(self, slots, p, units, fault_rate):
-        return random_cases_many(slots, p, units, fault_rate)
+    draw_many = staticmethod(random_cases_many)
 
     def invalid_static(self, rng, p, case):
         rep = dataclasses.replace
