@@ -595,25 +595,22 @@ def random_copy_cases_many(slots, p, units, fault_rate=0.08, ub_bytes=UB_BYTES, 
     nbytes = count * size // BLK * BLK
     row_pad = -(-(pad[:, 0] * size + bl + pad[:, 1] * size) // BLK) * BLK
     row_ub = -(-bl // BLK) * BLK
-    src_sp = np.where(
-        is_dc[:, None],
-        np.where(
+
+    def side(stride, pad_form):
+        # DataCopy (the count form, or blocks of bl with a stride) or DataCopyPad's ``pad_form``
+        copy = np.where(
             is_count[:, None],
             np.stack([0 * bc, 1 + 0 * bc, nbytes], 1),
-            np.stack([(bl + ss) * BLK, bc, bl * BLK], 1),
-        ),
-        np.where(gm2ub[:, None], np.stack([bl + ss, bc, bl], 1), np.stack([row_ub + ss * BLK, bc, bl], 1)),
+            np.stack([(bl + stride) * BLK, bc, bl * BLK], 1),
+        )
+        return np.where(is_dc[:, None], copy, pad_form)
+
+    to_ub = gm2ub[:, None]
+    src_sp = side(
+        ss, np.where(to_ub, np.stack([bl + ss, bc, bl], 1), np.stack([row_ub + ss * BLK, bc, bl], 1))
     )
-    dst_sp = np.where(
-        is_dc[:, None],
-        np.where(
-            is_count[:, None],
-            np.stack([0 * bc, 1 + 0 * bc, nbytes], 1),
-            np.stack([(bl + ds) * BLK, bc, bl * BLK], 1),
-        ),
-        np.where(
-            gm2ub[:, None], np.stack([row_pad + ds * BLK, bc, row_pad], 1), np.stack([bl + ds, bc, bl], 1)
-        ),
+    dst_sp = side(
+        ds, np.where(to_ub, np.stack([row_pad + ds * BLK, bc, row_pad], 1), np.stack([bl + ds, bc, bl], 1))
     )
     in_ranges = (bc >= 0) & (bc <= 4095) & (bl >= 0) & (bl <= 65535) & (np.minimum(ss, ds) >= -bl)
     span = {

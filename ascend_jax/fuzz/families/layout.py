@@ -393,11 +393,9 @@ def random_cases_many(slots, p, units, fault_rate=0.1):
     """``random_case`` for many cases at once, one a unit ``(api, dtype, form)`` of ``units``,
     drawn from ``slots`` (``rng.Slots``) in a fixed layout (``families.draw``): every case makes
     the draws of the three APIs' generators, keeping its own API's."""
-    n = len(units)
+    n, names, size, L = D.dtype_columns(p, units)
     uniq, ui = D.unit_index(units)
     api = D.per_unit(uniq, ui, lambda u: APIS.index(u[0]))
-    size = D.per_unit(uniq, ui, lambda u: _dt.as_dtype(u[1]).itemsize)
-    L = D.per_unit(uniq, ui, lambda u: p.lanes(_dt.as_dtype(u[1])))
     ub = D.per_unit(uniq, ui, lambda u: UB_BYTES[u[0]])
     t_form = D.per_unit(uniq, ui, lambda u: T_FORMS.index(u[2]) if u[0] == "Transpose" else 0)
     table = D.per_unit(uniq, ui, lambda u: u[2] == "table", bool)
@@ -417,7 +415,7 @@ def random_cases_many(slots, p, units, fault_rate=0.1):
         n,
         dict(
             api=[u[0] for u in units],
-            dtype=[_dt.as_dtype(u[1]).name for u in units],
+            dtype=names.tolist(),
             form=[u[2] for u in units],
             addrs=[
                 t_addrs[j] if a == 0 else ((tabs[j] if tl[j] else ()) if a == 1 else p_addrs[j][: 2 + sl[j]])

@@ -171,10 +171,8 @@ def random_cases_many(slots, p, units, fault_rate=0.1, ub_bytes=8192):
     form)`` of ``units``, drawn from ``slots`` (``rng.Slots``) in a fixed layout
     (``draw.draw_layout_many``, the reductions' strides, the data style, then src, dst and tmp):
     the same distribution as ``random_case``."""
-    n = len(units)
+    n, names, isz, L = D.dtype_columns(p, units)
     uniq, ui = D.unit_index(units)
-    isz = D.per_unit(uniq, ui, lambda u: _dt.as_dtype(u[1]).itemsize)
-    L = D.per_unit(uniq, ui, lambda u: p.lanes(_dt.as_dtype(u[1])))
     nblk = L * isz // p.block_bytes
     form = D.per_unit(uniq, ui, lambda u: D.LAYOUT_FORMS.index(u[5]))
     per_repeat = D.per_unit(uniq, ui, lambda u: u[0] in PER_REPEAT, bool)
@@ -211,7 +209,7 @@ def random_cases_many(slots, p, units, fault_rate=0.1, ub_bytes=8192):
         n,
         dict(
             api=[u[0] for u in units],
-            dtype=[_dt.as_dtype(u[1]).name for u in units],
+            dtype=names.tolist(),
             rtype=[u[2] for u in units],
             order=[u[3] for u in units],
             cal_index=[u[4] for u in units],
