@@ -174,6 +174,9 @@ def test_a_batch_equals_other_batches_and_single_cases(family, profile, apis, n,
     # another batch: every third case, in reverse order
     other = generate_cases(plan, 21, idx[::-3], 0.1, 0.5)
     assert [_json(fc) for fc in other] == [_json(batch[i]) for i in idx[::-3]]
+    # every drawn case prints as its C++ call (records, capsules)
+    for fc in batch[:: max(1, n // 100)]:
+        assert fc.family.call_text(fc.case)
     # one case at a time (n = 1): a sample
     for i in idx[:: 41 if n >= 2000 else 29]:
         assert _json(generate_case(plan, 21, i, 0.1, 0.5)) == _json(batch[i])

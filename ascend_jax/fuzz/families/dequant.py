@@ -25,6 +25,7 @@ from .base import (
     int32_columns,
     mask_columns,
     mask_label,
+    mask_text,
     repeat_count_shrinks,
     repeat_regime,
     specials,
@@ -74,10 +75,8 @@ class DequantCase:
         if self.form == "count":
             tail = f", {self.count})"
         else:
-            m = {"register": "MASK_PLACEHOLDER", "bitwise": [hex(w) for w in self.mask or ()]}.get(
-                self.form, self.mask
-            )
-            tail = f", {m}, {self.repeat}, {self.params})"
+            # (a dict of the three texts built the bitwise one for a continuous int mask: TypeError)
+            tail = f", {mask_text(self)}, {self.repeat}, {self.params})"
         return f"{head}{tail} [DEQSCALE={self.deq:#x}, mode={self.mask_mode}]"
 
 
