@@ -454,9 +454,11 @@ def test_build_equals_the_constructor():
 # -- (c) the reference agrees on the new cases ----------------------------------------------------
 
 
+@pytest.mark.slow
 def test_c_short_campaign_has_no_mismatch():
-    """Half only (few programs: ~5 s warm, ~16 s with no compilation cache); every type in the
-    nightly test below."""
+    """Half only (few programs: ~5 s warm, ~16 s with no compilation cache; nightly, the default
+    suite's budget: its campaigns (tests/test_fuzz.py) draw through the vectorised generators too);
+    every type in the nightly test below, every API in test_fuzz.py's all-API campaigns."""
     res = fuzz.run(
         apis="Adds,Select,GatherMask", profile="ascend910b", cases=120, seed=5, shrink=False, dtypes="half"
     )
