@@ -344,6 +344,14 @@ def plan_ok(plan, c, p):
     return True
 
 
+def plain_case(case_type, api, dtype, nsrc, has_scalar, **fields):
+    """A plain strided ``case_type`` (a trial plan's): api, dtype, count form, dst and ``nsrc``
+    sources at 0, the type's scalar 0 if ``has_scalar``, one element (``fields``: the rest)."""
+    d = _dt.as_dtype(dtype)
+    scalar = (complex(0) if d.kind == "complex" else 0.0 if d.is_float else 0) if has_scalar else None
+    return case_type(api, dtype, "count", 0, (0,) * nsrc, scalar, count=1, **fields)
+
+
 def src_mutations(rng, p, case):
     """One data-dependent fault in a valid case whose sources are a tuple ``srcs``: dst misaligned
     or at the end of UB, a source moved next to dst (partial overlap), or dst's block stride 0
@@ -710,6 +718,19 @@ def unlisted_dtype(rng, p, api, dtypes=ALL_DTYPES):
     T), or None."""
     bad = [x for x in dtypes if x not in p.api(api).all_dtypes()]
     return bad[int(rng.integers(len(bad)))] if bad else None
+
+
+def scalar_dtype_misuse(rng, p, case, name, **fields):
+    """An invalid-static variant of a strided ``case`` whose API may take a scalar: an element type
+    ``p`` does not list for it (``unlisted_dtype``), in the count form of 16 elements, the scalar
+    (if any) that type's 1 (``fields``: more to change), as ``(case, name)``; None where ``p``
+    lists every type."""
+    bad = unlisted_dtype(rng, p, case.api)
+    if not bad:
+        return None
+    bd = _dt.as_dtype(bad)
+    scalar = None if case.scalar is None else (1.0 if bd.is_float else 1)
+    return dataclasses.replace(case, dtype=bd.name, form="count", count=16, scalar=scalar, **fields), name
 
 
 def draw_repeat_strides(rng, default_strides, fault_rate):

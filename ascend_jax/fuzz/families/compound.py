@@ -21,7 +21,6 @@ any block counts) is shared with the Cast family (``cast.py``).
 """
 
 import dataclasses
-import functools
 import math
 
 import numpy as np
@@ -41,15 +40,9 @@ from .base import (
     case_dataclass,
     draw_addr,
     form_text,
-    generic_shrinks,
     layout_operands,
-    mode_shrinks,
-    plan_ok,
+    plain_case,
     reps_needed,
-    scalar_shrinks,
-    size_misuse,
-    state_for,
-    unlisted_dtype,
 )
 from .family import StridedFamily
 from .unary_scalar import _random_scalar, _random_scalars_many
@@ -356,16 +349,6 @@ def group_key(c, p, R):
     return aj.group_key(SHAPES[c.shape].group, t, R, p)
 
 
-@functools.cache
-def is_modelled(api, dtype, p):
-    """Whether the fast path models ``api`` for ``dtype`` on ``p`` (a trial plan of a plain case)."""
-    d = _dt.as_dtype(dtype)
-    sh = SHAPES[API_TABLE[api].shape]
-    scalar = (0.0 if d.is_float else 0) if sh.scalar else None
-    c = CompoundCase(api, dtype, "count", 0, (0,) * sh.nsrc, scalar, count=1, strides=sh.default_strides)
-    return plan_ok(plan, c, p)
-
-
 # -- the engine's adapter ----------------------------------------------------------------------
 
 
@@ -373,8 +356,12 @@ class CompoundFamily(StridedFamily):
     name = "compound"
     apis = tuple(API_TABLE)
     case_type = CompoundCase
-    call_case, modelled = staticmethod(call), staticmethod(is_modelled)
+    call_case, plan_case = staticmethod(call), staticmethod(plan)
     count_only_apis = tuple(a for a, row in API_TABLE.items() if row.count_only)
+
+    def trial_case(self, api, dtype):
+        sh = SHAPES[API_TABLE[api].shape]
+        return plain_case(CompoundCase, api, dtype, sh.nsrc, sh.scalar, strides=sh.default_strides)
 
     def api_units(self, p, api):
         a = p.api(api)
@@ -393,25 +380,19 @@ class CompoundFamily(StridedFamily):
 
     draw_many = staticmethod(random_cases_many)
 
-    def invalid_static(self, rng, p, case):
-        rep = dataclasses.replace
-        opts = [size_misuse(case, p, case.form in COUNT_FORMS)]
-        if case.form not in COUNT_FORMS:
-            s = list(case.strides)
-            s[len(s) // 2] = 256
-            opts.append((rep(case, strides=tuple(s)), "repeatParams.dstRepStride"))
-        if API_TABLE[case.api].count_only:
-            # SPEC: AbsSub(ISASI).md has no high-dim prototype: a mask argument is misuse
-            sh = SHAPES[case.shape]
-            opts.append((rep(case, form="continuous", mask=1, repeat=1, strides=sh.default_strides), "mask"))
-        bad = unlisted_dtype(rng, p, case.api)
-        if bad:
-            bd = _dt.as_dtype(bad)
-            scalar = None if case.scalar is None else (1.0 if bd.is_float else 1)
-            opts.append(
-                (rep(case, dtype=bd.name, src_dtype="", form="count", count=16, scalar=scalar), "dtype")
+    dtype_arg, dtype_misuse_fields = "dtype", {"src_dtype": ""}
+
+    def more_misuse(self, case):
+        if not API_TABLE[case.api].count_only:
+            return []
+        # SPEC: AbsSub(ISASI).md has no high-dim prototype: a mask argument is misuse
+        sh = SHAPES[case.shape]
+        return [
+            (
+                dataclasses.replace(case, form="continuous", mask=1, repeat=1, strides=sh.default_strides),
+                "mask",
             )
-        return opts[int(rng.integers(len(opts)))]
+        ]
 
     def signature(self, case, p):
         L = p.lanes(_dt.as_dtype(case.dtype))
@@ -419,18 +400,16 @@ class CompoundFamily(StridedFamily):
         return ("compound", case.shape, dt, self.bucket(reps_needed(case, L)))
 
     def stack_dyn(self, cases, p):
-        R = self.signature(cases[0], p)[3]
-        return self.stack_values([plan(c, state_for(c, p), p, R) for c in cases])
+        return self.stack_values(self.plans(cases, p))
 
     def fast_fn(self, case0, p):
         return self.batched(group_key(case0, p, self.signature(case0, p)[3]))
 
-    def shrink(self, case, p):
-        defaults = SHAPES[case.shape].default_strides
+    def shrink_strides(self, case, p):
         if case.src_dtype:
             L = p.lanes(_dt.as_dtype(case.dtype))
-            defaults = mixed_strides(case.shape, max(1, L * _dt.as_dtype(case.src_dtype).itemsize // 32))
-        return generic_shrinks(case, p, defaults) + mode_shrinks(case) + scalar_shrinks(case)
+            return mixed_strides(case.shape, max(1, L * _dt.as_dtype(case.src_dtype).itemsize // 32))
+        return SHAPES[case.shape].default_strides
 
     def operands(self, case, p):
         d = _dt.as_dtype(case.dtype)

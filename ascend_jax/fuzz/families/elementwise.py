@@ -16,7 +16,6 @@ function, one case at a time.
 """
 
 import dataclasses
-import functools
 import math
 
 import numpy as np
@@ -39,15 +38,9 @@ from .base import (
     draw_repeat_strides,
     footprint,
     form_text,
-    generic_shrinks,
     layout_operands,
-    mode_shrinks,
-    plan_ok,
+    plain_case,
     reps_needed,
-    scalar_shrinks,
-    size_misuse,
-    state_for,
-    unlisted_dtype,
 )
 from .family import StridedFamily
 from .unary_scalar import _random_scalar, _random_scalars_many
@@ -427,18 +420,6 @@ def plan(c, state, p, R):
     return aj.plan(c.api, state, *args, profile=p, max_repeats=R, **kw)
 
 
-@functools.cache
-def is_modelled(api, dtype, p):
-    """Whether the fast path models ``api`` for ``dtype`` on ``p`` (a trial plan of a plain case)."""
-    row = API_TABLE[api]
-    d = _dt.as_dtype(dtype)
-    scalar = {None: None, "value": 0 if not d.is_float and d.kind != "complex" else 0.0}.get(row.scalar, 0)
-    if d.kind == "complex" and scalar is not None:
-        scalar = complex(0)
-    c = EwCase(api, dtype, "count", 0, (0,) * KINDS[row.kind].nsrc, scalar, count=1)
-    return plan_ok(plan, c, p)
-
-
 # -- the engine's adapter ----------------------------------------------------------------------
 
 
@@ -446,8 +427,12 @@ class ElementwiseFamily(StridedFamily):
     name = "elementwise"
     apis = tuple(API_TABLE)
     case_type = EwCase
-    call_case, modelled = staticmethod(call), staticmethod(is_modelled)
+    call_case, plan_case = staticmethod(call), staticmethod(plan)
     count_only_apis = ("Neg",)  # SPEC: Neg(ISASI) lists one prototype, (dst, src, count)
+
+    def trial_case(self, api, dtype):
+        row = API_TABLE[api]
+        return plain_case(EwCase, api, dtype, KINDS[row.kind].nsrc, row.scalar is not None)
 
     def generate(self, rng, p, unit, fault_rate):
         api, dt, form = unit
@@ -456,26 +441,13 @@ class ElementwiseFamily(StridedFamily):
     def generate_many(self, slots, p, units, fault_rate):
         return D.build(EwCase, len(units), random_columns_many(slots, p, units, fault_rate))
 
-    def invalid_static(self, rng, p, case):
-        rep = dataclasses.replace
-        opts = [size_misuse(case, p, case.form in ("count", "count_register"))]
-        if case.form not in ("count", "count_register"):
-            s = list(case.strides)
-            if case.kind == "fill":
-                s[1] = 256
-                name = "dstRepeatStride" if case.api == "Duplicate" else "dstRepStride"
-            else:
-                s[len(s) // 2] = 256
-                name = "repeatParams.dstRepStride"
-            opts.append((rep(case, strides=tuple(s)), name))
-        bad = unlisted_dtype(rng, p, case.api)
-        if bad:
-            scalar = case.scalar
-            bd = _dt.as_dtype(bad)
-            if scalar is not None:
-                scalar = 1.0 if bd.is_float else 1
-            opts.append((rep(case, dtype=bd.name, form="count", count=16, scalar=scalar), "T"))
-        return opts[int(rng.integers(len(opts)))]
+    def stride_misuse(self, case):
+        if case.kind != "fill":
+            return super().stride_misuse(case)
+        s = list(case.strides)
+        s[1] = 256
+        name = "dstRepeatStride" if case.api == "Duplicate" else "dstRepStride"
+        return dataclasses.replace(case, strides=tuple(s)), name
 
     def signature(self, case, p):
         R = self.bucket(reps_needed(case, p.lanes(_dt.as_dtype(case.dtype))))
@@ -484,9 +456,8 @@ class ElementwiseFamily(StridedFamily):
         return ("elementwise", case.kind, case.dtype, R, *_key(case, p, R).static[4:])
 
     def stack_dyn(self, cases, p):
-        R = self.signature(cases[0], p)[3]
-        key = _key(cases[0], p, R)
-        plans = [plan(c, state_for(c, p), p, R) for c in cases]
+        key = _key(cases[0], p, self.signature(cases[0], p)[3])
+        plans = self.plans(cases, p)
         # one program for the whole chunk: every case's key must be the chunk's, ordered or not (a
         # signature that misses a static difference would run the other cases in its program)
         odd = [c for c, (k, _) in zip(cases, plans, strict=True) if _ordered(k) != key]
@@ -500,12 +471,8 @@ class ElementwiseFamily(StridedFamily):
     def fast_fn(self, case0, p):
         return self.batched(_key(case0, p, self.signature(case0, p)[3]))
 
-    def shrink(self, case, p):
-        return (
-            generic_shrinks(case, p, KINDS[case.kind].default_strides)
-            + mode_shrinks(case)
-            + scalar_shrinks(case)
-        )
+    def shrink_strides(self, case, p):
+        return KINDS[case.kind].default_strides
 
     def operands(self, case, p):
         d = _dt.as_dtype(case.dtype)

@@ -4,6 +4,7 @@ strided APIs in every call form), ``TwoBucketFamily`` (two static repeat buckets
 ``OneApiFamily`` (one API vmapped over int32 case fields)."""
 
 import dataclasses
+import functools
 
 import jax
 import jax.numpy as jnp
@@ -23,10 +24,16 @@ from .base import (
     int32_columns,
     make_ub,
     make_ubs,
+    mode_shrinks,
     normal_mode_shrinks,
+    plan_ok,
     random_ub,
+    scalar_dtype_misuse,
+    scalar_shrinks,
+    size_misuse,
     src_mutations,
     stack_rows,
+    state_for,
     strided_forms,
     strided_labels,
 )
@@ -262,15 +269,64 @@ class TwoBucketFamily(Family):
         return [self.normalize(c, p) for c in out]
 
 
+@functools.cache
+def _trial_plan_ok(plan_case, trial_case, api, dtype, p):
+    return plan_ok(plan_case, trial_case(api, dtype), p)
+
+
 class StridedFamily(PlannedFamily):
     """A PlannedFamily of strided APIs (``form`` count | count_register | repeat forms, sources
-    ``srcs``): each element type the fast path models (``modelled(api, dtype, p)``) in each call
-    form of ``strided_forms`` (the count form alone for the ``count_only_apis``)."""
+    ``srcs``, maybe a ``scalar``): each element type the fast path models (the trial plan of
+    ``trial_case(api, dtype)``) in each call form of ``strided_forms`` (the count form alone for
+    the ``count_only_apis``). ``plan_case(case, state, p, R)``: the family's planned call, ``R``
+    the signature's fourth item; ``shrink_strides(case, p)``: the repeat parameters its shrinks go
+    back to."""
 
     count_only_apis = ()
 
-    def modelled(self, api, dtype, p):
+    @staticmethod
+    def plan_case(case, state, p, R):
         raise NotImplementedError
+
+    def trial_case(self, api, dtype):
+        raise NotImplementedError
+
+    def shrink_strides(self, case, p):
+        raise NotImplementedError
+
+    def modelled(self, api, dtype, p):
+        return _trial_plan_ok(self.plan_case, self.trial_case, api, dtype, p)
+
+    def plans(self, cases, p):
+        """Each case's planned call (key, values) at the chunk's repeat bucket."""
+        R = self.signature(cases[0], p)[3]
+        return [self.plan_case(c, state_for(c, p), p, R) for c in cases]
+
+    def shrink(self, case, p):
+        return (
+            generic_shrinks(case, p, self.shrink_strides(case, p)) + mode_shrinks(case) + scalar_shrinks(case)
+        )
+
+    dtype_arg, dtype_misuse_fields = "T", {}  # the dtype misuse's argument name, its other changes
+
+    def stride_misuse(self, case):
+        """A repeat-form case's repeat parameters with dst's repeat stride 256 (past uint8)."""
+        s = list(case.strides)
+        s[len(s) // 2] = 256
+        return dataclasses.replace(case, strides=tuple(s)), "repeatParams.dstRepStride"
+
+    def more_misuse(self, case):
+        """A family's other static misuses of ``case``: ``[(case, argument name), ...]``."""
+        return []
+
+    def invalid_static(self, rng, p, case):
+        count_form = case.form in ("count", "count_register")
+        opts = [size_misuse(case, p, count_form)] + ([] if count_form else [self.stride_misuse(case)])
+        opts += self.more_misuse(case)
+        bad = scalar_dtype_misuse(rng, p, case, self.dtype_arg, **self.dtype_misuse_fields)
+        if bad:
+            opts.append(bad)
+        return opts[int(rng.integers(len(opts)))]
 
     def forms(self, p, api, dt):
         return strided_forms(p, api, dt, api in self.count_only_apis)
