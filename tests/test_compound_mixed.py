@@ -11,6 +11,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from conftest import SCALE
 
 import ascend_jax as aj
 from ascend_jax import reference as REF
@@ -203,7 +204,8 @@ def test_mixed_eager_equals_batched_and_static_call():
     p = load_profile("ascend910b")
     rng = np.random.default_rng(3)
     for api in ("MulAddDst", "Axpy"):
-        cases = [_random_case(rng, p, api) for _ in range(4)]
+        # every case is an eager call of its own static addresses (a compile each): 2 cases an API
+        cases = [_random_case(rng, p, api) for _ in range(2 if SCALE == 1 else 8)]
         batched = _run_batch(cases, p)
         for c, b in zip(cases, batched, strict=True):
             assert message(_call(aj, c, _fast_state(c, p), p), b) is None, c
