@@ -57,9 +57,11 @@ def _by_dtype(p, dtypes_of):
 
 @pytest.mark.parametrize("dtype", list(_by_dtype(DEFAULT, lambda a: a.dtypes)))
 def test_differential_default_profile(dtype):
-    """>= 200 random cases per API x dtype on the default profile (2,000 x 20 nightly): the first-wave
-    APIs have no per-group volume target of their own, and 200 keeps `make test` within its budget."""
-    n = 200 if SCALE == 1 else 2000 * SCALE
+    """100 random cases per API x dtype on the default profile (2,000 x 20 nightly): the first-wave
+    APIs have no per-group volume target of their own, and the default run's cost here is the
+    reference per case, not compiling (session 21: 200 -> 100 for `make test`'s budget; every call
+    form is still drawn, asserted below)."""
+    n = 100 if SCALE == 1 else 2000 * SCALE
     for api in _by_dtype(DEFAULT, lambda a: a.dtypes)[dtype]:
         _check(DEFAULT, api, dtype, n, seed=sum(map(ord, api + dtype)), buckets=BUCKETS)
 
