@@ -4,6 +4,7 @@ the same kernel code runs eagerly (a notebook) or traced into one pure function 
 """
 
 import contextlib
+import contextvars
 import dataclasses
 import functools
 import inspect
@@ -13,6 +14,7 @@ import sys
 import threading
 from typing import Any, NamedTuple
 
+import greenlet
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -68,6 +70,14 @@ _REG_APIS = (
 _GET_APIS = ("GetCtrlSpr", "GetSaturationFlag")
 
 
+class _GmStore:
+    """The GM of a launch: its buffers (uint8 each) and the (NumPy dtype, shape) each was made with."""
+
+    def __init__(self):
+        self.bufs = []
+        self.meta = []
+
+
 class Kernel:
     """A kernel's view of one AI Core: UB allocation and the vector APIs as methods.
 
@@ -121,14 +131,32 @@ class Kernel:
             raise ValueError(f"fault_policy={self.fault_policy!r}; allowed: {', '.join(_POLICIES)}")
         self._next_addr = 0
         self._n_buffers = 0  # TPipe.InitBuffer buffers handed out (limit: profile.max_buffers)
-        self._gm = []  # GM buffers: uint8[n] each, indexed by GlobalTensor.buf
-        self._gm_meta = []  # (NumPy dtype, shape) each buffer was created with
+        # GM: one store shared by every core of a launch (``share_gm``): uint8[n] buffers indexed by
+        # GlobalTensor.buf and the (NumPy dtype, shape) each was created with
+        self._gm_store = _GmStore()
+        self._phase_end = None  # a launch's phase scheduler: SyncAll hands over to the next core
         self._counter_shadow = None  # static count set by SetVectorMask in Counter mode, if known
         self._mode_shadow = 0
         # checker warnings (never change the bits): see _extent_warnings
         self.warnings = []
 
     # -- memory ------------------------------------------------------------------------------
+    @property
+    def _gm(self):
+        return self._gm_store.bufs
+
+    @_gm.setter
+    def _gm(self, bufs):
+        self._gm_store.bufs = list(bufs)
+
+    @property
+    def _gm_meta(self):
+        return self._gm_store.meta
+
+    def share_gm(self, other):
+        """Use ``other``'s GM (the cores of one launch share GM: a write of one is seen by all)."""
+        self._gm_store = other._gm_store
+
     @property
     def ub_limit(self):
         n = self.state.ub.shape[-1] if self._arena_full is None else self._arena_full
@@ -562,6 +590,12 @@ class Kernel:
                 "SyncAll.md: a launch larger than the physical cores runs in rounds and SyncAll hangs",
             )
         self._record("SyncAll", pipe=_sync.pipe_t.PIPE_ALL, kind="syncall", accesses=())
+        # SPEC: every core waits until all reach it (SyncAll.md): the calls this core issued
+        # before it complete (the adversarial replay's pending ones too), then the launch's
+        # phase scheduler runs the other cores up to their own SyncAll (``_launch``)
+        self._flush()
+        if self._phase_end is not None:
+            self._phase_end()
 
     def _set_atomic(self, api, kind, dtype):
         d = _dt.as_dtype(dtype)
@@ -1379,8 +1413,8 @@ def jit_kernel(
                     block_idx=core,
                     block_num=block_dim,
                 )
-                if prev is not None:  # GM is shared: this core starts from what the last one left
-                    k._gm, k._gm_meta = list(prev._gm), prev._gm_meta
+                if prev is not None:  # GM is shared by the cores
+                    k.share_gm(prev)
                     return k
                 made = []
                 for raw, (host, npd, shape) in zip(raws, specs, strict=True):
@@ -1560,7 +1594,7 @@ def run_kernel(
             block_num=block_dim,
         )
         if prev is not None:
-            k._gm, k._gm_meta = list(prev._gm), prev._gm_meta
+            k.share_gm(prev)
             return k
         made = [k.gm(np.asarray(a)) for a in arrays]
         if not gts:
@@ -1610,27 +1644,59 @@ def _check_launch(api, p, block_dim, schedule):
 
 
 def _launch(fn, new_kernel, gts, params, block_dim, schedule):
-    """Run ``fn(k, *gts, **params)`` once per core of a ``block_dim`` launch, the cores sharing GM
-    (each core starts from the GM the previous one left: in program order, core 0 first). Returns
-    ``(kernels, outs, last kernel, findings)``; the last kernel's ``_gm`` is the launch's GM.
+    """Run ``fn(k, *gts, **params)`` once per core of a ``block_dim`` launch, the cores sharing GM.
+    Returns ``(kernels, outs, a kernel, findings)``; every kernel's ``_gm`` is the launch's GM.
+
+    SPEC (model): the cores advance in phases cut by ``SyncAll`` (SyncAll.md: every core waits
+    there until all have reached it): every call a core makes before its k-th SyncAll runs before
+    any core's call after it. Within a phase the cores run one after another in the schedule's
+    order: "program" core 0 first (blockIdx ascending, the order of the docs' deterministic
+    accumulation, 原子操作/关键特性说明.md), "adversarial" the last core first, a seed a random
+    permutation each phase. Each core is a coroutine (greenlet) that hands over at its SyncAll.
 
     ``schedule="adversarial"``: the launch runs twice; the first run (program order) gives the
-    call logs, the second replays each core's calls in ``hazards.adversarial`` order and the cores
-    last to first. An int ``schedule`` is a seed: a random legal order of each core's calls and a
-    random order of the cores. The findings are those of the call logs, whichever schedule ran."""
+    call logs, the second replays each core's calls in ``hazards.adversarial`` order. An int
+    ``schedule`` is a seed: a random legal order of each core's calls too. The findings are those
+    of the call logs, whichever schedule ran."""
+
+    def program_order(phase):
+        return list(range(block_dim))
 
     def one_pass(core_order, defer=None):
         ks, outs, prev = [None] * block_dim, [None] * block_dim, None
-        for core in core_order:
+        for core in range(block_dim):  # core 0 makes the launch's GM; the others share it
             k = new_kernel(core, prev)
             if defer is not None:
                 k._defer = {"pos": defer[core][0], "pending": {}, "log": defer[core][1]}
-            outs[core] = fn(k, *gts, **params)
-            k.finish()
             ks[core], prev = k, k
+
+        def body(core):
+            outs[core] = fn(ks[core], *gts, **params)
+            ks[core].finish()
+
+        if block_dim == 1:
+            body(0)
+            return ks, outs, prev
+        ctx = contextvars.copy_context()  # each core sees the launch's context (batch axis, ...)
+        runs = {}
+        for core in range(block_dim):
+            g = greenlet.greenlet(functools.partial(body, core))
+            g.gr_context = ctx.copy()
+            runs[core] = g
+            ks[core]._phase_end = greenlet.getcurrent().switch
+        phase = 0
+        while runs:
+            for core in core_order(phase):
+                if core in runs:
+                    runs[core].switch()
+                    if runs[core].dead:
+                        del runs[core]
+            phase += 1
+        for k in ks:
+            k._phase_end = None
         return ks, outs, prev
 
-    ks, outs, last = one_pass(range(block_dim))
+    ks, outs, last = one_pass(program_order)
     logs = tuple(k.log for k in ks)
     orders, findings = _hz.check(logs, last.profile)
     findings = list(findings) + _end_findings(ks)
@@ -1645,10 +1711,14 @@ def _launch(fn, new_kernel, gts, params, block_dim, schedule):
             ({i: n for n, i in enumerate(_hz.adversarial(k.log, o.before, seed))}, k.log)
             for k, o in zip(ks, orders, strict=True)
         ]
-        cores = list(range(block_dim - 1, -1, -1))
-        if seed is not None:  # a seeded order of the cores too
-            cores = [int(c) for c in np.random.default_rng(seed).permutation(block_dim)]
-        ks2, outs2, last2 = one_pass(cores, defer)
+        rng = None if seed is None else np.random.default_rng(seed)
+
+        def schedule_order(phase):  # the last core first; a seed: a random order each phase
+            if rng is None:
+                return list(range(block_dim - 1, -1, -1))
+            return [int(c) for c in rng.permutation(block_dim)]
+
+        ks2, outs2, last2 = one_pass(schedule_order, defer)
         last2.launch = launch
         return ks2, outs2, last2, findings
     last.launch = launch
@@ -1656,8 +1726,9 @@ def _launch(fn, new_kernel, gts, params, block_dim, schedule):
 
 
 def _end_findings(ks):
-    """Kernel-end checks of each core: reserved event IDs, buffers still held (leak)."""
-    out = []
+    """Kernel-end checks of each core: reserved event IDs, buffers still held (leak), and the
+    launch's: every core reaches the same number of ``SyncAll``."""
+    out = _syncall_counts(ks)
     for k in ks:
         for c in k._reserved:
             out.append(
@@ -1685,6 +1756,32 @@ def _end_findings(ks):
                     )
                 )
     return out
+
+
+def _syncall_counts(ks):
+    """SPEC: SyncAll waits for every core of the launch (SyncAll.md): a core that ends while
+    another waits at a SyncAll leaves that core waiting for ever (the launch hangs). The model
+    goes on (the waiting core's later calls run after every other core has ended) and reports it."""
+    syncs = [[c for c in k.log.calls if c.kind == "syncall"] for k in ks]
+    n = [len(s) for s in syncs]
+    if len(set(n)) <= 1:
+        return []
+    low = min(n)
+    short = [k.block_idx for k, m in zip(ks, n, strict=True) if m == low]
+    return [
+        _hz.Finding(
+            "synccheck",
+            "hang",
+            "error",
+            (s[low],),
+            fix="the same number of SyncAll calls on every core",
+            detail=f"SyncAll #{low + 1} of core {k.block_idx} waits for core(s) "
+            f"{', '.join(map(str, short[:8]))}{' ...' if len(short) > 8 else ''}, which end after "
+            f"{low} SyncAll: the launch locks up (SyncAll.md)",
+        )
+        for k, s in zip(ks, syncs, strict=True)
+        if len(s) > low
+    ]
 
 
 def _merge_checks(ks):

@@ -865,6 +865,7 @@ inline void SyncAll(const char* file = __builtin_FILE(), int line = __builtin_LI
     j.open('[');
     j.close(']');
     rt().record(j, file, line);
+    rt().phase_end();  // the other blocks run up to their own SyncAll (ascendjax_launch)
 }
 template <pipe_t src, pipe_t dst>
 class TQueSync {
@@ -952,13 +953,32 @@ void ascendjax_launch(const char* name, int line, K kernel, uint64_t blocks, L2 
     auto& r = ascendjax::rt();
     if (const char* bd = getenv("ASCENDJAX_BLOCK_DIM")) blocks = strtoull(bd, nullptr, 10);  // --block-dim
     r.begin_launch(name, line, (long)blocks);
+    // SPEC (model): the blocks advance in phases cut by SyncAll (SyncAll.md: every core waits there
+    // until all have reached it); within a phase block 0 runs first. Each block is a coroutine.
     auto blocks_run = [&]() {
-        for (uint64_t b = 0; b < blocks; ++b) {
-            block_idx = (int64_t)b;
-            block_num = (int64_t)blocks;
-            r.begin_block((long)b);
-            kernel(args...);
-            r.end_block();
+        std::vector<ascendjax::Fiber> fs(blocks);
+        for (uint64_t b = 0; b < blocks; ++b) fs[b].body = [&kernel, &args...]() { kernel(args...); };
+        for (bool left = true; left;) {
+            left = false;
+            for (uint64_t b = 0; b < blocks; ++b) {
+                auto& f = fs[b];
+                if (f.done) continue;
+                block_idx = (int64_t)b;
+                block_num = (int64_t)blocks;
+                if (!f.started) {
+                    r.begin_block((long)b);
+                } else {
+                    r.block = (long)b;
+                    r.in_kernel = true;
+                    r.ub_next = f.ub_next;
+                }
+                AscendC::current_pipe() = (AscendC::TPipe*)f.pipe;
+                r.resume(f);
+                f.ub_next = r.ub_next;
+                f.pipe = AscendC::current_pipe();
+                r.end_block();
+                left = left || !f.done;
+            }
         }
     };
     blocks_run();

@@ -9,9 +9,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
+#include <sys/mman.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 namespace ascendjax {
@@ -100,6 +103,21 @@ struct GmBuf {
 struct Runtime;
 inline Runtime& rt();
 
+// One block of a launch as a coroutine (ucontext): `SyncAll` hands control back to the launch's
+// scheduler, which runs every other block up to its own SyncAll before this one goes on. The
+// blocks run one at a time, so the runtime's per-block state (its index, UB bump pointer, current
+// TPipe) is saved and restored at each switch.
+struct Fiber {
+    ucontext_t ctx;
+    void* stack = nullptr;
+    bool started = false;
+    bool done = false;
+    uint32_t ub_next = 0;
+    void* pipe = nullptr;
+    std::function<void()> body;
+};
+constexpr size_t kFiberStack = 8u << 20;  // as a thread's default stack
+
 // host memory a ReadFile filled (its path) or an aclrtMemcpy device-to-host filled (its GM buffer):
 // `--cases DIR` reads each case's file for the GM buffer it feeds; outputs keep WriteFile's name
 struct HostRegion {
@@ -127,6 +145,9 @@ struct Runtime {
     int launch_line = 0;
     bool init = false;
     long max_events = 2000;   // the call budget of one launch's trace (env ASCENDJAX_MAX_CALLS)
+    ucontext_t sched_ctx;     // the launch's scheduler (ascendjax_launch)
+    Fiber* fiber = nullptr;   // the running block
+    std::vector<void*> spare_stacks;
 
     void setup() {
         if (init) return;
@@ -375,6 +396,44 @@ struct Runtime {
         snapshot.clear();
         for (auto& g : gm) snapshot.emplace_back(g.p, g.p + (g.live ? g.n : 0));
     }
+    // -- blocks as coroutines ----------------------------------------------------------------
+    static void fiber_entry() {
+        Fiber* f = rt().fiber;
+        f->body();
+        f->done = true;  // returns to the scheduler (uc_link)
+    }
+    // Run block `f` until it ends or reaches a SyncAll.
+    void resume(Fiber& f) {
+        if (!f.started) {
+            f.started = true;
+            if (!spare_stacks.empty()) {
+                f.stack = spare_stacks.back();
+                spare_stacks.pop_back();
+            } else {
+                f.stack = mmap(nullptr, kFiberStack, PROT_READ | PROT_WRITE,
+                               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+                if (f.stack == MAP_FAILED) die(3, "cannot allocate a block's stack");
+                mprotect(f.stack, 4096, PROT_NONE);  // a guard page below the stack
+            }
+            getcontext(&f.ctx);
+            f.ctx.uc_stack.ss_sp = f.stack;
+            f.ctx.uc_stack.ss_size = kFiberStack;
+            f.ctx.uc_link = &sched_ctx;
+            makecontext(&f.ctx, (void (*)())fiber_entry, 0);
+        }
+        fiber = &f;
+        swapcontext(&sched_ctx, &f.ctx);
+        fiber = nullptr;
+        if (f.done && f.stack) {
+            spare_stacks.push_back(f.stack);
+            f.stack = nullptr;
+        }
+    }
+    // SyncAll: back to the scheduler (a no-op outside a launch's coroutine)
+    void phase_end() {
+        if (fiber) swapcontext(&fiber->ctx, &sched_ctx);
+    }
+
     void begin_block(long b) {
         block = b;
         in_kernel = true;
