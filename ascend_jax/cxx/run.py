@@ -100,28 +100,37 @@ class Server:
         self.stats = []
         self.verbose = verbose
         self._compiled = {}
+        self._live = None  # the value reads' replay of the current trace (trace.LiveReplay)
 
     # -- VALUE ---------------------------------------------------------------------------------------
-    def value(self, index, event):
-        launch = T.read_launch(self.exchange, index)
-        e = launch.events[event]
-        capture = {"event": event}
-        fn = T.kernel_fn(launch, capture=capture, upto=event)
-        aj.run_kernel(
-            fn,
-            *launch.gm_inputs(),
-            profile=self.profile,
-            fault_policy="record",
-            block_dim=launch.blocks,
-            schedule=self.schedule,
-        )
-        if "value" not in capture:
-            raise RuntimeError(f"{T.where(e)}: internal: the replay did not reach the value read")
+    def value(self, index, event, generation=None):
+        if self.schedule == "program" and generation is not None:
+            live = self._live
+            if live is None or (live.index, live.generation) != (index, generation) or event < live.pos:
+                live = self._live = T.LiveReplay(self.exchange, index, generation, self.profile)
+            value = live.value(event)
+            e = live.launch.events[event]
+        else:  # another schedule decides the order: the trace so far replayed from the start
+            launch = T.read_launch(self.exchange, index)
+            e = launch.events[event]
+            capture = {"event": event}
+            fn = T.kernel_fn(launch, capture=capture, upto=event)
+            aj.run_kernel(
+                fn,
+                *launch.gm_inputs(),
+                profile=self.profile,
+                fault_policy="record",
+                block_dim=launch.blocks,
+                schedule=self.schedule,
+            )
+            if "value" not in capture:
+                raise RuntimeError(f"{T.where(e)}: internal: the replay did not reach the value read")
+            value = capture["value"]
         ty = e.get("ret")
         if ty is None:
             ty = next(a["ty"] for a in e["args"] if isinstance(a, dict) and a.get("t") == "out")
         dt = np.bool_ if ty == "bool" else aj.as_dtype(ty).np_dtype
-        v = np.asarray(capture["value"]).astype(dt).reshape(())
+        v = np.asarray(value).astype(dt).reshape(())
         return v.tobytes().hex()
 
     # -- LAUNCH --------------------------------------------------------------------------------------
@@ -407,7 +416,8 @@ def _talk(build, cwd, env, server, req_r, req_w, rep_r, rep_w, out_f, err_f, arg
                     server.case(int(parts[1]), int(parts[2]))
                     writer.write("OK\n")
                 elif parts[0] == "VALUE":
-                    writer.write(f"V {server.value(int(parts[1]), int(parts[2]))}\n")
+                    gen = int(parts[3]) if len(parts) > 3 else None
+                    writer.write(f"V {server.value(int(parts[1]), int(parts[2]), gen)}\n")
                 else:
                     raise RuntimeError(f"internal: unknown request {line!r}")
             except Exception as e:  # noqa: BLE001  (reported after the host stops)

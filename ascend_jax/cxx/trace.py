@@ -391,6 +391,59 @@ _SYNC = {
 }
 
 
+class LiveReplay:
+    """A launch's trace replayed while the host program records it, for the values it reads back
+    (program schedule): the blocks' Kernels (GM shared) persist between reads, and each read
+    replays only the records added since the previous one -- in trace order, which is the order
+    the host ran the blocks in (phases cut by SyncAll), so k reads cost one replay, not k."""
+
+    def __init__(self, folder, index, generation, profile):
+        self.folder, self.index, self.generation = pathlib.Path(folder), index, generation
+        self.launch = read_launch(folder, index)
+        self.offset = (self.folder / f"launch_{index}_trace.jsonl").stat().st_size
+        self.profile = profile
+        self.players = {}
+        self.gts = None
+        self.pos = 0  # the next record to replay
+
+    def _player(self, b):
+        p = self.players.get(b)
+        if p is None:
+            k = aj.Kernel(self.profile, fault_policy="record", block_idx=b, block_num=self.launch.blocks)
+            if self.gts is None:
+                self.gts = [k.gm(a) for a in self.launch.gm_inputs()]
+            else:
+                k.share_gm(next(iter(self.players.values())).k)
+            p = self.players[b] = Replayer(k, self.launch, self.gts)
+        return p
+
+    def _refresh(self):
+        with open(self.folder / f"launch_{self.index}_trace.jsonl", "rb") as f:
+            f.seek(self.offset)
+            text = f.read()
+        self.offset += len(text)
+        self.launch.events.extend(json.loads(ln) for ln in text.decode().splitlines() if ln.strip())
+
+    def value(self, event):
+        """The value record ``event`` returns (replaying the records up to it)."""
+        if event >= len(self.launch.events):
+            self._refresh()
+        capture = {"event": event}
+        for i in range(self.pos, event + 1):
+            e = self.launch.events[i]
+            if e["op"] == "block":
+                continue
+            p = self._player(e["b"])
+            p.capture = capture if i == event else None
+            p.run([(i, e)])
+        self.pos = max(self.pos, event + 1)
+        if "value" not in capture:
+            raise RuntimeError(
+                f"{where(self.launch.events[event])}: internal: the replay did not reach the value read"
+            )
+        return capture["value"]
+
+
 def kernel_fn(launch, capture=None, upto=None):
     """``fn(k, *gm)`` replaying ``launch`` (records up to index ``upto``, inclusive, when given) for
     ``aj.jit_kernel(fn, block_dim=launch.blocks)``: each core replays block ``k.GetBlockIdx()``."""

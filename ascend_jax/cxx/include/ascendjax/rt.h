@@ -141,6 +141,9 @@ struct Runtime {
     int next_id = 1;
     uint32_t ub_next = 0;  // the block's UB bump pointer (the model's rule: 32-byte aligned, from 0)
     int events = 0;
+    long generation = 0;        // a new trace: each launch, each case rerun (VALUE names it)
+    size_t trace_sent = 0;      // bytes of `trace` already in the exchange's trace file (VALUE)
+    bool exchange_fresh = false;  // this generation's meta and GM bytes are in the exchange folder
     std::string launch_name;
     int launch_line = 0;
     bool init = false;
@@ -371,10 +374,21 @@ struct Runtime {
 
     // A value the kernel reads back (GetValue, GetReduceRepeatSumSpr, ...): the model runs the
     // trace so far and answers with the value's bytes.
+    // Only the trace's new records are appended after the first read of a generation: the model
+    // continues from the previous read (k reads cost one replay, not k).
     void value(void* out, size_t n) {
-        write_exchange();
-        char b[64];
-        snprintf(b, sizeof b, "VALUE %d %d", launch, events - 1);
+        if (!exchange_fresh) {
+            write_exchange();
+            exchange_fresh = true;
+        } else {
+            FILE* f = fopen(path("trace.jsonl").c_str(), "ab");
+            size_t add = trace.size() - trace_sent;
+            if (!f || (add && fwrite(trace.data() + trace_sent, 1, add, f) != add)) die(3, "cannot write the trace");
+            fclose(f);
+        }
+        trace_sent = trace.size();
+        char b[96];
+        snprintf(b, sizeof b, "VALUE %d %d %ld", launch, events - 1, generation);
         send(b);
         std::string r = receive();  // "V <hex>"
         if (r.size() < 2 || r[0] != 'V') die(3, "bad reply from ascend-jax (value)");
@@ -393,6 +407,8 @@ struct Runtime {
         block_num = blocks;
         trace.clear();
         events = 0;
+        ++generation;
+        exchange_fresh = false;
         snapshot.clear();
         for (auto& g : gm) snapshot.emplace_back(g.p, g.p + (g.live ? g.n : 0));
     }
@@ -478,6 +494,8 @@ struct Runtime {
         }
         trace.clear();
         events = 0;
+        ++generation;
+        exchange_fresh = false;
     }
     void end_case(long c) {
         write_exchange();
