@@ -463,6 +463,7 @@ def run_cxx(
     max_calls=None,
     argv=(),
     write_cases=True,
+    tiling=None,
 ):
     """Build and run ``source``; returns a dict (returncode, stdout, stderr, build, stats, faults,
     warnings). Raises B.CxxError / B.ToolError / RunError / the model's errors."""
@@ -471,7 +472,17 @@ def run_cxx(
         raise RunError(f"{source}: no such file")
     prof = aj.load_profile(profile or "ascend910b")
     defs = scenario_defines(source, scenario, defines)
-    bld = B.build(source, prof, defs)
+    if tiling is not None:  # an op-framework kernel: a generated host harness (opkernel.py)
+        from . import opkernel
+
+        try:
+            harness, dirs, _name = opkernel.harness(source, tiling)
+        except opkernel.TilingError as e:
+            raise RunError(str(e)) from None
+        bld = B.build(harness, prof, defs, include_dirs=dirs, sources=[harness])
+        bld.source = source
+    else:
+        bld = B.build(source, prof, defs)
     case_dirs = None
     if cases is not None and not isinstance(cases, int):  # --cases DIR: case 0 is the first folder
         from ..byok import RunInputError, case_folders
@@ -514,6 +525,10 @@ def run_cxx(
         except ValueError:
             sig = str(-rc)
         raise RunError(f"the host program of {source.name} crashed ({sig}){_tail(stderr)}")
+    died = [ln[len("ascend-jax: ") :] for ln in stderr.splitlines() if ln.startswith("ascend-jax: ")]
+    if died and not server.launches and rc == 2:
+        # the runtime's own stop (a call outside a launch, a misused API): its message, not a guess
+        raise RunError(f"the host program of {source.name} stopped: {died[-1]}")
     if not server.launches and not server.host_findings:
         if server.readfail:
             raise RunError(
@@ -560,6 +575,7 @@ def cmd_run_cxx(args):
     from .._cache import enable_compilation_cache
 
     debug = getattr(args, "debug", False)
+    _quiet_xla(debug)
     try:
         enable_compilation_cache()
         cases = _parse_cases(getattr(args, "cases", None))
@@ -576,6 +592,7 @@ def cmd_run_cxx(args):
             schedule=getattr(args, "schedule", None) or "program",
             max_calls=getattr(args, "max_calls", None),
             argv=getattr(args, "host_arg", None) or (),
+            tiling=getattr(args, "tiling", None),
         )
     except (B.ToolError, B.CxxError, RunError) as e:
         print(f"{PROG}: {e}", file=sys.stderr)
@@ -605,12 +622,12 @@ def cmd_run_cxx(args):
         if s.get("per_case"):
             msg += (
                 f"; {s['cases']} cases, each on its own (the kernel reads a value back into C++): "
-                f"run {s['run_s']:.3f} s = {s['cases_per_s']:.0f} cases/s per case"
+                f"run {s['run_s']:.3f} s = {_rate(s['cases_per_s'])} cases/s"
             )
         elif "cases" in s:
             msg += (
                 f"; {s['cases']} cases: compile {s['compile_s']:.2f} s, run {s['run_s']:.3f} s "
-                f"= {s['cases_per_s']:.0f} cases/s"
+                f"= {_rate(s['cases_per_s'])} cases/s"
             )
         print(msg, file=sys.stderr)
     for w in r["warnings"]:
@@ -635,6 +652,22 @@ def cmd_run_cxx(args):
         )
         rc = 1
     return rc
+
+
+def _rate(v):
+    """A cases/s figure with 3 significant digits (a per-case run makes well under 1 a second)."""
+    return f"{v:.3g}" if v < 100 else f"{v:.0f}"
+
+
+def _quiet_xla(debug):
+    """XLA's own C++ log lines (e.g. the algebraic simplifier's) are not the user's business: below
+    FATAL they stay off the terminal unless --debug, TF_CPP_MIN_LOG_LEVEL or JAX_LOGGING_LEVEL asks."""
+    if debug or "TF_CPP_MIN_LOG_LEVEL" in os.environ or "JAX_LOGGING_LEVEL" in os.environ:
+        return
+    with contextlib.suppress(Exception):  # an older jaxlib without the switch: leave it
+        from jax._src.lib import utils
+
+        utils.absl_set_min_log_level(3)
 
 
 def _internal(e, debug):
@@ -678,6 +711,13 @@ def add_options(parser):
         default=[],
         metavar="ARG",
         help="C++: a command-line argument for the host program's main (repeat for several)",
+    )
+    parser.add_argument(
+        "--tiling",
+        default=None,
+        metavar="FILE.json",
+        help="C++: run an op-framework kernel (op_kernel/*.cpp) with this tiling, block count, inputs and "
+        "outputs (docs/BRING_YOUR_OWN_KERNEL.md)",
     )
     python_fn = parser.get_default("fn")
 
