@@ -381,11 +381,11 @@ def project_sources(source):
     return [u for u in units if u == source or u.resolve() not in included]
 
 
-def build(source, profile, defines=(), cxx=None, include_dirs=(), sources=None):
+def build(source, profile, defines=(), cxx=None, include_dirs=(), sources=None, label=None, user_files=()):
     """Compile ``source`` (a path) for ``profile`` with ``defines`` (``NAME`` or ``NAME=VALUE``):
     the project's translation units (``project_sources``, or ``sources``) in one g++ call, with the
     user's ``include_dirs`` (default: ``source``'s folder). Returns a ``Build``; CxxError with the
-    compiler's messages on a compile error."""
+    compiler's messages on a compile error (``label``: what they name as built, default ``source``)."""
     source = pathlib.Path(source).expanduser().resolve()
     if not source.is_file():
         raise CxxError(f"{source}: no such file")
@@ -437,7 +437,7 @@ def build(source, profile, defines=(), cxx=None, include_dirs=(), sources=None):
     seconds = time.perf_counter() - t0
     if proc.returncode != 0:
         tmp_exe.unlink(missing_ok=True)
-        raise CxxError(_compile_message(proc.stderr, source, [*units, *proj.texts]))
+        raise CxxError(_compile_message(proc.stderr, label or source, [source, *units, *proj.texts, *user_files]))
     os.replace(tmp_exe, exe)
     return Build(exe, seconds, False, launches, source)
 

@@ -156,9 +156,9 @@ def _fills(path, obj, prefix, where, out):
             _fills(path, v, lhs, w + ".", out)
         elif isinstance(v, list):
             for i, e in enumerate(v):
-                out.append((k, f"{lhs}[{i}] = ({_cxx_value(path, f'{w}[{i}]', e)});"))
+                out.append((k, f"{lhs}[{i}] = {_cxx_value(path, f'{w}[{i}]', e)};"))
         else:
-            out.append((k, f"{lhs} = static_cast<std::remove_reference_t<decltype({lhs})>>({_cxx_value(path, w, v)});"))
+            out.append((k, f"{lhs} = {_cxx_value(path, w, v)};"))
     return out
 
 
@@ -305,6 +305,7 @@ def harness(kernel, tiling_path):
         elif role == "workspace":
             n = max(spec.get("workspace", 0), 32)  # at least one block: a real run has the system part too
             lines.append(f"    aclrtMalloc((void**)&{v}, {n}, ACL_MEM_MALLOC_HUGE_FIRST);")
+            lines.append(f"    aclrtMemset({v}, {n}, 0, {n});")
         else:
             lines += [
                 f"    aclrtMalloc((void**)&{v}, {tiling_size}, ACL_MEM_MALLOC_HUGE_FIRST);",

@@ -479,7 +479,9 @@ def run_cxx(
             harness, dirs, _name = opkernel.harness(source, tiling)
         except opkernel.TilingError as e:
             raise RunError(str(e)) from None
-        bld = B.build(harness, prof, defs, include_dirs=dirs, sources=[harness])
+        label = f"{source} (--tiling {tiling})"
+        bld = B.build(harness, prof, defs, include_dirs=dirs, sources=[harness], label=label,
+                        user_files=[pathlib.Path(tiling).resolve()])
         bld.source = source
     else:
         bld = B.build(source, prof, defs)
