@@ -370,15 +370,15 @@ def project_sources(source):
             kernels.append(p)
     if has_main:
         units = [source, *kernels]
-    elif len(mains) == 1:
-        units = [mains[0], source, *(k for k in kernels)]
+    elif len(mains) == 1:  # the same build as from the main file
+        units = [mains[0], *sorted([source, *kernels])]
     else:
         return [source]
     proj = _Project([source.parent], source.parent)
     included = set()
     for u in units:
         included |= proj.closure(u.resolve())
-    return [u for u in units if u == source or u.resolve() not in included]
+    return [u for u in units if u == units[0] or u.resolve() not in included]
 
 
 def build(source, profile, defines=(), cxx=None, include_dirs=(), sources=None, label=None, user_files=()):
@@ -416,7 +416,7 @@ def build(source, profile, defines=(), cxx=None, include_dirs=(), sources=None, 
     for p in sorted(proj.texts):
         key.update(str(p).encode() + b"\0" + proj.texts[p].encode() + b"\0")
     digest = key.hexdigest()[:24]
-    exe = d / f"{source.stem}-{digest}"
+    exe = d / f"{units[0].stem}-{digest}"
     if exe.is_file():
         return Build(exe, 0.0, True, launches, source)
     for p, text in proj.copies.items():

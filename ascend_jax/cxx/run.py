@@ -624,7 +624,7 @@ def cmd_run_cxx(args):
         if s.get("per_case"):
             msg += (
                 f"; {s['cases']} cases, each on its own (the kernel reads a value back into C++): "
-                f"run {s['run_s']:.3f} s = {_rate(s['cases_per_s'])} cases/s"
+                f"run {s['run_s']:.3f} s = {_rate(s['cases_per_s'])} cases/s per case"
             )
         elif "cases" in s:
             msg += (
