@@ -370,7 +370,10 @@ def test_op_kernel_tiling_errors(cache, capsys):
     cases = [
         ({**OP_TILING, "blockdim": 2}, "unknown key(s) blockdim; allowed: block_dim"),
         ({**OP_TILING, "block_dim": 0}, "block_dim = 0: give a positive integer"),
-        ({**OP_TILING, "outputs": {"w": {"dtype": "float16", "shape": [4]}}}, "w: not a parameter of add_custom"),
+        (
+            {**OP_TILING, "outputs": {"w": {"dtype": "float16", "shape": [4]}}},
+            "w: not a parameter of add_custom",
+        ),
         ({**OP_TILING, "outputs": {}}, 'parameter z of add_custom: give it under "inputs" or "outputs"'),
         (
             {**OP_TILING, "inputs": {"x": {"dtype": "float8", "shape": [4]}, "y": OP_TILING["inputs"]["y"]}},
@@ -463,5 +466,7 @@ def test_op_kernel_plain_struct(cache, capsys):
     (cache / "tiling.json").write_text(json.dumps(spec, indent=1))
     assert cli.main([*args, "--output", str(cache / "out")]) == 2
     err = capsys.readouterr().err
-    line = next(i for i, ln in enumerate((cache / "tiling.json").read_text().splitlines(), 1) if "factr" in ln)
+    line = next(
+        i for i, ln in enumerate((cache / "tiling.json").read_text().splitlines(), 1) if "factr" in ln
+    )
     assert re.search(rf"tiling\.json:{line}:\d+: error: .*has no member named .factr.", err), err

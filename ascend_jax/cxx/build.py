@@ -390,7 +390,9 @@ def build(source, profile, defines=(), cxx=None, include_dirs=(), sources=None, 
     if not source.is_file():
         raise CxxError(f"{source}: no such file")
     units = [pathlib.Path(u).resolve() for u in (sources or project_sources(source))]
-    if sources is None and not any(_MAIN.search(_mask_comments_strings(u.read_text(errors="replace"))) for u in units):
+    if sources is None and not any(
+        _MAIN.search(_mask_comments_strings(u.read_text(errors="replace"))) for u in units
+    ):
         raise CxxError(
             f"{source}: no main() in it or in a source beside it: a kernel-launch project runs from its "
             "host main.cpp; an op-framework kernel (op_kernel/*.cpp) runs with --tiling FILE "
@@ -437,7 +439,9 @@ def build(source, profile, defines=(), cxx=None, include_dirs=(), sources=None, 
     seconds = time.perf_counter() - t0
     if proc.returncode != 0:
         tmp_exe.unlink(missing_ok=True)
-        raise CxxError(_compile_message(proc.stderr, label or source, [source, *units, *proj.texts, *user_files]))
+        raise CxxError(
+            _compile_message(proc.stderr, label or source, [source, *units, *proj.texts, *user_files])
+        )
     os.replace(tmp_exe, exe)
     return Build(exe, seconds, False, launches, source)
 

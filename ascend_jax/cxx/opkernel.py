@@ -68,7 +68,9 @@ _KERNEL = re.compile(
     r"\b__global__\b[^;{}()]*?\bvoid\s+([A-Za-z_][A-Za-z_0-9]*)\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)\s*\{"
 )
 _BEGIN = re.compile(r"\bBEGIN_TILING_DATA_DEF\s*\(\s*([A-Za-z_][A-Za-z_0-9]*)\s*\)")
-_REGISTER = re.compile(r"\bREGISTER_TILING_DATA_CLASS\s*\(\s*[A-Za-z_][A-Za-z_0-9]*\s*,\s*([A-Za-z_][A-Za-z_0-9]*)")
+_REGISTER = re.compile(
+    r"\bREGISTER_TILING_DATA_CLASS\s*\(\s*[A-Za-z_][A-Za-z_0-9]*\s*,\s*([A-Za-z_][A-Za-z_0-9]*)"
+)
 _NAMESPACE = re.compile(r"\bnamespace\s+([A-Za-z_][A-Za-z_0-9:]*)\s*\{")
 _KERNEL_STRUCT = re.compile(
     r"\b(?:REGISTER_TILING_DEFAULT\s*\(|GET_TILING_DATA_WITH_STRUCT\s*\(|GET_TILING_DATA_PTR_WITH_STRUCT\s*\()"
@@ -100,7 +102,9 @@ def load(path):
         raise _err(path, f"unknown key(s) {', '.join(unknown)}; allowed: {', '.join(KEYS)}")
     for key in ("block_dim", "tiling_key", "workspace"):
         v = spec.get(key)
-        if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < (1 if key == "block_dim" else 0)):
+        if v is not None and (
+            not isinstance(v, int) or isinstance(v, bool) or v < (1 if key == "block_dim" else 0)
+        ):
             lo = "a positive" if key == "block_dim" else "a non-negative"
             raise _err(path, f"{key} = {v!r}: give {lo} integer")
     for key in ("inputs", "outputs", "tiling"):
@@ -193,13 +197,19 @@ def harness(kernel, tiling_path):
                 'name one with "kernel"',
             )
     elif name not in kernels:
-        raise _err(tiling_path, f"kernel {name!r}: {kernel.name} defines {', '.join(kernels) or 'no __global__ kernel'}")
+        raise _err(
+            tiling_path,
+            f"kernel {name!r}: {kernel.name} defines {', '.join(kernels) or 'no __global__ kernel'}",
+        )
     params = [p.strip() for p in kernels[name].split(",") if p.strip()]
     pnames = []
     for p in params:
         m = re.search(r"([A-Za-z_][A-Za-z_0-9]*)\s*$", p)
         if m is None or "*" not in p and "GM_ADDR" not in p:
-            raise _err(tiling_path, f"{kernel.name}: kernel {name} parameter {p!r}: the harness passes GM addresses only")
+            raise _err(
+                tiling_path,
+                f"{kernel.name}: kernel {name} parameter {p!r}: the harness passes GM addresses only",
+            )
         pnames.append(m.group(1))
     bufs = _buffers(tiling_path, spec)
     extra = sorted(set(bufs) - set(pnames))
@@ -216,7 +226,7 @@ def harness(kernel, tiling_path):
         else:
             raise _err(
                 tiling_path,
-                f"parameter {p} of {name}: give it under \"inputs\" or \"outputs\" (dtype and shape); "
+                f'parameter {p} of {name}: give it under "inputs" or "outputs" (dtype and shape); '
                 "the parameters named *workspace* / *tiling* get the workspace and the tiling",
             )
 

@@ -480,8 +480,15 @@ def run_cxx(
         except opkernel.TilingError as e:
             raise RunError(str(e)) from None
         label = f"{source} (--tiling {tiling})"
-        bld = B.build(harness, prof, defs, include_dirs=dirs, sources=[harness], label=label,
-                        user_files=[pathlib.Path(tiling).resolve()])
+        bld = B.build(
+            harness,
+            prof,
+            defs,
+            include_dirs=dirs,
+            sources=[harness],
+            label=label,
+            user_files=[pathlib.Path(tiling).resolve()],
+        )
         bld.source = source
     else:
         bld = B.build(source, prof, defs)
