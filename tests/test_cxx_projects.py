@@ -120,6 +120,7 @@ LAUNCH_PROJECT = {
         #ifndef ASCENDC_CPU_DEBUG
         #include "acl/acl.h"
         #include "inc/launch.h"
+        #include "aclrtlaunch_add_custom.h"
         #endif
         #ifndef PROJECT_OWN_DATA_UTILS
         #error "not the project's own data_utils.h"
@@ -153,6 +154,11 @@ LAUNCH_PROJECT = {
             CHECK_ACL(aclrtMemcpy(zHost, outputByteSize, zDevice, outputByteSize, ACL_MEMCPY_DEVICE_TO_HOST));
             PrintHalf(zHost, 3);
             WriteFile("./output/output_z.bin", zHost, outputByteSize);
+            CHECK_ACL(aclrtMemset(zDevice, outputByteSize, 0, outputByteSize));
+            ACLRT_LAUNCH_KERNEL(add_custom)(blockDim, stream, xDevice, yDevice, zDevice);
+            CHECK_ACL(aclrtSynchronizeStream(stream));
+            CHECK_ACL(aclrtMemcpy(zHost, outputByteSize, zDevice, outputByteSize, ACL_MEMCPY_DEVICE_TO_HOST));
+            WriteFile("./output/output_w.bin", zHost, outputByteSize);
             CHECK_ACL(aclrtFree(xDevice));
             CHECK_ACL(aclrtFree(yDevice));
             CHECK_ACL(aclrtFree(zDevice));
@@ -169,8 +175,9 @@ LAUNCH_PROJECT = {
 
 
 def test_kernel_launch_project_runs_as_written(cache, monkeypatch, capsys):
-    """``<<<>>>`` in inc/launch.h, the kernel in add_custom.cpp, the project's own data_utils.h
-    (ReadFile by reference, CHECK_ACL, aclFloat16): main.cpp runs unmodified; the output is the fp16
+    """``<<<>>>`` in inc/launch.h and ``ACLRT_LAUNCH_KERNEL`` (the header ascendc_library
+    generates), the kernel in add_custom.cpp, the project's own data_utils.h (ReadFile by reference,
+    CHECK_ACL, aclFloat16): main.cpp runs unmodified; the output is the fp16
     sum, bit for bit (the kernel file alone builds the same project: test_project_sources_and_includes)."""
     proj = cache / "proj"
     _write(proj, LAUNCH_PROJECT)
@@ -184,9 +191,11 @@ def test_kernel_launch_project_runs_as_written(cache, monkeypatch, capsys):
     assert cli.main(["run", "main.cpp"]) == 0, capsys.readouterr().err
     out, err = capsys.readouterr()
     assert "launch add_custom (line 6), 2 blocks" in err  # the line in inc/launch.h
-    z = np.fromfile(proj / "output" / "output_z.bin", np.float16)
     want = x + y  # one rounding of the exact sum: IEEE fp16 addition
-    assert np.array_equal(_f16_bits(z), _f16_bits(want))
+    # output_z: the <<<>>> in inc/launch.h; output_w: ACLRT_LAUNCH_KERNEL (aclrtlaunch_add_custom.h)
+    for name in ("output_z.bin", "output_w.bin"):
+        z = np.fromfile(proj / "output" / name, np.float16)
+        assert np.array_equal(_f16_bits(z), _f16_bits(want)), name
     # aclFloat16ToFloat prints the output's first values; aclFloatToFloat16(0.1f) is 0x2e66
     printed = out.split("|")[0].split()
     assert [np.float32(v) for v in printed] == [np.float32(v) for v in want[:3]]

@@ -245,6 +245,11 @@ _QUOTED_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"', re.M)
 _MAIN = re.compile(r"\b(?:int|int32_t|auto)\s+main\s*\(")
 _KERNEL_DEF = re.compile(r"\b__global__\b[^;{}]*?\b([A-Za-z_][A-Za-z_0-9]*)\s*\([^;{}]*\)\s*\{")
 SOURCE_SUFFIXES = (".asc", ".cpp", ".cc", ".cxx")
+_ACLRTLAUNCH = re.compile(r"aclrtlaunch_([A-Za-z_][A-Za-z_0-9]*)\.h")
+# a kernel definition: (extern "C" as masked text), name, parameters
+_KERNEL_SIG = re.compile(
+    r'(\bextern\s+"\s*"\s*)?\b__global__\b[^;{}()]*?\bvoid\s+([A-Za-z_][A-Za-z_0-9]*)\s*\(([^()]*)\)\s*\{'
+)
 
 
 class _Project:
@@ -271,7 +276,66 @@ class _Project:
             p = d / name
             if p.is_file():
                 return p.resolve()
+        m = _ACLRTLAUNCH.fullmatch(pathlib.PurePath(name).name)
+        if m:  # the header ascendc_library generates: made here from the kernel's own definition
+            return self.aclrtlaunch(m.group(1))
         return None
+
+    def aclrtlaunch(self, kernel):
+        """``aclrtlaunch_<kernel>.h`` (the header the vendor's ``ascendc_library`` CMake function
+        generates): ``ACLRT_LAUNCH_KERNEL(kernel)(blockDim, stream, args...)`` calls
+        ``aclrtlaunch_<kernel>(uint32_t blockDim, aclrtStream stream, void* ...)``, a ``<<<>>>``
+        launch of the kernel, declared from its definition in a source of the project's folder."""
+        path = self.out_dir / f"aclrtlaunch_{kernel}.h"
+        if path in self.texts:
+            return path
+        found = None
+        for d in self.dirs[:1]:
+            for p in sorted([*d.glob("*"), *d.glob("*/*")]):
+                if p.suffix.lower() not in SOURCE_SUFFIXES or not p.is_file():
+                    continue
+                text = p.read_text(errors="replace")
+                for m in _KERNEL_SIG.finditer(_mask_comments_strings(text)):
+                    if m.group(2) == kernel:
+                        found = (m, text)
+                        break
+                if found:
+                    break
+        if found is None:
+            return None
+        m, text = found
+        params = [q.strip() for q in text[m.start(3) : m.end(3)].split(",") if q.strip()]
+        names, types = [], []
+        for q in params:
+            n = re.search(r"([A-Za-z_][A-Za-z_0-9]*)\s*$", q)
+            if n is None:
+                return None
+            names.append(n.group(1))
+            types.append(q[: n.start()].strip() or "int")
+        extern_c = 'extern "C" ' if m.group(1) else ""
+        decl = ", ".join(params)
+        args = ", ".join(
+            f"void* {n}" if "*" in t or "GM_ADDR" in t else f"{t} {n}"
+            for t, n in zip(types, names, strict=True)
+        )
+        call = ", ".join(f"({t})({n})" for t, n in zip(types, names, strict=True))
+        self.texts[path] = (
+            f"// ascend_jax: the launch function of kernel {kernel} (as ascendc_library generates it).\n"
+            "#pragma once\n"
+            '#include "acl/acl.h"\n'
+            '#include "kernel_operator.h"\n'
+            "#ifndef ACLRT_LAUNCH_KERNEL\n"
+            "#define ACLRT_LAUNCH_KERNEL(kernel_func) aclrtlaunch_##kernel_func\n"
+            "#endif\n"
+            f"{extern_c}__global__ __aicore__ void {kernel}({decl});\n"
+            f"inline uint32_t aclrtlaunch_{kernel}(uint32_t blockDim, aclrtStream stream"
+            + (f", {args}" if args else "")
+            + ") {\n"
+            f"    {kernel}<<<blockDim, nullptr, stream>>>({call});\n"
+            "    return 0;\n"
+            "}\n"
+        )
+        return path
 
     def includes(self, path):
         """``[(start, end, resolved path)]``: the span of each quoted include's name found in the

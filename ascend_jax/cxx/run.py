@@ -139,6 +139,12 @@ class Server:
         arrays = [g[None] for g in gms]
         rand = {}
         if self.case_dirs and self.cases:
+            if not any(cid in self.infile for cid in launch.buffers):
+                raise RunError(
+                    f"--cases DIR: launch {launch.name} (line {launch.line}): no GM buffer was filled through "
+                    "ascend_jax's ReadFile (a project's own data_utils.h reads its files itself), so the case "
+                    "folders' files cannot be matched to the kernel's buffers: use --cases N"
+                )
             for pos, cid in enumerate(launch.buffers):
                 if cid in self.infile:
                     r = self._case_files(cid, gms[pos])
