@@ -224,6 +224,24 @@ def test_project_sources_and_includes(tmp_path):
     assert launch.startswith(f'#line 1 "{(tmp_path / "inc" / "launch.h").resolve()}"\n')
     assert 'ascendjax_launch("add_custom", 6, add_custom, blockDim, nullptr, stream, x, y, z)' in launch
     assert '#include "acl/acl.h"' in text  # ours: not in the user's tree, left to -I
+    # aclrtlaunch_<kernel>.h: made from the kernel's definition in a folder below (kernel/)
+    app = tmp_path / "app"
+    _write(
+        app,
+        {
+            "kernel/k.cpp": LAUNCH_PROJECT["add_custom.cpp"],
+            "main.cpp": '#include "aclrtlaunch_add_custom.h"\n',
+        },
+    )
+    proj = B._Project([app], tmp_path / "out")
+    proj.top((app / "main.cpp").resolve())
+    assert proj.kernel_files == {(app / "kernel" / "k.cpp").resolve()}
+    header = proj.copies[tmp_path / "out" / "aclrtlaunch_add_custom.h"]
+    assert 'extern "C" __global__ __aicore__ void add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR z);' in header
+    assert (
+        "aclrtlaunch_add_custom(uint32_t blockDim, aclrtStream stream, void* x, void* y, void* z)" in header
+    )
+    assert "add_custom, blockDim, nullptr, stream, (GM_ADDR)(x), (GM_ADDR)(y), (GM_ADDR)(z))" in header
 
 
 def test_unmodelled_api_note_once():

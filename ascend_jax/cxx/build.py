@@ -265,6 +265,7 @@ class _Project:
         self.texts = {}  # resolved path -> text (every user file the build reads: the cache key)
         self.copies = {}  # resolved path -> (rewritten text or None when no copy is needed)
         self.launches = []
+        self.kernel_files = set()  # the sources aclrtlaunch_<kernel>.h headers were made from
 
     def read(self, path):
         if path not in self.texts:
@@ -304,6 +305,7 @@ class _Project:
         if found is None:
             return None
         m, text = found
+        self.kernel_files.add(p.resolve())
         params = [q.strip() for q in text[m.start(3) : m.end(3)].split(",") if q.strip()]
         names, types = [], []
         for q in params:
@@ -472,8 +474,14 @@ def build(source, profile, defines=(), cxx=None, include_dirs=(), sources=None, 
     d = cache_dir()
     proj = _Project(dirs, d)
     tops = [proj.top(u) for u in units]
+    included = set()
     for u in units:
-        proj.closure(u)
+        included |= proj.closure(u)
+    # a kernel an ACLRT_LAUNCH_KERNEL launches, defined in a source not built yet (e.g. kernel/x.cpp)
+    for k in sorted(proj.kernel_files - set(units) - included):
+        units.append(k)
+        tops.append(proj.top(k))
+        proj.closure(k)
     launches = proj.launches
     key = hashlib.sha256()
     for part in (*tops, *map(str, units), compiler, " ".join(flags), _headers_digest()):
