@@ -442,7 +442,12 @@ PLAIN_STRUCT_PROJECT = {
         {
             REGISTER_TILING_DEFAULT(ScaleTilingData);
             GET_TILING_DATA(t, tiling);
-            if (t.extra.big != 5000000000ULL) {
+            GET_TILING_DATA_WITH_STRUCT(ScaleTilingData, t2, tiling);
+            GET_TILING_DATA_MEMBER(ScaleTilingData, length, len, tiling);
+            if (t.extra.big != 5000000000ULL || t2.length != t.length || len != t.length) {
+                return;
+            }
+            if ASCEND_IS_AIC {
                 return;
             }
             uint32_t n = t.length / AscendC::GetBlockNum() / AscendC::GetSubBlockNum();
@@ -467,8 +472,8 @@ PLAIN_STRUCT_PROJECT = {
 
 @pytest.mark.slow
 def test_op_kernel_plain_struct(cache, capsys):
-    """A plain tiling struct (REGISTER_TILING_DEFAULT in the kernel): arrays, a nested struct and a
-    64-bit field filled from the JSON; a field the struct lacks is a compile error at its JSON line."""
+    """A plain tiling struct (REGISTER_TILING_DEFAULT in the kernel; GET_TILING_DATA_WITH_STRUCT and
+    GET_TILING_DATA_MEMBER read it too): arrays, a nested struct and a 64-bit field filled from the JSON; a field the struct lacks is a compile error at its JSON line."""
     _write(cache, PLAIN_STRUCT_PROJECT)
     spec = {
         "block_dim": 2,
