@@ -383,7 +383,7 @@ def test_op_kernel_runs_with_tiling(cache, capsys):
         capsys.readouterr().err
     )
     err = capsys.readouterr().err
-    assert "launch add_custom" in err and "2 blocks" in err
+    assert "launch add_custom (line 54), 2 blocks" in err  # the kernel's definition line
     assert "host:" not in err  # no memcheck finding on the harness's buffers
     z = np.fromfile(cache / "out" / "z.bin", np.float16)
     want = (x + y) * np.float16(0.5)  # Add then Muls by 0.5: both exact roundings in fp16

@@ -129,6 +129,20 @@ def cube_kernels(masked):
     return set(_CUBE.findall(masked))
 
 
+_LINE_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*line[ \t]+(\d+)[^\n]*\n", re.M)
+
+
+def _line_at(masked, i, directives):
+    """The line number of ``masked[i]`` as the compiler counts it (after a ``#line N`` directive,
+    the next line is N)."""
+    start, base = 0, 1
+    for end, n in directives:
+        if end > i:
+            break
+        start, base = end, n
+    return base + masked.count("\n", start, i)
+
+
 def rewrite_launches(src, filename="<source>"):
     """``(new_source, launches)``: every ``k<<<...>>>(...)`` rewritten (newlines kept); launches is
     a list of ``(kernel expression, line)``. A ``<<<`` the scanner cannot read raises CxxError. A
@@ -138,12 +152,13 @@ def rewrite_launches(src, filename="<source>"):
     cubes = cube_kernels(masked)
     edits = []  # (start, end, replacement)
     launches = []
+    directives = [(m.end(), int(m.group(1))) for m in _LINE_DIRECTIVE.finditer(masked)]
     pos = 0
     while True:
         i = masked.find("<<<", pos)
         if i < 0:
             break
-        line = masked.count("\n", 0, i) + 1
+        line = _line_at(masked, i, directives)
         # the callee: an identifier, optionally qualified, optionally with template arguments
         j = i - 1
         while j >= 0 and masked[j].isspace():
