@@ -413,6 +413,13 @@ def test_op_kernel_tiling_errors(cache, capsys):
         assert cli.main(["run", str(kernel), "--tiling", str(cache / "t.json")]) == 2
         err = capsys.readouterr().err
         assert f"--tiling {cache / 't.json'}: {msg}" in err, (msg, err)
+    # no op_host header where the op project keeps it: the struct GET_TILING_DATA fills is unknown
+    (cache / "t.json").write_text(json.dumps(OP_TILING))
+    (cache / "AddCustom" / "op_host" / "add_custom_tiling.h").rename(cache / "elsewhere.h")
+    assert cli.main(["run", str(kernel), "--tiling", str(cache / "t.json")]) == 2
+    assert (
+        "cannot tell the tiling struct: no AddCustom/op_host/add_custom_tiling.h" in capsys.readouterr().err
+    )
     (cache / "t.json").write_text("{ 'block_dim': 2 }")
     assert cli.main(["run", str(kernel), "--tiling", str(cache / "t.json")]) == 2
     assert "not valid JSON: line 1" in capsys.readouterr().err

@@ -254,11 +254,12 @@ def harness(kernel, tiling_path):
         found = _KERNEL_STRUCT.findall(masked)
         struct = found[0] if found else None
     fills = _fills(tiling_path, spec.get("tiling", {}), "t", "", []) if spec.get("tiling") else []
-    if fills and struct is None:
+    if (fills or re.search(r"\bGET_TILING_DATA\s*\(", masked)) and struct is None:
         raise _err(
             tiling_path,
-            "cannot tell the tiling struct: no op_host/<op>_tiling.h with BEGIN_TILING_DATA_DEF, no "
-            'REGISTER_TILING_DEFAULT(T) in the kernel: name it with "tiling_struct"',
+            f"cannot tell the tiling struct: no {kernel.parent.parent.name}/op_host/{kernel.stem}_tiling.h with "
+            "BEGIN_TILING_DATA_DEF, no REGISTER_TILING_DEFAULT(T) in the kernel: name the header with "
+            '"tiling_header" or the struct with "tiling_struct"',
         )
     if struct is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z_0-9]*(::[A-Za-z_][A-Za-z_0-9]*)*", struct):
         raise _err(tiling_path, f"tiling_struct {struct!r}: not a C++ type name")
