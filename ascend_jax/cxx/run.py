@@ -540,8 +540,13 @@ def run_cxx(
         except ValueError:
             sig = str(-rc)
         raise RunError(f"the host program of {source.name} crashed ({sig}){_tail(stderr)}")
-    died = [ln[len("ascend-jax: ") :] for ln in stderr.splitlines() if ln.startswith("ascend-jax: ")]
-    if died and not server.launches and rc == 2:
+    died = [
+        ln[len("ascend-jax: ") :]
+        for ln in stderr.splitlines()
+        if ln.startswith("ascend-jax: ")
+        and not ln.startswith(("ascend-jax: ReadFile", "ascend-jax: WriteFile"))
+    ]
+    if died and not server.launches and rc != 0:
         # the runtime's own stop (a call outside a launch, a misused API): its message, not a guess
         raise RunError(f"the host program of {source.name} stopped: {died[-1]}")
     if not server.launches and not server.host_findings:
