@@ -224,6 +224,12 @@ def test_project_sources_and_includes(tmp_path):
     assert launch.startswith(f'#line 1 "{(tmp_path / "inc" / "launch.h").resolve()}"\n')
     assert 'ascendjax_launch("add_custom", 6, add_custom, blockDim, nullptr, stream, x, y, z)' in launch
     assert '#include "acl/acl.h"' in text  # ours: not in the user's tree, left to -I
+    # an include folder (-I common): searched after the file's own folder, before ascend_jax's headers
+    _write(tmp_path / "common", {"data_utils.h": "#pragma once\n"})
+    (tmp_path / "data_utils.h").unlink()
+    proj = B._Project([tmp_path, tmp_path / "common"], tmp_path / "out")
+    text = proj.top((tmp_path / "main.cpp").resolve())
+    assert f'#include "{(tmp_path / "common" / "data_utils.h").resolve()}"' in text
     # aclrtlaunch_<kernel>.h: made from the kernel's definition in a folder below (kernel/)
     app = tmp_path / "app"
     _write(

@@ -470,6 +470,7 @@ def run_cxx(
     argv=(),
     write_cases=True,
     tiling=None,
+    include_dirs=(),
 ):
     """Build and run ``source``; returns a dict (returncode, stdout, stderr, build, stats, faults,
     warnings). Raises B.CxxError / B.ToolError / RunError / the model's errors."""
@@ -490,14 +491,14 @@ def run_cxx(
             harness,
             prof,
             defs,
-            include_dirs=dirs,
+            include_dirs=[*dirs, *include_dirs],
             sources=[harness],
             label=label,
             user_files=[pathlib.Path(tiling).resolve()],
         )
         bld.source = source
     else:
-        bld = B.build(source, prof, defs)
+        bld = B.build(source, prof, defs, include_dirs=[source.parent, *include_dirs])
     case_dirs = None
     if cases is not None and not isinstance(cases, int):  # --cases DIR: case 0 is the first folder
         from ..byok import RunInputError, case_folders
@@ -613,6 +614,7 @@ def cmd_run_cxx(args):
             max_calls=getattr(args, "max_calls", None),
             argv=getattr(args, "host_arg", None) or (),
             tiling=getattr(args, "tiling", None),
+            include_dirs=getattr(args, "include_dir", None) or (),
         )
     except (B.ToolError, B.CxxError, RunError) as e:
         print(f"{PROG}: {e}", file=sys.stderr)
@@ -731,6 +733,15 @@ def add_options(parser):
         default=[],
         metavar="ARG",
         help="C++: a command-line argument for the host program's main (repeat for several)",
+    )
+    parser.add_argument(
+        "-I",
+        dest="include_dir",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="C++: an include folder of the project (its CMake include_directories), searched after the "
+        "including file's folder and the main file's, before ascend_jax's headers",
     )
     parser.add_argument(
         "--tiling",
