@@ -344,6 +344,9 @@ OP_PROJECT = {
         #define ADD_CUSTOM_TILING_H
         #include "register/tilingdata_base.h"
 
+        namespace helpers {  // closed before the tiling's namespace: not part of its name
+        inline int Unused() { return 0; }
+        }  // namespace helpers
         namespace optiling {
         BEGIN_TILING_DATA_DEF(TilingData)
         TILING_DATA_FIELD_DEF(uint32_t, totalLength);

@@ -71,7 +71,7 @@ _BEGIN = re.compile(r"\bBEGIN_TILING_DATA_DEF\s*\(\s*([A-Za-z_][A-Za-z_0-9]*)\s*
 _REGISTER = re.compile(
     r"\bREGISTER_TILING_DATA_CLASS\s*\(\s*[A-Za-z_][A-Za-z_0-9]*\s*,\s*([A-Za-z_][A-Za-z_0-9]*)"
 )
-_NAMESPACE = re.compile(r"\bnamespace\s+([A-Za-z_][A-Za-z_0-9:]*)\s*\{")
+_BRACES = re.compile(r"\bnamespace\s+([A-Za-z_][A-Za-z_0-9:]*)\s*\{|\{|\}")
 _KERNEL_STRUCT = re.compile(
     r"\b(?:REGISTER_TILING_DEFAULT\s*\(|GET_TILING_DATA_WITH_STRUCT\s*\(|GET_TILING_DATA_PTR_WITH_STRUCT\s*\()"
     r"\s*([A-Za-z_][A-Za-z_0-9:]*)"
@@ -171,6 +171,19 @@ def _json_line(text, key):
     return text.count("\n", 0, m.start()) + 1 if m else 1
 
 
+def _open_namespaces(text):
+    """The namespaces still open at the end of ``text`` (comment-masked C++), outermost first."""
+    stack = []
+    for m in _BRACES.finditer(text):
+        if m.group(1):
+            stack.append(m.group(1))
+        elif m.group(0) == "{":
+            stack.append(None)
+        elif stack:
+            stack.pop()
+    return [n for n in stack if n]
+
+
 def _quote(p):
     return '"' + str(p).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
@@ -248,8 +261,7 @@ def harness(kernel, tiling_path):
         cls = reg[0] if reg else (begins[-1] if begins else None)
         if cls is not None:
             m = re.search(r"\bBEGIN_TILING_DATA_DEF\s*\(\s*" + cls + r"\s*\)", htext)
-            ns = [n.group(1) for n in _NAMESPACE.finditer(htext[: m.start() if m else 0])]
-            struct = "::".join([*ns, cls])
+            struct = "::".join([*_open_namespaces(htext[: m.start() if m else 0]), cls])
     if struct is None:
         found = _KERNEL_STRUCT.findall(masked)
         struct = found[0] if found else None
