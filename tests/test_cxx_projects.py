@@ -213,6 +213,20 @@ def test_project_sources_and_includes(tmp_path):
     units = B.project_sources(tmp_path / "main.cpp")
     assert [u.name for u in units] == ["main.cpp", "add_custom.cpp"]
     assert [u.name for u in B.project_sources(tmp_path / "add_custom.cpp")] == ["main.cpp", "add_custom.cpp"]
+    # a main launching a kernel it only declares takes the source defining it (not other kernels)
+    _write(
+        tmp_path / "app2",
+        {
+            "main.cpp": 'extern "C" __global__ void add_custom(GM_ADDR x);\n'
+            "int main() { add_custom<<<1, nullptr, nullptr>>>(nullptr); }\n",
+            "add_custom.cpp": LAUNCH_PROJECT["add_custom.cpp"],
+            "other.cpp": "__global__ __aicore__ void other(GM_ADDR x) {}\n",
+        },
+    )
+    assert [u.name for u in B.project_sources(tmp_path / "app2" / "main.cpp")] == [
+        "main.cpp",
+        "add_custom.cpp",
+    ]
     proj = B._Project([tmp_path], tmp_path / "out")
     text = proj.top((tmp_path / "main.cpp").resolve())
     assert text.count("\n") == (tmp_path / "main.cpp").read_text().count("\n") + 1  # lines kept

@@ -433,13 +433,21 @@ def project_sources(source):
     """The translation units of a kernel-launch project: ``source`` and, beside it, the other sources
     the vendor's CMake builds with it -- kernel files (a ``__global__`` function, no ``main``) when
     ``source`` has ``main``, or the one file with ``main`` when ``source`` is a kernel file -- minus
-    the files one of them already ``#include``s. A source with ``main`` and its own launches, or a
-    folder with several ``main`` files, builds alone."""
+    the files one of them already ``#include``s. A source with ``main`` launching kernels it defines
+    itself (a vendor sample), or a folder with several ``main`` files, builds alone; a ``main`` that
+    launches a kernel defined elsewhere takes the sources beside it that define one."""
     source = pathlib.Path(source)
-    text = _mask_comments_strings(source.read_text(errors="replace"))
+    raw = source.read_text(errors="replace")
+    text = _mask_comments_strings(raw)
     has_main = bool(_MAIN.search(text))
+    missing = None  # the kernels main launches with <<<>>> but does not define
     if has_main and "<<<" in text:
-        return [source]
+        launched = {
+            re.sub(r"<.*", "", n, flags=re.S).split("::")[-1].strip() for n, _ in rewrite_launches(raw)[1]
+        }
+        missing = launched - set(_KERNEL_DEF.findall(text))
+        if not missing:
+            return [source]
     mains, kernels = [], []
     for p in sorted(source.parent.iterdir()):
         if p == source or p.suffix.lower() not in SOURCE_SUFFIXES or not p.is_file():
@@ -447,7 +455,9 @@ def project_sources(source):
         t = _mask_comments_strings(p.read_text(errors="replace"))
         if _MAIN.search(t):
             mains.append(p)
-        elif _KERNEL_DEF.search(t):
+        elif (missing is None and _KERNEL_DEF.search(t)) or (
+            missing and missing & set(_KERNEL_DEF.findall(t))
+        ):
             kernels.append(p)
     if has_main:
         units = [source, *kernels]
