@@ -267,6 +267,11 @@ _KERNEL_SIG = re.compile(
 )
 
 
+def _c_string(path):
+    """A C string literal of ``path`` (for ``#line`` and ``#include``)."""
+    return '"' + str(path).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 class _Project:
     """The user's files a build reads: each ``#include "name"`` resolved as the user's compiler would
     (the including file's folder, then the user's include folders) before ours, so a project's own
@@ -388,12 +393,12 @@ class _Project:
         for s, e, p in incs:
             target = self.copy_path(p) if subs[p] is not None else p
             out.append(text[last:s])
-            out.append(str(target).replace("\\", "\\\\").replace('"', '\\"'))
+            out.append(str(target))  # an #include name is not escape-processed
             last = e
         out.append(text[last:])
         rewritten, launches = rewrite_launches("".join(out), str(path))
         self.launches += launches
-        self.copies[path] = f'#line 1 "{path}"\n' + rewritten
+        self.copies[path] = f"#line 1 {_c_string(path)}\n" + rewritten
         return self.copies[path]
 
     def copy_path(self, path):
@@ -405,7 +410,7 @@ class _Project:
         text = self.process(path)
         if text is None:
             self.copies[path] = None
-            text = f'#line 1 "{path}"\n' + self._absolute_includes(path)
+            text = f"#line 1 {_c_string(path)}\n" + self._absolute_includes(path)
         return text
 
     def _absolute_includes(self, path):
@@ -414,7 +419,7 @@ class _Project:
         for s, e, p in self.includes(path):
             target = self.copy_path(p) if self.copies.get(p) is not None else p
             out.append(text[last:s])
-            out.append(str(target).replace("\\", "\\\\").replace('"', '\\"'))
+            out.append(str(target))  # an #include name is not escape-processed
             last = e
         out.append(text[last:])
         return "".join(out)

@@ -185,6 +185,7 @@ def _open_namespaces(text):
 
 
 def _quote(p):
+    """A C string literal of ``p`` (``#line``; an ``#include`` name is not escape-processed)."""
     return '"' + str(p).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
@@ -288,13 +289,13 @@ def harness(kernel, tiling_path):
         _INC("data_utils.h"),
     ]
     if header is not None:
-        lines.append(f"#include {_quote(header)}")
+        lines.append(f'#include "{header}"')
     if struct is not None and (header is not None or spec.get("tiling_struct") is not None):
         lines.append(f"#undef ASCENDJAX_TILING_TYPE\n#define ASCENDJAX_TILING_TYPE {struct}")
     lines.append(f"#undef ASCENDJAX_TILING_KEY\n#define ASCENDJAX_TILING_KEY {spec.get('tiling_key', 0)}")
     for p, (_role, dt, _n) in bufs.items():
         lines.append(f"#define DTYPE_{p.upper()} {CXX_TYPE[dt]}")
-    lines.append(f"#include {_quote(kernel)}")
+    lines.append(f'#include "{kernel}"')
     lines += [
         "",
         "int main() {",
@@ -368,4 +369,4 @@ def harness(kernel, tiling_path):
 
 def _INC(name):
     """Our own header by absolute path (a project's own data_utils.h must not replace it here)."""
-    return f"#include {_quote(B.INCLUDE / name)}"
+    return f'#include "{B.INCLUDE / name}"'
