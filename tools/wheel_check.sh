@@ -26,7 +26,8 @@ for n in names:
 # the C++ front end's own headers ship in the wheel (ascend-jax run FILE.asc compiles against them)
 inc = here.parent / "cxx" / "include"
 for h in ("kernel_operator.h", "acl/acl.h", "data_utils.h", "cpu_debug_launch.h", "ascendjax/rt.h",
-          "ascendjax/types.gen.h", "ascendjax/writers.gen.h", "ascendjax/apis.gen.h"):
+          "ascendjax/types.gen.h", "ascendjax/writers.gen.h", "ascendjax/apis.gen.h",
+          "ascendjax/op_kernel.h", "register/tilingdata_base.h", "kernel_tiling/kernel_tiling.h", "acl/acl_base.h"):
     assert (inc / h).is_file(), f"header {h} missing from the wheel ({inc})"
 print(f"wheel-check: ascend_jax from {here.parent}, {len(names)} profiles from {_profiles_dir()}, C++ headers in {inc}")
 PYEOF

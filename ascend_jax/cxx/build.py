@@ -129,6 +129,20 @@ def cube_kernels(masked):
     return set(_CUBE.findall(masked))
 
 
+_LINE_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*line[ \t]+(\d+)[^\n]*\n", re.M)
+
+
+def _line_at(masked, i, directives):
+    """The line number of ``masked[i]`` as the compiler counts it (after a ``#line N`` directive,
+    the next line is N)."""
+    start, base = 0, 1
+    for end, n in directives:
+        if end > i:
+            break
+        start, base = end, n
+    return base + masked.count("\n", start, i)
+
+
 def rewrite_launches(src, filename="<source>"):
     """``(new_source, launches)``: every ``k<<<...>>>(...)`` rewritten (newlines kept); launches is
     a list of ``(kernel expression, line)``. A ``<<<`` the scanner cannot read raises CxxError. A
@@ -138,12 +152,13 @@ def rewrite_launches(src, filename="<source>"):
     cubes = cube_kernels(masked)
     edits = []  # (start, end, replacement)
     launches = []
+    directives = [(m.end(), int(m.group(1))) for m in _LINE_DIRECTIVE.finditer(masked)]
     pos = 0
     while True:
         i = masked.find("<<<", pos)
         if i < 0:
             break
-        line = masked.count("\n", 0, i) + 1
+        line = _line_at(masked, i, directives)
         # the callee: an identifier, optionally qualified, optionally with template arguments
         j = i - 1
         while j >= 0 and masked[j].isspace():
@@ -241,41 +256,294 @@ class Build:
         )
 
 
-def build(source, profile, defines=(), cxx=None):
-    """Compile ``source`` (a path) for ``profile`` with ``defines`` (``NAME`` or ``NAME=VALUE``).
-    Returns a ``Build``; CxxError with the compiler's messages on a compile error."""
+_QUOTED_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"', re.M)
+_MAIN = re.compile(r"\b(?:int|int32_t|auto)\s+main\s*\(")
+_KERNEL_DEF = re.compile(r"\b__global__\b[^;{}]*?\b([A-Za-z_][A-Za-z_0-9]*)\s*\([^;{}]*\)\s*\{")
+SOURCE_SUFFIXES = (".asc", ".cpp", ".cc", ".cxx")
+_ACLRTLAUNCH = re.compile(r"aclrtlaunch_([A-Za-z_][A-Za-z_0-9]*)\.h")
+# a kernel definition: (extern "C" as masked text), name, parameters
+_KERNEL_SIG = re.compile(
+    r'(\bextern\s+"\s*"\s*)?\b__global__\b[^;{}()]*?\bvoid\s+([A-Za-z_][A-Za-z_0-9]*)\s*\(([^()]*)\)\s*\{'
+)
+
+
+def _c_string(path):
+    """A C string literal of ``path`` (for ``#line`` and ``#include``)."""
+    return '"' + str(path).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+class _Project:
+    """The user's files a build reads: each ``#include "name"`` resolved as the user's compiler would
+    (the including file's folder, then the user's include folders) before ours, so a project's own
+    ``data_utils.h`` wins over ascend_jax's; a file with a ``<<<>>>`` launch -- or one including such a
+    file -- is compiled from a rewritten copy (``#line`` keeps the user's file:line), its
+    includes pointing at the user's files (or their copies) by absolute path."""
+
+    def __init__(self, dirs, out_dir):
+        self.dirs = [pathlib.Path(d) for d in dirs]
+        self.out_dir = out_dir
+        self.texts = {}  # resolved path -> text (every user file the build reads: the cache key)
+        self.copies = {}  # resolved path -> (rewritten text or None when no copy is needed)
+        self.launches = []
+        self.kernel_files = set()  # the sources aclrtlaunch_<kernel>.h headers were made from
+
+    def read(self, path):
+        if path not in self.texts:
+            self.texts[path] = path.read_text(errors="replace")
+        return self.texts[path]
+
+    def resolve(self, name, here):
+        for d in (here, *self.dirs):
+            p = d / name
+            if p.is_file():
+                return p.resolve()
+        m = _ACLRTLAUNCH.fullmatch(pathlib.PurePath(name).name)
+        if m:  # the header ascendc_library generates: made here from the kernel's own definition
+            return self.aclrtlaunch(m.group(1))
+        return None
+
+    def aclrtlaunch(self, kernel):
+        """``aclrtlaunch_<kernel>.h`` (the header the vendor's ``ascendc_library`` CMake function
+        generates): ``ACLRT_LAUNCH_KERNEL(kernel)(blockDim, stream, args...)`` calls
+        ``aclrtlaunch_<kernel>(uint32_t blockDim, aclrtStream stream, void* ...)``, a ``<<<>>>``
+        launch of the kernel, declared from its definition in a source of the project's folder."""
+        path = self.out_dir / f"aclrtlaunch_{kernel}.h"
+        if path in self.texts:
+            return path
+        found = None
+        for d in self.dirs[:1]:
+            for p in sorted([*d.glob("*"), *d.glob("*/*")]):
+                if p.suffix.lower() not in SOURCE_SUFFIXES or not p.is_file():
+                    continue
+                text = p.read_text(errors="replace")
+                for m in _KERNEL_SIG.finditer(_mask_comments_strings(text)):
+                    if m.group(2) == kernel:
+                        found = (m, text)
+                        break
+                if found:
+                    break
+        if found is None:
+            return None
+        m, text = found
+        self.kernel_files.add(p.resolve())
+        params = [q.strip() for q in text[m.start(3) : m.end(3)].split(",") if q.strip()]
+        names, types = [], []
+        for q in params:
+            n = re.search(r"([A-Za-z_][A-Za-z_0-9]*)\s*$", q)
+            if n is None:
+                return None
+            names.append(n.group(1))
+            types.append(q[: n.start()].strip() or "int")
+        extern_c = 'extern "C" ' if m.group(1) else ""
+        decl = ", ".join(params)
+        args = ", ".join(
+            f"void* {n}" if "*" in t or "GM_ADDR" in t else f"{t} {n}"
+            for t, n in zip(types, names, strict=True)
+        )
+        call = ", ".join(f"({t})({n})" for t, n in zip(types, names, strict=True))
+        self.texts[path] = (
+            f"// ascend_jax: the launch function of kernel {kernel} (as ascendc_library generates it).\n"
+            "#pragma once\n"
+            '#include "acl/acl.h"\n'
+            '#include "kernel_operator.h"\n'
+            "#ifndef ACLRT_LAUNCH_KERNEL\n"
+            "#define ACLRT_LAUNCH_KERNEL(kernel_func) aclrtlaunch_##kernel_func\n"
+            "#endif\n"
+            f"{extern_c}__global__ __aicore__ void {kernel}({decl});\n"
+            f"inline uint32_t aclrtlaunch_{kernel}(uint32_t blockDim, aclrtStream stream"
+            + (f", {args}" if args else "")
+            + ") {\n"
+            f"    {kernel}<<<blockDim, nullptr, stream>>>({call});\n"
+            "    return 0;\n"
+            "}\n"
+        )
+        return path
+
+    def includes(self, path):
+        """``[(start, end, resolved path)]``: the span of each quoted include's name found in the
+        user's tree (comments and disabled text are not told apart: an unresolved name is left)."""
+        text = self.read(path)
+        masked = _mask_comments_strings(text)
+        out = []
+        for m in _QUOTED_INCLUDE.finditer(masked):
+            start = m.end()
+            end = text.find('"', start)
+            if end < 0 or "\n" in text[start:end]:
+                continue
+            found = self.resolve(text[start:end], path.parent)
+            if found is not None:
+                out.append((start, end, found))
+        return out
+
+    def process(self, path, stack=()):
+        """The rewritten text of ``path`` when it (or a file it includes) has a launch, else None."""
+        if path in self.copies:
+            return self.copies[path]
+        if path in stack:  # an include cycle (files guarded by #pragma once): no copy on this path
+            return None
+        self.copies[path] = None
+        text = self.read(path)
+        incs = self.includes(path)
+        subs = {p: self.process(p, (*stack, path)) for _s, _e, p in incs}
+        has_launch = "<<<" in _mask_comments_strings(text)
+        if not has_launch and not any(v is not None for v in subs.values()):
+            return None
+        # the includes by absolute path (a copy lives elsewhere than its original folder)
+        out, last = [], 0
+        for s, e, p in incs:
+            target = self.copy_path(p) if subs[p] is not None else p
+            out.append(text[last:s])
+            out.append(str(target))  # an #include name is not escape-processed
+            last = e
+        out.append(text[last:])
+        rewritten, launches = rewrite_launches("".join(out), str(path))
+        self.launches += launches
+        self.copies[path] = f"#line 1 {_c_string(path)}\n" + rewritten
+        return self.copies[path]
+
+    def copy_path(self, path):
+        h = hashlib.sha256(str(path).encode()).hexdigest()[:10]
+        return self.out_dir / f"{h}-{path.name}"
+
+    def top(self, path):
+        """The text g++ compiles for a top-level source (always a copy: it may hold a launch)."""
+        text = self.process(path)
+        if text is None:
+            self.copies[path] = None
+            text = f"#line 1 {_c_string(path)}\n" + self._absolute_includes(path)
+        return text
+
+    def _absolute_includes(self, path):
+        text = self.read(path)
+        out, last = [], 0
+        for s, e, p in self.includes(path):
+            target = self.copy_path(p) if self.copies.get(p) is not None else p
+            out.append(text[last:s])
+            out.append(str(target))  # an #include name is not escape-processed
+            last = e
+        out.append(text[last:])
+        return "".join(out)
+
+    def closure(self, path, seen=None):
+        """Every user file ``path`` includes, transitively."""
+        seen = set() if seen is None else seen
+        for _s, _e, p in self.includes(path):
+            if p not in seen:
+                seen.add(p)
+                self.closure(p, seen)
+        return seen
+
+
+def project_sources(source):
+    """The translation units of a kernel-launch project: ``source`` and, beside it, the other sources
+    the vendor's CMake builds with it -- kernel files (a ``__global__`` function, no ``main``) when
+    ``source`` has ``main``, or the one file with ``main`` when ``source`` is a kernel file -- minus
+    the files one of them already ``#include``s. A source with ``main`` launching kernels it defines
+    itself (a vendor sample), or a folder with several ``main`` files, builds alone; a ``main`` that
+    launches a kernel defined elsewhere takes the sources beside it that define one."""
+    source = pathlib.Path(source)
+    raw = source.read_text(errors="replace")
+    text = _mask_comments_strings(raw)
+    has_main = bool(_MAIN.search(text))
+    missing = None  # the kernels main launches with <<<>>> but does not define
+    if has_main and "<<<" in text:
+        launched = {
+            re.sub(r"<.*", "", n, flags=re.S).split("::")[-1].strip() for n, _ in rewrite_launches(raw)[1]
+        }
+        missing = launched - set(_KERNEL_DEF.findall(text))
+        if not missing:
+            return [source]
+    mains, kernels = [], []
+    for p in sorted(source.parent.iterdir()):
+        if p == source or p.suffix.lower() not in SOURCE_SUFFIXES or not p.is_file():
+            continue
+        t = _mask_comments_strings(p.read_text(errors="replace"))
+        if _MAIN.search(t):
+            mains.append(p)
+        elif (missing is None and _KERNEL_DEF.search(t)) or (
+            missing and missing & set(_KERNEL_DEF.findall(t))
+        ):
+            kernels.append(p)
+    if has_main:
+        units = [source, *kernels]
+    elif len(mains) == 1:  # the same build as from the main file
+        units = [mains[0], *sorted([source, *kernels])]
+    else:
+        return [source]
+    proj = _Project([source.parent], source.parent)
+    included = set()
+    for u in units:
+        included |= proj.closure(u.resolve())
+    return [u for u in units if u == units[0] or u.resolve() not in included]
+
+
+def build(source, profile, defines=(), cxx=None, include_dirs=(), sources=None, label=None, user_files=()):
+    """Compile ``source`` (a path) for ``profile`` with ``defines`` (``NAME`` or ``NAME=VALUE``):
+    the project's translation units (``project_sources``, or ``sources``) in one g++ call, with the
+    user's ``include_dirs`` (default: ``source``'s folder). Returns a ``Build``; CxxError with the
+    compiler's messages on a compile error (``label``: what they name as built, default ``source``)."""
     source = pathlib.Path(source).expanduser().resolve()
     if not source.is_file():
         raise CxxError(f"{source}: no such file")
-    text = source.read_text(errors="replace")
-    rewritten, launches = rewrite_launches(text, str(source))
+    units = [pathlib.Path(u).resolve() for u in (sources or project_sources(source))]
+    if sources is None and not any(
+        _MAIN.search(_mask_comments_strings(u.read_text(errors="replace"))) for u in units
+    ):
+        raise CxxError(
+            f"{source}: no main() in it or in a source beside it: a kernel-launch project runs from its "
+            "host main.cpp; an op-framework kernel (op_kernel/*.cpp) runs with --tiling FILE "
+            "(docs/BRING_YOUR_OWN_KERNEL.md)"
+        )
+    dirs = [pathlib.Path(d).expanduser().resolve() for d in include_dirs] or [source.parent]
     compiler = cxx or find_compiler()
-    flags = [STD, "-O1", "-w", "-fno-strict-aliasing", f"-I{INCLUDE}", f"-I{source.parent}"]
+    flags = [STD, "-O1", "-w", "-fno-strict-aliasing"]
+    flags += [f"-iquote{d}" for d in dirs] + [f"-I{INCLUDE}"] + [f"-I{d}" for d in dirs]
     flags += profile_macros(profile)
     for d in defines:
         flags.append(f"-D{d}")
+    d = cache_dir()
+    proj = _Project(dirs, d)
+    tops = [proj.top(u) for u in units]
+    included = set()
+    for u in units:
+        included |= proj.closure(u)
+    # a kernel an ACLRT_LAUNCH_KERNEL launches, defined in a source not built yet (e.g. kernel/x.cpp)
+    for k in sorted(proj.kernel_files - set(units) - included):
+        units.append(k)
+        tops.append(proj.top(k))
+        proj.closure(k)
+    launches = proj.launches
     key = hashlib.sha256()
-    for part in (rewritten, str(source), compiler, " ".join(flags), _headers_digest()):
+    for part in (*tops, *map(str, units), compiler, " ".join(flags), _headers_digest()):
         key.update(part.encode())
         key.update(b"\0")
+    for p in sorted(proj.texts):
+        key.update(str(p).encode() + b"\0" + proj.texts[p].encode() + b"\0")
     digest = key.hexdigest()[:24]
-    d = cache_dir()
-    exe = d / f"{source.stem}-{digest}"
+    exe = d / f"{units[0].stem}-{digest}"
     if exe.is_file():
         return Build(exe, 0.0, True, launches, source)
-    tmp_src = d / f"{source.stem}-{digest}.cpp"
-    tmp_src.write_text(f'#line 1 "{source}"\n' + rewritten)
+    for p, text in proj.copies.items():
+        if text is not None:
+            proj.copy_path(p).write_text(text)
+    srcs = []
+    for i, (u, text) in enumerate(zip(units, tops, strict=True)):
+        tmp_src = d / f"{source.stem}-{digest}-{i}-{u.stem}.cpp"
+        tmp_src.write_text(text)
+        srcs += ["-x", "c++", str(tmp_src)]
     tmp_exe = d / f".{exe.name}.{os.getpid()}.tmp"
     t0 = time.perf_counter()
     proc = subprocess.run(
-        [compiler, "-x", "c++", *flags, str(tmp_src), "-o", str(tmp_exe)],
+        [compiler, *flags, *srcs, "-o", str(tmp_exe)],
         capture_output=True,
         text=True,
     )
     seconds = time.perf_counter() - t0
     if proc.returncode != 0:
         tmp_exe.unlink(missing_ok=True)
-        raise CxxError(_compile_message(proc.stderr, source))
+        raise CxxError(
+            _compile_message(proc.stderr, label or source, [source, *units, *proj.texts, *user_files])
+        )
     os.replace(tmp_exe, exe)
     return Build(exe, seconds, False, launches, source)
 
@@ -283,24 +551,20 @@ def build(source, profile, defines=(), cxx=None):
 _NOT_MEMBER = re.compile(r"['‘`]([A-Za-z_][A-Za-z_0-9]*)['’] is not a member of ['‘`]AscendC['’]")
 
 
-def _compile_message(stderr, source):
-    """The compiler's errors, the user's own file's lines first (header internals trimmed)."""
+def _compile_message(stderr, source, user_files=()):
+    """The compiler's errors, the user's own files' lines first (header internals trimmed); the
+    note naming an unmodelled ``AscendC::`` API once, at the top."""
     lines = stderr.splitlines()
     missing = sorted(set(_NOT_MEMBER.findall(stderr)))
+    note = []
     if missing:
         names = ", ".join(f"AscendC::{n}" for n in missing)
-        lines = [
-            f"{names}: not an API ascend_jax models (`ascend-jax apis` lists the modelled ones)",
-            *lines,
-        ]
-    user = [
-        ln
-        for ln in lines
-        if (ln.startswith(str(source)) and (": error" in ln or ": fatal error" in ln)) or "not an API" in ln
-    ]
-    head = "\n".join(user[:10]) if user else ""
+        note = [f"{names}: not an API ascend_jax models (`ascend-jax apis` lists the modelled ones)"]
+    prefixes = tuple(str(p) for p in (source, *user_files))
+    user = [ln for ln in lines if ln.startswith(prefixes) and (": error" in ln or ": fatal error" in ln)]
+    head = "\n".join(note + user[:10])
     body = "\n".join(lines[:60])
     more = f"\n... ({len(lines) - 60} more lines)" if len(lines) > 60 else ""
-    return f"C++ compile error in {source}:\n{head or body}" + (
-        f"\n\ncompiler output:\n{body}{more}" if head else ""
-    )
+    if not user:
+        return f"C++ compile error in {source}:\n" + "\n".join(note + lines[:60]) + more
+    return f"C++ compile error in {source}:\n{head}\n\ncompiler output:\n{body}{more}"

@@ -148,6 +148,12 @@ class Server:
         arrays = [g[None] for g in gms]
         rand = {}
         if self.case_dirs and self.cases:
+            if not any(cid in self.infile for cid in launch.buffers):
+                raise RunError(
+                    f"--cases DIR: launch {launch.name} (line {launch.line}): no GM buffer was filled through "
+                    "ascend_jax's ReadFile (a project's own data_utils.h reads its files itself), so the case "
+                    "folders' files cannot be matched to the kernel's buffers: use --cases N"
+                )
             for pos, cid in enumerate(launch.buffers):
                 if cid in self.infile:
                     r = self._case_files(cid, gms[pos])
@@ -473,6 +479,8 @@ def run_cxx(
     max_calls=None,
     argv=(),
     write_cases=True,
+    tiling=None,
+    include_dirs=(),
 ):
     """Build and run ``source``; returns a dict (returncode, stdout, stderr, build, stats, faults,
     warnings). Raises B.CxxError / B.ToolError / RunError / the model's errors."""
@@ -481,7 +489,26 @@ def run_cxx(
         raise RunError(f"{source}: no such file")
     prof = aj.load_profile(profile or "ascend910b")
     defs = scenario_defines(source, scenario, defines)
-    bld = B.build(source, prof, defs)
+    if tiling is not None:  # an op-framework kernel: a generated host harness (opkernel.py)
+        from . import opkernel
+
+        try:
+            harness, dirs, _name = opkernel.harness(source, tiling)
+        except opkernel.TilingError as e:
+            raise RunError(str(e)) from None
+        label = f"{source} (--tiling {tiling})"
+        bld = B.build(
+            harness,
+            prof,
+            defs,
+            include_dirs=[*dirs, *include_dirs],
+            sources=[harness],
+            label=label,
+            user_files=[pathlib.Path(tiling).resolve()],
+        )
+        bld.source = source
+    else:
+        bld = B.build(source, prof, defs, include_dirs=[source.parent, *include_dirs])
     case_dirs = None
     if cases is not None and not isinstance(cases, int):  # --cases DIR: case 0 is the first folder
         from ..byok import RunInputError, case_folders
@@ -524,6 +551,15 @@ def run_cxx(
         except ValueError:
             sig = str(-rc)
         raise RunError(f"the host program of {source.name} crashed ({sig}){_tail(stderr)}")
+    died = [
+        ln[len("ascend-jax: ") :]
+        for ln in stderr.splitlines()
+        if ln.startswith("ascend-jax: ")
+        and not ln.startswith(("ascend-jax: ReadFile", "ascend-jax: WriteFile"))
+    ]
+    if died and not server.launches and rc != 0:
+        # the runtime's own stop (a call outside a launch, a misused API): its message, not a guess
+        raise RunError(f"the host program of {source.name} stopped: {died[-1]}")
     if not server.launches and not server.host_findings:
         if server.readfail:
             raise RunError(
@@ -570,6 +606,7 @@ def cmd_run_cxx(args):
     from .._cache import enable_compilation_cache
 
     debug = getattr(args, "debug", False)
+    _quiet_xla(debug)
     try:
         enable_compilation_cache()
         cases = _parse_cases(getattr(args, "cases", None))
@@ -586,6 +623,8 @@ def cmd_run_cxx(args):
             schedule=getattr(args, "schedule", None) or "program",
             max_calls=getattr(args, "max_calls", None),
             argv=getattr(args, "host_arg", None) or (),
+            tiling=getattr(args, "tiling", None),
+            include_dirs=getattr(args, "include_dir", None) or (),
         )
     except (B.ToolError, B.CxxError, RunError) as e:
         print(f"{PROG}: {e}", file=sys.stderr)
@@ -615,12 +654,12 @@ def cmd_run_cxx(args):
         if s.get("per_case"):
             msg += (
                 f"; {s['cases']} cases, each on its own (the kernel reads a value back into C++): "
-                f"run {s['run_s']:.3f} s = {s['cases_per_s']:.0f} cases/s per case"
+                f"run {s['run_s']:.3f} s = {_rate(s['cases_per_s'])} cases/s per case"
             )
         elif "cases" in s:
             msg += (
                 f"; {s['cases']} cases: compile {s['compile_s']:.2f} s, run {s['run_s']:.3f} s "
-                f"= {s['cases_per_s']:.0f} cases/s"
+                f"= {_rate(s['cases_per_s'])} cases/s"
             )
         print(msg, file=sys.stderr)
     for w in r["warnings"]:
@@ -645,6 +684,22 @@ def cmd_run_cxx(args):
         )
         rc = 1
     return rc
+
+
+def _rate(v):
+    """A cases/s figure with 3 significant digits (a per-case run makes well under 1 a second)."""
+    return f"{v:.3g}" if v < 100 else f"{v:.0f}"
+
+
+def _quiet_xla(debug):
+    """XLA's own C++ log lines (e.g. the algebraic simplifier's) are not the user's business: below
+    FATAL they stay off the terminal unless --debug, TF_CPP_MIN_LOG_LEVEL or JAX_LOGGING_LEVEL asks."""
+    if debug or "TF_CPP_MIN_LOG_LEVEL" in os.environ or "JAX_LOGGING_LEVEL" in os.environ:
+        return
+    with contextlib.suppress(Exception):  # an older jaxlib without the switch: leave it
+        from jax._src.lib import utils
+
+        utils.absl_set_min_log_level(3)
 
 
 def _internal(e, debug):
@@ -688,6 +743,22 @@ def add_options(parser):
         default=[],
         metavar="ARG",
         help="C++: a command-line argument for the host program's main (repeat for several)",
+    )
+    parser.add_argument(
+        "-I",
+        dest="include_dir",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="C++: an include folder of the project (its CMake include_directories), searched after the "
+        "including file's folder and the main file's, before ascend_jax's headers",
+    )
+    parser.add_argument(
+        "--tiling",
+        default=None,
+        metavar="FILE.json",
+        help="C++: run an op-framework kernel (op_kernel/*.cpp) with this tiling, block count, inputs and "
+        "outputs (docs/BRING_YOUR_OWN_KERNEL.md)",
     )
     python_fn = parser.get_default("fn")
 

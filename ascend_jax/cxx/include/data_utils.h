@@ -4,7 +4,28 @@
 #include <cstdio>
 #include <string>
 
+#include "acl/acl.h"
 #include "ascendjax/rt.h"
+
+// the logging and error-check macros of the samples' host code
+#ifndef INFO_LOG
+#define INFO_LOG(fmt, ...) fprintf(stdout, "[INFO]  " fmt "\n", ##__VA_ARGS__)
+#endif
+#ifndef WARN_LOG
+#define WARN_LOG(fmt, ...) fprintf(stdout, "[WARN]  " fmt "\n", ##__VA_ARGS__)
+#endif
+#ifndef ERROR_LOG
+#define ERROR_LOG(fmt, ...) fprintf(stderr, "[ERROR]  " fmt "\n", ##__VA_ARGS__)
+#endif
+#ifndef CHECK_ACL
+#define CHECK_ACL(x)                                                                    \
+    do {                                                                                \
+        aclError ascendjax_ret_ = (x);                                                  \
+        if (ascendjax_ret_ != ACL_ERROR_NONE) {                                         \
+            fprintf(stderr, "%s:%d aclError:%d\n", __FILE__, __LINE__, (int)ascendjax_ret_); \
+        }                                                                               \
+    } while (0)
+#endif
 
 inline bool ReadFile(const std::string& filePath, size_t fileSize, void* buffer, size_t bufferSize) {
     FILE* f = fopen(filePath.c_str(), "rb");

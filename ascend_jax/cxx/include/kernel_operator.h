@@ -815,6 +815,7 @@ class LocalMemAllocator {
 inline int64_t GetBlockIdx() { return block_idx; }
 inline int64_t GetBlockNum() { return block_num; }
 inline int64_t GetSubBlockIdx() { return 0; }
+inline int64_t GetSubBlockNum() { return 1; }  // one vector core per block: sub-block 0 of 1
 inline int64_t GetTaskRation() { return 1; }
 inline void InitSocState() {}
 inline int64_t GetSystemCycle() { return 0; }

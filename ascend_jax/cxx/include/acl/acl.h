@@ -14,6 +14,7 @@ typedef void* aclrtStream;
 typedef void* aclrtContext;
 typedef void* aclrtEvent;
 #define ACL_SUCCESS 0
+#define ACL_ERROR_NONE 0
 #define ACL_ERROR_INVALID_PARAM 100000
 
 enum aclrtMemMallocPolicy { ACL_MEM_MALLOC_HUGE_FIRST, ACL_MEM_MALLOC_HUGE_ONLY, ACL_MEM_MALLOC_NORMAL_ONLY };
@@ -116,6 +117,46 @@ inline aclError aclrtMemset(void* dst, size_t dstMax, int32_t v, size_t n) {
     return ACL_SUCCESS;
 }
 inline const char* aclGetRecentErrMsg() { return ""; }
+
+// aclFloat16: IEEE half-precision bits, as host code prints or fills fp16 buffers (round to
+// nearest even, subnormals, inf and NaN kept).
+typedef uint16_t aclFloat16;
+inline float aclFloat16ToFloat(aclFloat16 h) {
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, x;
+    if (e == 0x1f) {
+        x = sign | 0x7f800000u | (m << 13);
+    } else if (e != 0) {
+        x = sign | ((e + 112u) << 23) | (m << 13);
+    } else if (m == 0) {
+        x = sign;
+    } else {  // subnormal: m * 2^-24, exact in float
+        float f = (float)m * 5.9604644775390625e-8f;
+        memcpy(&x, &f, 4);
+        x |= sign;
+    }
+    float f;
+    memcpy(&f, &x, 4);
+    return f;
+}
+inline aclFloat16 aclFloatToFloat16(float f) {
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint32_t sign = (x >> 16) & 0x8000u, e = (x >> 23) & 0xffu, m = x & 0x7fffffu;
+    if (e == 0xff) return (aclFloat16)(sign | 0x7c00u | (m ? 0x200u | (m >> 13) : 0));
+    int32_t ue = (int32_t)e - 112;
+    if (ue >= 0x1f) return (aclFloat16)(sign | 0x7c00u);
+    uint32_t r, rem, half;
+    if (ue <= 0) {
+        if (ue < -10) return (aclFloat16)sign;
+        uint32_t shift = (uint32_t)(14 - ue);
+        m |= 0x800000u;
+        r = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+    } else {
+        r = ((uint32_t)ue << 10) | (m >> 13), rem = m & 0x1fffu, half = 0x1000u;
+    }
+    if (rem > half || (rem == half && (r & 1))) ++r;  // a carry into the exponent is the right result
+    return (aclFloat16)(sign | r);
+}
 
 // More than one device: P2P access and memory shared between NPUs are outside the model (one
 // device, its cores and their GM); the run stops with NotModelledError naming the call.
