@@ -19,6 +19,11 @@ Happens-before (one place, ``order``):
   producer pipe, ``DeQue`` the wait on the consumer pipe, ``FreeTensor`` a set on the consumer pipe,
   the next ``AllocTensor`` of that buffer the wait on the producer pipe.
 * Across cores only ``SyncAll`` orders (and a host boundary between launches); GM is shared.
+
+Every check asks the relation one way, ``ordered(a, b)`` (``_unordered_mask``: the same rule over a
+bitset of calls). The races come from an index over address ranges (``_conflicts``): only pairs of
+calls whose bytes overlap and that ``ordered`` leaves unordered are visited, so a launch of 10^5
+calls is checked in seconds (benchmarks/README.md, ``hazards_seconds_100k_calls``).
 """
 
 import dataclasses
@@ -284,35 +289,60 @@ def _access_table(logs, traced=False):
     return rows
 
 
-def _unordered(ci, cj, orders):
-    if ci.core == cj.core:
-        first, second = (ci, cj) if ci.index < cj.index else (cj, ci)
-        return not (orders[first.core].before[second.index] >> first.index) & 1, first, second
-    if orders[ci.core].epoch[ci.index] != orders[cj.core].epoch[cj.index]:
-        return False, ci, cj
-    return True, *((ci, cj) if ci.core < cj.core else (cj, ci))
+def ordered(a, b, orders):
+    """Whether happens-before orders calls ``a`` and ``b`` of one launch, either way (``orders``: each
+    core's ``Order``). On one core: the earlier call is in the later one's ``before``. Across cores:
+    only ``SyncAll`` (and a host boundary) orders, so two calls are ordered when their epochs differ.
+    ``_unordered_mask`` is the same rule over a set of earlier calls at once."""
+    if a.core == b.core:
+        first, second = (a, b) if a.index < b.index else (b, a)
+        return bool((orders[a.core].before[second.index] >> first.index) & 1)
+    return orders[a.core].epoch[a.index] != orders[b.core].epoch[b.index]
+
+
+def _unordered_mask(orders, c, mask):
+    """The calls of bitset ``mask`` (earlier calls of ``c``'s core, by index) that ``ordered`` does
+    not order with ``c``."""
+    return mask & ~orders[c.core].before[c.index]
+
+
+def _pair(a, b):
+    """The pair in report order: on one core program order, across cores core order."""
+    if a.core == b.core:
+        return (a, b) if a.index < b.index else (b, a)
+    return (a, b) if a.core < b.core else (b, a)
+
+
+def _space_key(c, a):
+    """The memory a row's bytes are in: a core's own UB, or one GM buffer (shared by every core)."""
+    return ("UB", c.core) if a.space == "UB" else a.space
 
 
 def dynamic_races(logs, orders):
-    """The unordered pairs of conflicting calls where an address is traced (a sweep over
-    addresses): each ``(Finding, overlap)`` with ``overlap`` a traced bool -- the pair's bytes
-    overlap in this case. The caller ORs them into a per-case flag."""
+    """The unordered pairs of conflicting calls where an address is traced (its bytes known per
+    case only): each ``(Finding, overlap)`` with ``overlap`` a traced bool -- the pair's bytes
+    overlap in this case. The caller ORs them into a per-case flag. A traced row is paired with the
+    static rows, then the later traced rows, of its memory (``_space_key``)."""
     dyn = _access_table(logs, traced=True)
     if not dyn:
         return []
-    static = _access_table(logs)
+    static, later = {}, {}
+    for r in _access_table(logs):
+        static.setdefault(_space_key(*r), []).append(r)
+    for n, r in enumerate(dyn):
+        later.setdefault(_space_key(*r), []).append((n, r))
     out = []
     for n, (ci, ai) in enumerate(dyn):
-        for cj, aj_ in static + dyn[n + 1 :]:
+        key = _space_key(ci, ai)
+        rest = [r for m, r in later[key] if m > n]
+        for cj, aj_ in static.get(key, []) + rest:
             if (ci.core, ci.index) == (cj.core, cj.index) or not (ai.write or aj_.write):
-                continue
-            if ai.space != aj_.space or (ai.space == "UB" and ci.core != cj.core):
                 continue
             if ai.atomic and ai.atomic == aj_.atomic:
                 continue
-            un, first, second = _unordered(ci, cj, orders)
-            if not un:
+            if ordered(ci, cj, orders):
                 continue
+            first, second = _pair(ci, cj)
             wf, ws = (ai.write, aj_.write) if first is ci else (aj_.write, ai.write)
             kind = _hazard(wf, ws) + ("" if first.core == second.core else " across cores")
             f = Finding(
@@ -329,101 +359,213 @@ def dynamic_races(logs, orders):
     return out
 
 
+def _set_bits(mask):
+    """The numbers of the set bits of ``mask`` (a non-negative Python int), ascending."""
+    s = bin(mask)[:1:-1]
+    i = s.find("1")
+    while i >= 0:
+        yield i
+        i = s.find("1", i + 1)
+
+
+def _sweep(rs, ns, bit_of, keep):
+    """The row pairs ``(j, i)`` of ``rs`` (``ns``: row numbers in program order, a call's rows
+    together) where row ``i`` of an earlier call and row ``j`` overlap and one writes, and
+    ``keep(call, mask)`` keeps row i's call (``mask``: a bitset of earlier calls, numbered by
+    ``bit_of``). The address range is cut at every row's ends; each piece holds the bitset of the
+    calls that touched it and of those that wrote it, so a row finds its overlapping earlier calls
+    by ORing the pieces it covers -- no pair of rows is visited unless ``keep`` keeps it."""
+    cuts = sorted({rs[n][1].start for n in ns} | {rs[n][1].end for n in ns})
+    at = {x: k for k, x in enumerate(cuts)}
+    touched = [0] * len(cuts)
+    written = [0] * len(cuts)
+    rows_of = {}
+    out = []
+    k = 0
+    while k < len(ns):
+        c = rs[ns[k]][0]
+        group = []
+        while k < len(ns) and rs[ns[k]][0] is c:
+            group.append(ns[k])
+            k += 1
+        mask = 0
+        pieces = []
+        for n in group:
+            a = rs[n][1]
+            lo, hi = at[a.start], at[a.end]
+            pieces.append((lo, hi, a.write))
+            seen = touched if a.write else written
+            for p in range(lo, hi):
+                mask |= seen[p]
+        if mask:
+            mask = keep(c, mask)
+        if mask:
+            for b in _set_bits(mask):
+                for i in rows_of[b]:
+                    ai = rs[i][1]
+                    for j in group:
+                        aj_ = rs[j][1]
+                        if (ai.write or aj_.write) and ai.start < aj_.end and aj_.start < ai.end:
+                            out.append((j, i))
+        bit = 1 << bit_of(c)
+        for lo, hi, w in pieces:
+            for p in range(lo, hi):
+                touched[p] |= bit
+                if w:
+                    written[p] |= bit
+        rows_of[bit_of(c)] = group
+    return out
+
+
+def _shared(rs, ns):
+    """Whether some core writes bytes another core of rows ``ns`` touches (a sweep over the
+    rows' ends counting, per piece of the address range, the cores that touch it and those that
+    write it)."""
+    per_core = {}
+    for n in ns:
+        c, a = rs[n]
+        per_core.setdefault(c.core, []).append(a)
+    events = []
+    for accs in per_core.values():
+        for w in (False, True):
+            merged = []
+            for s, e in sorted((a.start, a.end) for a in accs if a.write or not w):
+                if merged and s <= merged[-1][1]:  # the core's bytes as disjoint ranges: one count
+                    merged[-1][1] = max(merged[-1][1], e)
+                else:
+                    merged.append([s, e])
+            for s, e in merged:
+                events += [(s, w, 1), (e, w, -1)]
+    events.sort(key=lambda ev: ev[0])
+    count = {False: 0, True: 0}
+    k = 0
+    while k < len(events):
+        x = events[k][0]
+        while k < len(events) and events[k][0] == x:
+            count[events[k][1]] += events[k][2]
+            k += 1
+        if count[True] and count[False] >= 2:
+            return True
+    return False
+
+
+def _conflicts(rs, orders):
+    """The row pairs ``(j, i)`` (``i < j``, sorted) of one memory's rows ``rs`` -- rows in core
+    order, then program order -- whose bytes overlap, one of them written, by two calls that
+    happens-before does not order (``ordered``)."""
+    by_core, by_epoch = {}, {}
+    for n, (c, _) in enumerate(rs):
+        by_core.setdefault(c.core, []).append(n)
+        by_epoch.setdefault(orders[c.core].epoch[c.index], []).append(n)
+    out = []
+    for ns in by_core.values():  # one core: the calls not before the later one
+        if any(rs[n][1].write for n in ns):
+            out += _sweep(rs, ns, lambda c: c.index, lambda c, m: _unordered_mask(orders, c, m))
+    if len(by_core) > 1:  # across cores: every pair of one epoch (ordered's rule)
+        for ns in by_epoch.values():
+            if len({rs[n][0].core for n in ns}) < 2 or not _shared(rs, ns):
+                continue
+            number = {}  # (core, index) -> the call's bit in this epoch's sweep
+            for n in ns:
+                c = rs[n][0]
+                number.setdefault((c.core, c.index), len(number))
+            mine = {}  # core -> the bitset of its calls
+            for core in {c for c, _ in number}:
+                bits = ["0"] * len(number)
+                for (cc, _), b in number.items():
+                    if cc == core:
+                        bits[b] = "1"
+                mine[core] = int("".join(reversed(bits)), 2)
+
+            def bit_of(c, number=number):
+                return number[(c.core, c.index)]
+
+            def keep(c, mask, mine=mine):
+                return mask & ~mine[c.core]
+
+            out += _sweep(rs, ns, bit_of, keep)
+    out.sort()
+    return out
+
+
 def races(logs, orders):
     """racecheck: conflicting accesses (overlapping bytes, one a write) with no happens-before
     between them -- within a core (any two pipes, or one unordered pipe) and across cores on GM
     (npucheck's GM overlap check; msSanitizer's multi-core stomp). Atomic writes of one kind do not
     conflict with each other; a float atomic add by more than one unordered call is a warning (the
-    order changes the bits, 原子操作/关键特性说明.md)."""
+    order changes the bits, 原子操作/关键特性说明.md). The pairs come from an index over address
+    ranges (``_conflicts``), in the order of the rows of each memory: a pair of calls is reported
+    once, by its most telling hazard (RAW, then WAR, then WAW)."""
     rows = _access_table(logs)
     findings = []
     if not rows:
         return findings
     spaces = {}
     for r in rows:
-        c, a = r
-        key = ("UB", c.core) if a.space == "UB" else a.space
-        spaces.setdefault(key, []).append(r)
+        spaces.setdefault(_space_key(*r), []).append(r)
     seen = {}
     for key, rs in spaces.items():
-        starts = np.array([a.start for _, a in rs], np.int64)
-        ends = np.array([a.end for _, a in rs], np.int64)
-        writes = np.array([a.write for _, a in rs], bool)
-        idx = np.array([(c.core, c.index) for c, _ in rs], np.int64)
-        for j in range(len(rs)):
+        for j, i in _conflicts(rs, orders):
+            ci, ai = rs[i]
             cj, aj_ = rs[j]
-            lo = np.arange(j)
-            ov = (starts[:j] < ends[j]) & (ends[:j] > starts[j]) & (writes[:j] | writes[j])
-            for i in lo[ov]:
-                ci, ai = rs[int(i)]
-                if ci.core == cj.core and ci.index == cj.index:
-                    continue
-                if ci.core == cj.core:
-                    first, second = (ci, cj) if ci.index < cj.index else (cj, ci)
-                    if (orders[first.core].before[second.index] >> first.index) & 1:
-                        continue
-                else:
-                    oi, oj = orders[ci.core], orders[cj.core]
-                    if oi.epoch[ci.index] != oj.epoch[cj.index]:
-                        continue
-                    first, second = (ci, cj) if idx[int(i)][0] < idx[j][0] else (cj, ci)
-                span = (max(ai.start, aj_.start), min(ai.end, aj_.end))
-                pair = (first.core, first.index, second.core, second.index)
-                if ai.atomic and aj_.atomic and ai.atomic == aj_.atomic:
-                    if ai.dtype in ("float32", "half", "bfloat16") and ai.atomic == "add":
-                        k = ("atomic",) + pair
-                        if k not in seen:
-                            seen[k] = None
-                            findings.append(
-                                Finding(
-                                    "racecheck",
-                                    "atomic order",
-                                    "warning",
-                                    (first, second),
-                                    key if key[0] == "GM" else "UB",
-                                    span,
-                                    "a sync between the atomic copies (or IBSet/IBWait across cores)",
-                                    f"unordered {ai.dtype} atomic adds: their order can change the "
-                                    "sum's bits; the model adds in core order, then program order",
-                                )
+            first, second = _pair(ci, cj)
+            span = (max(ai.start, aj_.start), min(ai.end, aj_.end))
+            pair = (first.core, first.index, second.core, second.index)
+            if ai.atomic and aj_.atomic and ai.atomic == aj_.atomic:
+                if ai.dtype in ("float32", "half", "bfloat16") and ai.atomic == "add":
+                    k = ("atomic",) + pair
+                    if k not in seen:
+                        seen[k] = None
+                        findings.append(
+                            Finding(
+                                "racecheck",
+                                "atomic order",
+                                "warning",
+                                (first, second),
+                                key if key[0] == "GM" else "UB",
+                                span,
+                                "a sync between the atomic copies (or IBSet/IBWait across cores)",
+                                f"unordered {ai.dtype} atomic adds: their order can change the "
+                                "sum's bits; the model adds in core order, then program order",
                             )
+                        )
+                continue
+            wf, ws = (ai.write, aj_.write) if first is ci else (aj_.write, ai.write)
+            rank = _RANK[_hazard(wf, ws)]
+            if pair in seen:
+                k = seen[pair]
+                if rank >= k[0]:
                     continue
-                wf, ws = (ai.write, aj_.write) if first is ci else (aj_.write, ai.write)
-                rank = _RANK[_hazard(wf, ws)]
-                if pair in seen:
-                    k = seen[pair]
-                    if rank >= k[0]:
-                        continue
-                    findings[k[1]] = None  # a more telling hazard of the same pair replaces it
-                seen[pair] = (rank, len(findings))
-                space = "UB" if key[0] == "UB" else key
-                if first.core != second.core:
-                    scalar = ai.scalar and aj_.scalar
-                    kind = "multi-core stomp" if wf and ws else _hazard(wf, ws) + " across cores"
-                    findings.append(
-                        Finding(
-                            "memcheck" if wf and ws else "racecheck",
-                            kind,
-                            "error",
-                            (first, second),
-                            space,
-                            span,
-                            "disjoint GM ranges per core, SyncAll, or atomic add",
-                            "both scalar writes" if scalar else "",
-                        )
+                findings[k[1]] = None  # a more telling hazard of the same pair replaces it
+            seen[pair] = (rank, len(findings))
+            space = "UB" if key[0] == "UB" else key
+            if first.core != second.core:
+                scalar = ai.scalar and aj_.scalar
+                kind = "multi-core stomp" if wf and ws else _hazard(wf, ws) + " across cores"
+                findings.append(
+                    Finding(
+                        "memcheck" if wf and ws else "racecheck",
+                        kind,
+                        "error",
+                        (first, second),
+                        space,
+                        span,
+                        "disjoint GM ranges per core, SyncAll, or atomic add",
+                        "both scalar writes" if scalar else "",
                     )
-                else:
-                    findings.append(
-                        Finding(
-                            "racecheck",
-                            _hazard(wf, ws),
-                            "error",
-                            (first, second),
-                            space,
-                            span,
-                            _fix(first, second),
-                        )
+                )
+            else:
+                findings.append(
+                    Finding(
+                        "racecheck",
+                        _hazard(wf, ws),
+                        "error",
+                        (first, second),
+                        space,
+                        span,
+                        _fix(first, second),
                     )
+                )
     findings = [f for f in findings if f is not None]
     findings.extend(_cache_lines(rows, orders))
     return findings
@@ -445,7 +587,7 @@ def _cache_lines(rows, orders, line=64):
         if len(cores) < 2:
             continue
         (c0, a0), (c1, a1) = [cores[k] for k in sorted(cores)[:2]]
-        if orders[c0.core].epoch[c0.index] != orders[c1.core].epoch[c1.index]:
+        if ordered(c0, c1, orders):
             continue
         if a0.start < a1.end and a1.start < a0.end:
             continue  # the same bytes: reported as multi-core stomp

@@ -25,7 +25,8 @@ api_mix_ratio_vs_numpy, compile_seconds_per_signature_max, traces_per_signature_
 memcpy_bytes_per_s, results[op][N][B]; kernel_ratio_vs_lean_numpy (select_sample at N = 2,048 against
 ops/lean.py, the op written plainly in NumPy one case at a time), kernel_ratio_vs_lean_numpy_geomean
 (every op, B = 16k, N = 256), lean_numpy_mismatches; demo_cold_seconds (``ascend-jax demo`` in a
-subprocess with an empty XLA cache).
+subprocess with an empty XLA cache); hazards_seconds_100k_calls (benchmarks/hazards.py: the race
+and sync checks of a 10^5-call 8-core log).
 """
 
 import argparse
@@ -376,6 +377,7 @@ def main(argv=None):
     ap.add_argument("--no-cxx", action="store_true", help="skip the C++ front end (add_tpipe_tque.asc)")
     ap.add_argument("--cxx-cases", type=int, default=10000, help="--cases N of the C++ benchmark")
     ap.add_argument("--no-fuzz", action="store_true", help="skip the fuzz campaign (benchmarks/fuzz.py)")
+    ap.add_argument("--no-hazards", action="store_true", help="skip the race checker at 10^5 calls")
     ap.add_argument("--fuzz-cases", type=int, default=30000, help="--cases N of the fuzz campaign")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
@@ -459,6 +461,10 @@ def main(argv=None):
         "api_mix_ratio_vs_numpy": None,
     }
     out.update(bench_multicore(log))
+    if not args.no_hazards:
+        from hazards import bench_hazards
+
+        out.update(bench_hazards(log))
     if not args.no_demo:
         out.update(bench_demo_cold(log))
     if not args.no_cxx:
@@ -488,6 +494,7 @@ def main(argv=None):
         "lean_numpy_mismatches",
         "demo_cold_seconds",
         "multicore_vendor_add_cases_per_s",
+        "hazards_seconds_100k_calls",
         "cxx_add_tpipe_tque_cases_per_s",
         "cxx_add_tpipe_tque_build_seconds",
         "cxx_add_tpipe_tque_compile_seconds",
