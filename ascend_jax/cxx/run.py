@@ -41,6 +41,7 @@ import numpy as np
 
 import ascend_jax as aj
 
+from .. import findings as F
 from . import build as B
 from . import trace as T
 
@@ -78,8 +79,10 @@ class Server:
         verbose=True,
         case_dirs=None,
         write_cases=True,
+        auto_sync=True,
     ):
         self.exchange = pathlib.Path(exchange)
+        self.auto_sync = auto_sync  # the compiler's --cce-auto-sync (on for <<<>>> builds)
         self.profile = profile
         self.cases, self.seed, self.output, self.schedule = cases, seed, output, schedule
         # --cases DIR: [(name, input folder, output folder)]; case 0 is the host's own (the first)
@@ -114,6 +117,7 @@ class Server:
             fault_policy="record",
             block_dim=launch.blocks,
             schedule=self.schedule,
+            auto_sync=self.auto_sync,
         )
         if "value" not in capture:
             raise RuntimeError(f"{T.where(e)}: internal: the replay did not reach the value read")
@@ -229,7 +233,12 @@ class Server:
         run = self._compiled.get(key)
         if run is None:
             run = aj.jit_kernel(
-                fn, profile=self.profile, return_state=True, block_dim=launch.blocks, schedule=self.schedule
+                fn,
+                profile=self.profile,
+                return_state=True,
+                block_dim=launch.blocks,
+                schedule=self.schedule,
+                auto_sync=self.auto_sync,
             )
             self._compiled[key] = run
         t0 = time.perf_counter()
@@ -463,6 +472,7 @@ def run_cxx(
     max_calls=None,
     argv=(),
     write_cases=True,
+    auto_sync=True,
 ):
     """Build and run ``source``; returns a dict (returncode, stdout, stderr, build, stats, faults,
     warnings). Raises B.CxxError / B.ToolError / RunError / the model's errors."""
@@ -504,6 +514,7 @@ def run_cxx(
             schedule=schedule,
             case_dirs=case_dirs,
             write_cases=write_cases,
+            auto_sync=auto_sync,
         )
         server.cwd = cwd
         rc, stdout, stderr = _serve(bld, cwd, server, block_dim, max_calls, argv)
@@ -576,6 +587,7 @@ def cmd_run_cxx(args):
             schedule=getattr(args, "schedule", None) or "program",
             max_calls=getattr(args, "max_calls", None),
             argv=getattr(args, "host_arg", None) or (),
+            auto_sync=getattr(args, "auto_sync", None) != "off",  # on unless --auto-sync off
         )
     except (B.ToolError, B.CxxError, RunError) as e:
         print(f"{PROG}: {e}", file=sys.stderr)
@@ -616,10 +628,14 @@ def cmd_run_cxx(args):
     for w in r["warnings"]:
         print(f"{PROG}: checker warning: {w}", file=sys.stderr)
     rc = 0
+    by_launch = {}  # one line per class and pair of source lines (findings.lines), per launch
     for launch, f in r["findings"]:
-        print(f"{PROG}: launch {launch.name} (line {launch.line}): {f}", file=sys.stderr)
+        by_launch.setdefault((launch.name, launch.line), []).append(f)
         if getattr(args, "findings", "fail") == "fail":
             rc = 1
+    for (name, line), fs in by_launch.items():
+        for text in F.lines(fs):
+            print(f"{PROG}: launch {name} (line {line}): {text}", file=sys.stderr)
     for f in r["host_findings"]:
         f = f.replace(f"{b.source.parent}/", "")  # the user's file by name, as the kernel findings
         print(f"{PROG}: host: {f}", file=sys.stderr)
