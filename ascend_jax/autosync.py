@@ -54,12 +54,43 @@ def _static(a):
 
 
 def _depends(a, b):
-    """``a`` and ``b`` (Access) touch the same bytes and one writes; a traced address may."""
+    """``a`` and ``b`` (Access or ``_Span``) touch the same bytes and one writes; a traced address
+    may."""
     if not (a.write or b.write) or a.space != b.space:
         return False
     if not (_static(a) and _static(b)):
         return True
     return a.start < b.end and b.start < a.end
+
+
+class _Span:
+    """The bytes of several accesses of one kind (space, read or write), contiguous."""
+
+    __slots__ = ("space", "start", "end", "write")
+
+    def __init__(self, space, start, end, write):
+        self.space, self.start, self.end, self.write = space, start, end, write
+
+
+def _extend(spans, accesses):
+    """Append ``accesses`` to ``spans``, merging one that meets the last span (a loop of
+    GetValue / SetValue over a tensor keeps one span)."""
+    for a in accesses:
+        last = spans[-1] if spans else None
+        if (
+            last is not None
+            and _static(a)
+            and _static(last)
+            and last.space == a.space
+            and last.write == a.write
+            and a.start <= last.end
+            and last.start <= a.end
+        ):
+            last.start, last.end = min(last.start, a.start), max(last.end, a.end)
+        elif _static(a):
+            spans.append(_Span(a.space, a.start, a.end, a.write))
+        else:
+            spans.append(a)
 
 
 class AutoSync:
@@ -90,11 +121,11 @@ class AutoSync:
                     self.since_to_s[p] = []
                     if p == pipe_t.PIPE_V:
                         self.v_since = False
-                self.since_from_s[p].extend(mine)
+                _extend(self.since_from_s[p], mine)
         elif pipe in self.since_to_s:
             if any(_depends(a, b) for a in accesses for b in self.since_from_s[pipe]):
                 self._insert(log, _FROM_S[pipe], source)
                 self.since_from_s[pipe] = []
-            self.since_to_s[pipe].extend(accesses)
+            _extend(self.since_to_s[pipe], accesses)
             if pipe == pipe_t.PIPE_V:
                 self.v_since = True
