@@ -31,7 +31,11 @@ AUTO_ID = "auto"  # the event ID of an inserted flag: never one of the author's 
 
 _OTHER = (pipe_t.PIPE_V, pipe_t.PIPE_MTE2, pipe_t.PIPE_MTE3)
 _TO_S = {pipe_t.PIPE_V: HardEvent.V_S, pipe_t.PIPE_MTE2: HardEvent.MTE2_S, pipe_t.PIPE_MTE3: HardEvent.MTE3_S}
-_FROM_S = {pipe_t.PIPE_V: HardEvent.S_V, pipe_t.PIPE_MTE2: HardEvent.S_MTE2, pipe_t.PIPE_MTE3: HardEvent.S_MTE3}
+_FROM_S = {
+    pipe_t.PIPE_V: HardEvent.S_V,
+    pipe_t.PIPE_MTE2: HardEvent.S_MTE2,
+    pipe_t.PIPE_MTE3: HardEvent.S_MTE3,
+}
 # SPEC: the scalar APIs the compiler syncs (关键特性说明.md 使用约束): tensor reads and writes
 # (GlobalTensor: reads only), and the register reads of a reduction's / a merge sort's results
 _REGISTER_READS = frozenset(("GetReduceRepeatMaxMinSpr", "GetReduceRepeatSumSpr", "GetMrgSortResult"))
