@@ -169,3 +169,51 @@ def test_findings_grouped_per_pair_of_source_lines():
     assert len(grouped) == 1 and " x16 (" in grouped[0], lines
     assert [n for _, n in F.grouped(res.findings)].count(16) == 1
     assert sum(n for _, n in F.grouped(res.findings)) == len(res.findings)
+
+
+PY_KERNEL = """
+import ascend_jax as aj
+
+GM_ARGS = (aj.GmArg("a", aj.float32, 64, "in"), aj.GmArg("b", aj.float32, 64, "out"))
+
+
+def first_four(k, a, b):
+    t = k.alloc(aj.float32, 64)
+    k.DataCopy(t, a, 64)
+    k.SetFlag(aj.HardEvent.MTE2_MTE3, 0)
+    k.WaitFlag(aj.HardEvent.MTE2_MTE3, 0)
+    s = 0.0
+    for i in range(4):
+        s = s + k.GetValue(t, i)
+    k.SetValue(t, 0, s)
+    k.DataCopy(b, t, 64)
+"""
+
+
+def test_python_cli_auto_sync_off_by_default_on_when_asked(tmp_path, capsys, monkeypatch):
+    """``ascend-jax run file.py:fn``: a Python kernel is off by default (its four MTE2 -> S reads
+    print as one line x4, the MTE2 -> S write and the S -> MTE3 copy one line each); ``--auto-sync
+    on`` runs it clean."""
+    from ascend_jax import cli
+
+    monkeypatch.setenv("ASCEND_JAX_XLA_CACHE", "off")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "k.py").write_text(PY_KERNEL)
+    (tmp_path / "input").mkdir()
+    np.arange(64, dtype=np.float32).tofile(tmp_path / "input" / "a.bin")
+    assert cli.main(["run", "k.py:first_four"]) == 1
+    err = capsys.readouterr().err
+    races = [ln for ln in err.splitlines() if "racecheck: error:" in ln]
+    assert len(races) == 3, err
+    assert (
+        "RAW" in races[0]
+        and "GetValue (PIPE_S)" in races[0]
+        and races[0].endswith(" x4 (4 alike on these source lines; the first shown)")
+    )
+    assert "WAW" in races[1] and "SetValue (PIPE_S)" in races[1] and not races[1].endswith("the first shown)")
+    assert "RAW" in races[2] and "SetValue (PIPE_S)" in races[2] and "DataCopy (PIPE_MTE3)" in races[2]
+    assert cli.main(["run", "k.py:first_four", "--auto-sync", "on"]) == 0, capsys.readouterr().err
+    out = np.fromfile(tmp_path / "output" / "b.bin", np.float32)
+    want = np.arange(64, dtype=np.float32)
+    want[0] = np.float32(0 + 1 + 2 + 3)
+    assert out.view(np.uint32).tolist() == want.view(np.uint32).tolist()
