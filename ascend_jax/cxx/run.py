@@ -21,6 +21,11 @@ continues with its results), cases 1..N are written to ``OUTPUT/cases/case_XXXXX
 arg<k>.bin`` (k: the kernel argument's position). It prints the C++ build time, the model's
 compile time and cases/s.
 
+The kernel is taken as built the way ``<<<>>>`` builds are, with the compiler's auto-sync
+(``--cce-auto-sync=on``: its S <-> V/MTE2/MTE3 flags around GetValue / SetValue, ``ascend_jax.autosync``);
+``--auto-sync off`` for a kernel built without it. Findings print one line per class and pair of
+source lines, with a count (``ascend_jax.findings``).
+
 Exit codes: 0 clean, 1 the model recorded faults or the host program's own check failed (a
 non-zero exit), 2 bad input (no compiler, a compile error, an unmodelled API, a usage error, a
 missing input file, a host program that crashes or never launches a kernel), 3 internal error.
