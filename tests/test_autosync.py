@@ -217,3 +217,35 @@ def test_python_cli_auto_sync_off_by_default_on_when_asked(tmp_path, capsys, mon
     want = np.arange(64, dtype=np.float32)
     want[0] = np.float32(0 + 1 + 2 + 3)
     assert out.view(np.uint32).tolist() == want.view(np.uint32).tolist()
+
+
+@pytest.mark.slow
+def test_layernorm_shaped_cxx_kernel(tmp_path, monkeypatch, capsys):
+    """A C++ kernel in the shape of the community LayerNorms (a reduction then GetValue, a SetValue
+    loop then the copy out), with no scalar flags of its own: clean as built (auto-sync on); with
+    ``--auto-sync off`` its ~1,000 unordered pairs print as a handful of lines with counts. Needs
+    g++ (the run exits 2 naming what to install; the test then fails)."""
+    import pathlib
+    import re
+    import shutil
+
+    from ascend_jax import cli
+
+    src = pathlib.Path(__file__).parent / "data" / "cxx" / "layernorm_rows.asc"
+    monkeypatch.setenv("ASCEND_JAX_XLA_CACHE", "off")
+    monkeypatch.setenv("ASCEND_JAX_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(src, tmp_path / src.name)
+    (tmp_path / "input").mkdir()
+    np.random.default_rng(0).standard_normal(128).astype(np.float32).tofile(tmp_path / "input" / "x.bin")
+    assert cli.main(["run", src.name]) == 0, capsys.readouterr().err
+    assert cli.main(["run", src.name, "--auto-sync", "off", "--findings", "report"]) == 0
+    err = capsys.readouterr().err
+    races = [ln for ln in err.splitlines() if "racecheck: error:" in ln]
+    f = src.name
+    head = f"ReduceSum (PIPE_V) at {f}:34; core 0 #4 GetValue (PIPE_S) at {f}:35"
+    assert any("RAW" in ln and head in ln for ln in races), err
+    copy_out = [ln for ln in races if f"SetValue (PIPE_S) at {f}:42" in ln and f"(PIPE_MTE3) at {f}:47" in ln]
+    assert copy_out and all(re.search(r" x\d+ \(", ln) for ln in copy_out), err
+    counts = [int(m) for ln in races for m in re.findall(r" x(\d+) \(", ln)]
+    assert len(races) <= 20 and sum(counts) > 500, (len(races), sum(counts))
