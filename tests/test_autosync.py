@@ -83,6 +83,9 @@ def test_scalar_access_races_without_auto_sync_and_clean_with_it():
     for res in (off, on):
         assert res.gm[1][keep].view(np.uint32).tolist() == c[keep].view(np.uint32).tolist()
     assert off.gm[1][1:2].view(np.uint32).tolist() == on.gm[1][1:2].view(np.uint32).tolist()
+    # the inserted flags order the adversarial schedule too: race-free, it gives the same bits
+    adv = aj.run_kernel(scalar_shapes, x, y, auto_sync=True, schedule="adversarial")
+    assert adv.gm[1].view(np.uint32).tolist() == on.gm[1].view(np.uint32).tolist()
 
 
 def test_what_auto_sync_does_not_insert_stays_a_race():
