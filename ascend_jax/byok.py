@@ -455,13 +455,22 @@ class KernelError(RuntimeError):
 
 
 def run_folders(
-    fn, input_dirs, output_dirs, profile=None, names=None, user_dir=None, block_dim=None, schedule="program"
+    fn,
+    input_dirs,
+    output_dirs,
+    profile=None,
+    names=None,
+    user_dir=None,
+    block_dim=None,
+    schedule="program",
+    auto_sync=False,
 ):
     """Run declared kernel ``fn`` on every input folder in one compiled, batched program; write
     each case's outputs to the matching output folder. Returns a list of ``CaseResult``.
     ``user_dir``: the folder of the user's kernel file (``Target.user_dir``): an exception raised
     by code there is the kernel's own (``KernelError``); any other propagates unchanged.
-    ``block_dim``: the launch's cores (default: the declaration's); ``schedule``: as jit_kernel."""
+    ``block_dim``: the launch's cores (default: the declaration's); ``schedule``, ``auto_sync``: as
+    jit_kernel."""
     from .kernel import jit_kernel
     from .profile import DEFAULT_PROFILE
 
@@ -477,7 +486,9 @@ def run_folders(
     prof = profile or getattr(fn, "profile", None) or DEFAULT_PROFILE
     bd = block_dim or getattr(fn, "block_dim", 1) or 1
     try:
-        res = jit_kernel(fn, profile=prof, return_state=True, block_dim=bd, schedule=schedule)(*arrays)
+        res = jit_kernel(
+            fn, profile=prof, return_state=True, block_dim=bd, schedule=schedule, auto_sync=auto_sync
+        )(*arrays)
     except AscendCError:
         raise
     except Exception as e:

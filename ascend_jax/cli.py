@@ -40,6 +40,7 @@ from . import byok
 from ._cache import enable_compilation_cache  # noqa: F401  (the commands' cache; re-exported)
 from .byok import KernelError, RunInputError
 from .errors import AscendCError, describe_faults
+from .findings import lines as findings_lines
 from .profile import DEFAULT_PROFILE, available_profiles, load_profile
 from .registry import REGISTRY
 
@@ -833,11 +834,12 @@ def cmd_run(args):
         user_dir=target.user_dir,
         block_dim=getattr(args, "block_dim", None),
         schedule=schedule,
+        auto_sync=getattr(args, "auto_sync", None) == "on",  # a Python kernel: off unless asked
     )
     rc = EXIT_CLEAN
     found = results[0].findings if results else ()
-    for f in found:  # races, sync errors, multi-core overlaps: beside the results
-        print(f"{prog}: {f}", file=sys.stderr)
+    for line in findings_lines(found):  # races, sync errors, multi-core overlaps: beside the results
+        print(f"{prog}: {line}", file=sys.stderr)
     if found:
         if getattr(args, "findings", "fail") == "fail":
             rc = EXIT_MISMATCH
@@ -891,6 +893,14 @@ def _add_run_parser(sub):
         default="program",
         help="program (default), adversarial (every call as late as its syncs allow: a missing sync "
         "shows in the bits), or an int seed (a random legal order)",
+    )
+    r.add_argument(
+        "--auto-sync",
+        choices=("on", "off"),
+        default=None,
+        help="the syncs bisheng's --cce-auto-sync=on inserts between the scalar pipe and V/MTE2/MTE3 "
+        "around GetValue/SetValue: on (default for a C++ kernel, as <<<>>> builds are) or off (default "
+        "for a Python kernel; a kernel built with --cce-auto-sync=off)",
     )
     r.add_argument(
         "--findings",

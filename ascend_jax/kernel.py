@@ -21,6 +21,7 @@ import numpy as np
 from jax import lax
 
 from . import api as _api
+from . import autosync as _autosync
 from . import checks as _checks
 from . import dtypes as _dt
 from . import hazards as _hz
@@ -97,6 +98,7 @@ class Kernel:
         check_uninit=False,
         block_idx=0,
         block_num=1,
+        auto_sync=False,
     ):
         self.profile = as_profile(profile)
         ub_bytes = check_ub_bytes("Kernel", ub_bytes, self.profile)  # None: the whole UB
@@ -104,6 +106,8 @@ class Kernel:
         self.block_idx, self.block_num = int(block_idx), int(block_num)
         self.log = _hz.CallLog(self.block_idx)
         self.source = None  # "file:line" naming the next calls (the C++ front end sets it)
+        # the compiler's auto-sync (--cce-auto-sync=on): its flags go into the log (autosync.py)
+        self._autosync = _autosync.AutoSync() if auto_sync else None
         self._atomic = None  # (kind, dtype name) after SetAtomicAdd/Max/Min, None after DisableDmaAtomic
         self._defer = None  # the adversarial schedule's replay (``_run``)
         self._has_queues = False
@@ -469,7 +473,10 @@ class Kernel:
                 pipe = _sync.pipe_t.PIPE_V
         if accesses is None:
             accesses = self._footprint(api, args, kw or {})
-        return self.log.add(api, pipe, kind, event, accesses, self._where())
+        where = self._where()
+        if self._autosync is not None:
+            self._autosync.before(self.log, api, pipe, kind, accesses, where)
+        return self.log.add(api, pipe, kind, event, accesses, where)
 
     def _run(self, call, thunk, value=False):
         """Execute a logged call: now (program order), or -- replaying the adversarial schedule --
@@ -1346,6 +1353,7 @@ def jit_kernel(
     step=None,
     block_dim=1,
     schedule="program",
+    auto_sync=False,
 ):
     """Trace ``fn(k, *gm, **params)`` (a kernel written against ``Kernel``) into one compiled function.
 
@@ -1356,6 +1364,10 @@ def jit_kernel(
     a missing sync shows in the bits). The call logs are checked at trace time: the result's
     ``findings`` (and ``run.findings`` per GM signature) list every race, sync error and
     multi-core overlap (``ascend_jax.hazards``; docs/MODEL.md "Cores, pipes and sync").
+    ``auto_sync``: add the syncs bisheng's ``--cce-auto-sync=on`` inserts between the scalar pipe and
+    V / MTE2 / MTE3 around GetValue / SetValue (``ascend_jax.autosync``; the C++ front end's
+    default). Off by default: a Python kernel is not compiled by bisheng. It changes the findings
+    and the adversarial schedule, never a program-order result.
 
     ``run(*arrays, **params)``: every positional argument is a GM array (NumPy or jax; with
     ``batched=True`` it carries a leading batch axis) that reaches ``fn`` as a ``GlobalTensor``;
@@ -1387,6 +1399,7 @@ def jit_kernel(
     p = as_profile(profile)
     cases_per_step(step, None, 1, "jit_kernel", p)  # a bad ``step`` raises here
     block_dim = _check_launch("jit_kernel", p, block_dim, schedule)
+    auto_sync = _check_auto_sync("jit_kernel", p, auto_sync)
     findings = {}  # GM signature -> [hazards.Finding] (trace time)
     logs = {}  # GM signature -> the launch's call logs (trace time)
     case_findings = {}  # GM signature -> races possible where addresses are traced (per case)
@@ -1412,6 +1425,7 @@ def jit_kernel(
                     check_uninit=check_uninit,
                     block_idx=core,
                     block_num=block_dim,
+                    auto_sync=auto_sync,
                 )
                 if prev is not None:  # GM is shared by the cores
                     k.share_gm(prev)
@@ -1556,6 +1570,7 @@ def jit_kernel(
     run.findings = findings  # races, sync errors, multi-core overlaps per GM signature (trace time)
     run.logs = logs  # the call logs per GM signature
     run.block_dim, run.schedule = block_dim, schedule
+    run.auto_sync = auto_sync
     return run
 
 
@@ -1569,18 +1584,20 @@ def run_kernel(
     check_uninit=False,
     block_dim=1,
     schedule="program",
+    auto_sync=False,
     **params,
 ):
     """Run ``fn(k, *gm, **params)`` eagerly on one case; returns a ``KernelResult`` of NumPy arrays.
 
     The same kernel code as ``jit_kernel`` (positional arguments are GM arrays, keyword arguments
-    reach the kernel as jnp arrays; ``block_dim`` cores and the ``schedule`` as there).
+    reach the kernel as jnp arrays; ``block_dim`` cores, the ``schedule`` and ``auto_sync`` as there).
     ``fault_policy="raise"`` raises ``AscendFault`` at the first faulting call; ``"record"`` only
     records the bits in the state. Checker warnings: the result's ``warnings`` (the Kernels'
     CheckerWarning list), ``warn`` and ``warn_at``; races and sync errors: ``findings``.
     """
     p = as_profile(profile)
     block_dim = _check_launch("run_kernel", p, block_dim, schedule)
+    auto_sync = _check_auto_sync("run_kernel", p, auto_sync)
     _check_kernel_args("run_kernel", fn, p, arrays, params, batched=False)
     gts = []
 
@@ -1592,6 +1609,7 @@ def run_kernel(
             check_uninit=check_uninit,
             block_idx=core,
             block_num=block_dim,
+            auto_sync=auto_sync,
         )
         if prev is not None:
             k.share_gm(prev)
@@ -1641,6 +1659,14 @@ def _check_launch(api, p, block_dim, schedule):
             api, "schedule", schedule, " or ".join(repr(s) for s in SCHEDULES) + " or an int seed", p
         )
     return int(block_dim)
+
+
+def _check_auto_sync(api, p, auto_sync):
+    if not isinstance(auto_sync, (bool, np.bool_)):
+        raise UsageError(
+            api, "auto_sync", auto_sync, "True or False", p, "the compiler's --cce-auto-sync=on|off"
+        )
+    return bool(auto_sync)
 
 
 def _launch(fn, new_kernel, gts, params, block_dim, schedule):

@@ -28,7 +28,8 @@ PENDING = {}
 # The sample's own missing sync, kept (issue 31 item 6): {scenario: "<the findings' common head> --
 # why"}. Scenario 5's ``dstLocal.SetValue(1, val)`` (PIPE_S) is followed by the VECOUT queue's
 # EnQue / DeQue (a V -> MTE3 flag only) and DataCopy UB -> GM (PIPE_MTE3): no S_MTE3 flag orders the
-# scalar store before the copy out. The C++ front end reports the same finding in the vendor's C++.
+# scalar store before the copy out. The vendor's C++ gets that flag from the compiler's auto-sync
+# (on for a <<<>>> build: the C++ front end runs it clean); this port is a Python kernel (auto-sync off).
 KNOWN_FINDINGS = {
     5: "racecheck: error: RAW on UB bytes [610, 612): core 0 #7 SetValue (PIPE_S) -- the sample has "
     "no SetFlag/WaitFlag<S_MTE3> between dstLocal.SetValue(1, val) and the VECOUT EnQue/DeQue + "

@@ -119,13 +119,23 @@ def test_cases_n_with_a_value_read_back_run_each_case_on_its_own(work, capsys):
 
 
 def test_race_in_cxx_is_reported_with_its_lines(work, capsys):
-    """The same read without its MTE2_S flag pair: the model's racecheck names both C++ lines."""
-    extra = "KERNEL_EXTRA=float v = xl.GetValue(3); AscendC::Adds(zl, zl, v, N);"
-    assert run(work, "-D", extra) == 1
+    """The same read without its MTE2_S flag pair: the compiler's auto-sync inserts it (the
+    default, as for a <<<>>> build); built with --cce-auto-sync=off (``--auto-sync off``) the
+    model's racecheck names both C++ lines, the loop's four pairs of calls printed as one line."""
+    extra = (
+        "KERNEL_EXTRA=float v = 0; for (int i = 0; i < 4; i++) { v += xl.GetValue(i); } "
+        "AscendC::Adds(zl, zl, v, N);"
+    )
+    assert run(work, "-D", extra) == 0, capsys.readouterr().err
+    assert run(work, "-D", extra, "--auto-sync", "off") == 1
     err = capsys.readouterr().err
-    assert "racecheck: error: RAW on UB bytes [12, 16)" in err
+    races = [ln for ln in err.splitlines() if "racecheck: error:" in ln]
+    assert len(races) == 1, err
+    assert "racecheck: error: RAW on UB bytes [0, 4)" in races[0] and races[0].endswith(
+        " x4 (4 alike on these source lines; the first shown)"
+    )
     assert "DataCopy (PIPE_MTE2) at scale.asc:20" in err and "GetValue (PIPE_S) at scale.asc:26" in err
-    assert run(work, "-D", extra, "--findings", "report") == 0
+    assert run(work, "-D", extra, "--auto-sync", "off", "--findings", "report") == 0
 
 
 def test_cases_n_one_program(work, capsys):

@@ -26,14 +26,10 @@ DEFAULT = {("vendor_add_tpipe_tque", 1)}
 CXX_FINDINGS = {
     # 8 blocks, no per-block offset: every core writes the same 256 GM bytes (identical values)
     ("vendor_create_vec_index", 1): "memcheck: error: multi-core stomp on GM buffer 0 bytes [0, 256)",
-    # SetValue (PIPE_S) then DataCopy UB -> GM (PIPE_MTE3) with no S_MTE3 flag between them (the
-    # VECOUT EnQue/DeQue orders V -> MTE3 only)
-    (
-        "vendor_reduce_computation",
-        5,
-    ): "racecheck: error: RAW on UB bytes [610, 612): core 0 #7 SetValue (PIPE_S) "
-    "at reduce_computation.asc:103; core 0 #12 DataCopy (PIPE_MTE3) at reduce_computation.asc:113",
 }
+# reduce_computation s5 (SetValue, then DataCopy UB -> GM with no S_MTE3 flag of its own) is clean:
+# the compiler's auto-sync, on for a <<<>>> build, inserts S_MTE3 (its Python port, a kernel bisheng
+# does not compile, still reports the RAW: test_vendor_samples.KNOWN_FINDINGS)
 
 
 @pytest.fixture(autouse=True)

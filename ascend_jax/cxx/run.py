@@ -21,6 +21,11 @@ continues with its results), cases 1..N are written to ``OUTPUT/cases/case_XXXXX
 arg<k>.bin`` (k: the kernel argument's position). It prints the C++ build time, the model's
 compile time and cases/s.
 
+The kernel is taken as built the way ``<<<>>>`` builds are, with the compiler's auto-sync
+(``--cce-auto-sync=on``: its S <-> V/MTE2/MTE3 flags around GetValue / SetValue, ``ascend_jax.autosync``);
+``--auto-sync off`` for a kernel built without it. Findings print one line per class and pair of
+source lines, with a count (``ascend_jax.findings``).
+
 Exit codes: 0 clean, 1 the model recorded faults or the host program's own check failed (a
 non-zero exit), 2 bad input (no compiler, a compile error, an unmodelled API, a usage error, a
 missing input file, a host program that crashes or never launches a kernel), 3 internal error.
@@ -41,6 +46,7 @@ import numpy as np
 
 import ascend_jax as aj
 
+from .. import findings as F
 from . import build as B
 from . import trace as T
 
@@ -78,8 +84,10 @@ class Server:
         verbose=True,
         case_dirs=None,
         write_cases=True,
+        auto_sync=True,
     ):
         self.exchange = pathlib.Path(exchange)
+        self.auto_sync = auto_sync  # the compiler's --cce-auto-sync (on for <<<>>> builds)
         self.profile = profile
         self.cases, self.seed, self.output, self.schedule = cases, seed, output, schedule
         # --cases DIR: [(name, input folder, output folder)]; case 0 is the host's own (the first)
@@ -122,6 +130,7 @@ class Server:
                 fault_policy="record",
                 block_dim=launch.blocks,
                 schedule=self.schedule,
+                auto_sync=self.auto_sync,
             )
             if "value" not in capture:
                 raise RuntimeError(f"{T.where(e)}: internal: the replay did not reach the value read")
@@ -244,7 +253,12 @@ class Server:
         run = self._compiled.get(key)
         if run is None:
             run = aj.jit_kernel(
-                fn, profile=self.profile, return_state=True, block_dim=launch.blocks, schedule=self.schedule
+                fn,
+                profile=self.profile,
+                return_state=True,
+                block_dim=launch.blocks,
+                schedule=self.schedule,
+                auto_sync=self.auto_sync,
             )
             self._compiled[key] = run
         t0 = time.perf_counter()
@@ -481,6 +495,7 @@ def run_cxx(
     write_cases=True,
     tiling=None,
     include_dirs=(),
+    auto_sync=True,
 ):
     """Build and run ``source``; returns a dict (returncode, stdout, stderr, build, stats, faults,
     warnings). Raises B.CxxError / B.ToolError / RunError / the model's errors."""
@@ -541,6 +556,7 @@ def run_cxx(
             schedule=schedule,
             case_dirs=case_dirs,
             write_cases=write_cases,
+            auto_sync=auto_sync,
         )
         server.cwd = cwd
         rc, stdout, stderr = _serve(bld, cwd, server, block_dim, max_calls, argv)
@@ -625,6 +641,7 @@ def cmd_run_cxx(args):
             argv=getattr(args, "host_arg", None) or (),
             tiling=getattr(args, "tiling", None),
             include_dirs=getattr(args, "include_dir", None) or (),
+            auto_sync=getattr(args, "auto_sync", None) != "off",  # on unless --auto-sync off
         )
     except (B.ToolError, B.CxxError, RunError) as e:
         print(f"{PROG}: {e}", file=sys.stderr)
@@ -665,10 +682,14 @@ def cmd_run_cxx(args):
     for w in r["warnings"]:
         print(f"{PROG}: checker warning: {w}", file=sys.stderr)
     rc = 0
+    by_launch = {}  # one line per class and pair of source lines (findings.lines), per launch
     for launch, f in r["findings"]:
-        print(f"{PROG}: launch {launch.name} (line {launch.line}): {f}", file=sys.stderr)
+        by_launch.setdefault((launch.name, launch.line), []).append(f)
         if getattr(args, "findings", "fail") == "fail":
             rc = 1
+    for (name, line), fs in by_launch.items():
+        for text in F.lines(fs):
+            print(f"{PROG}: launch {name} (line {line}): {text}", file=sys.stderr)
     for f in r["host_findings"]:
         f = f.replace(f"{b.source.parent}/", "")  # the user's file by name, as the kernel findings
         print(f"{PROG}: host: {f}", file=sys.stderr)
