@@ -1,0 +1,220 @@
+"""Advanced math APIs (高阶API): Sigmoid (激活函数), Tanh, Log, Log2, Log10 (数学库).
+
+Prototypes (C++ argument order; ``isReuseSource`` is the template argument after T):
+  Sigmoid / Tanh / Log2(dstTensor, srcTensor, sharedTmpBuffer, calCount)  -- 通过sharedTmpBuffer传入临时空间
+  Sigmoid / Tanh / Log2(dstTensor, srcTensor, sharedTmpBuffer)            -- 源操作数Tensor全部参与计算
+  Sigmoid / Tanh / Log2(dstTensor, srcTensor, calCount)                   -- 接口框架申请临时空间
+  Sigmoid / Tanh / Log2(dstTensor, srcTensor)
+  Log / Log10(dstTensor, srcTensor, calCount) and (dstTensor, srcTensor)   -- no sharedTmpBuffer form
+These are different APIs from the memory-vector ``Exp`` / ``Ln`` (基础算术), which keep their own
+names and call forms. Element semantics: ``_engine/adv_math.py`` (a named instruction sequence per
+API, the profile's ``apis.<Name>.sequence``); call rules: docs/MODEL.md "Advanced math".
+
+One program per (dtype, repeat bucket) serves the five APIs (the API is traced data, ``dyn["op"]``):
+the call runs on the shared strided core as a count-form
+call (``lanes.KIND_COUNT``), so addresses, faults, program-order writes and the register side effects
+of a count-form call are the basic APIs' own.
+"""
+
+import dataclasses
+
+import jax.numpy as jnp
+import numpy as np
+
+from .._engine import adv_math as AM
+from .._engine import lanes as LN
+from .._engine.pipeline import StridedStatic, run_strided, set_extents
+from ..errors import UsageError
+from ..profile import as_profile
+from ..registry import ApiSpec, register
+from ..tensor import LocalTensor
+from . import _args as A
+from ._forms import count_form, empty_dyn
+
+I32 = jnp.int32
+U32 = jnp.uint32
+
+# the APIs with the sharedTmpBuffer prototypes (Log and Log10 have none: the pages list only the
+# framework-allocated forms)
+WITH_TMP = ("Sigmoid", "Tanh", "Log2")
+
+
+def any_elem(x, s, dtype, profile, ctrl, dyn):
+    """The family's element function: ``dyn["op"]`` (the index in ``API_NAMES``) selects the API."""
+    return AM.any_elem(x, dtype, profile, ctrl, dyn["op"])
+
+
+def _split_args(api, args, p):
+    """(sharedTmpBuffer or None, calCount or None) from the arguments after srcTensor."""
+    tmp, rest = None, list(args)
+    if rest and isinstance(rest[0], LocalTensor):
+        if api not in WITH_TMP:
+            raise UsageError(
+                api,
+                "sharedTmpBuffer",
+                "a LocalTensor",
+                "no sharedTmpBuffer argument: (dstTensor, srcTensor[, calCount])",
+                p,
+                f"the {api} prototypes take no temporary buffer",
+            )
+        tmp = rest.pop(0)
+    if len(rest) > 1:
+        head = "dstTensor, srcTensor, sharedTmpBuffer" if api in WITH_TMP else "dstTensor, srcTensor"
+        raise TypeError(f"{api}() takes ({head}[, calCount]); got {len(args) + 2} arguments")
+    if rest and isinstance(rest[0], LocalTensor):
+        raise UsageError(api, "calCount", "a LocalTensor", "an integer", p)
+    return tmp, (rest[0] if rest else None)
+
+
+def _overlap(a0, n0, a1, n1):
+    """Whether the byte ranges [a0, a0 + n0) and [a1, a1 + n1) share a byte (n0, n1 > 0)."""
+    return (n0 > 0) & (n1 > 0) & (a0 < a1 + n1) & (a1 < a0 + n0)
+
+
+def plan(api, state, dstTensor, srcTensor, args, profile, isReuseSource, max_repeats):
+    """(StridedStatic, dyn) of one call; static misuse raises UsageError."""
+    p = as_profile(profile)
+    A.check_tensor(api, "dstTensor", dstTensor, p)
+    A.check_tensor(api, "srcTensor", srcTensor, p)
+    A.check_same_dtype(api, p, dstTensor=dstTensor, srcTensor=srcTensor)
+    dt = dstTensor.dtype
+    # SPEC: "源操作数的数据类型需要与目的操作数保持一致"; "支持的数据类型为：half/float" (per product)
+    p.require_api(api, dt)
+    if not isinstance(isReuseSource, (bool, np.bool_)):
+        raise UsageError(api, "isReuseSource", isReuseSource, "true / false", p)
+    tmp, calCount = _split_args(api, args, p)
+    if tmp is not None:
+        # SPEC: "sharedTmpBuffer ... 类型为LocalTensor" of uint8_t (the prototypes: LocalTensor<uint8_t>)
+        if tmp.dtype.name != "uint8":
+            raise UsageError(api, "sharedTmpBuffer.dtype", tmp.dtype.name, "uint8", p)
+        if tmp.length == 0:
+            raise UsageError(
+                api, "sharedTmpBuffer", "0 bytes", "a non-empty buffer (GetXxxMaxMinTmpSize's minimum)", p
+            )
+    isz = dt.itemsize
+    hi = min(srcTensor.length, dstTensor.length)
+    bad = jnp.zeros((), bool)
+    if calCount is None:
+        # SPEC: "源操作数Tensor全部参与计算": every element of srcTensor
+        if dstTensor.length < srcTensor.length:
+            raise UsageError(
+                api,
+                "dstTensor",
+                f"{dstTensor.length} elements",
+                f"at least srcTensor.GetSize() = {srcTensor.length}",
+                p,
+                "the whole-tensor form computes every element of srcTensor",
+            )
+        count = srcTensor.length
+    else:
+        # SPEC: "calCount∈[0, min(srcTensor.GetSize(), dstTensor.GetSize())]"
+        count = A.static_int(api, "calCount", calCount, 0, hi, p)
+        bad = bad | A.traced_range_bad(count, 0, hi)
+    dyn = empty_dyn("dst", "src")
+    # SPEC: calCount = 0 is in the documented range: a NOP on every product (the basic APIs'
+    # zero_count policy is theirs; here 0 is a valid count)
+    pz = dataclasses.replace(p, zero_count="nop")
+    R = count_form(api, count, dt, pz, max_repeats, dyn)
+    d_addr, s_addr = A.addr_of(dstTensor), A.addr_of(srcTensor)
+    dyn.update(dst=d_addr, src=s_addr)
+    set_extents(dyn, dst=dstTensor, src=srcTensor)
+    dyn["strides"] = np.asarray([1, 1, 8, 8], np.int32)  # contiguous operands
+    nbytes = count * isz if A.is_static(count) else jnp.asarray(count, I32) * isz
+    pairs = [("dstTensor", "srcTensor", d_addr, nbytes, s_addr, nbytes)]
+    if tmp is not None:
+        t_addr = A.addr_of(tmp)
+        pairs += [
+            ("sharedTmpBuffer", "srcTensor", t_addr, tmp.length, s_addr, nbytes),
+            ("sharedTmpBuffer", "dstTensor", t_addr, tmp.length, d_addr, nbytes),
+        ]
+    for a_name, b_name, a0, n0, a1, n1 in pairs:
+        # SPEC: "不支持源操作数与目的操作数地址重叠"; "不支持sharedTmpBuffer与源操作数和目的操作数地址重叠"
+        if all(A.is_static(v) for v in (a0, n0, a1, n1)):
+            if _overlap(int(a0), int(n0), int(a1), int(n1)):
+                raise UsageError(
+                    api,
+                    a_name,
+                    f"bytes [{int(a0)}, {int(a0) + int(n0)})",
+                    f"no byte shared with {b_name} [{int(a1)}, {int(a1) + int(n1)})",
+                    p,
+                    "the page does not support overlapping operands",
+                )
+        else:
+            bad = bad | _overlap(jnp.asarray(a0, I32), n0, jnp.asarray(a1, I32), n1)
+    dyn["bad_param"] = dyn["bad_param"] | bad
+    dyn["scalar"] = np.zeros((), np.uint32)
+    dyn["op"] = np.asarray(AM.API_NAMES.index(api), np.int32)
+    return static(dt, R, pz), dyn
+
+
+def static(dtype, R, profile):
+    """The compile key of a call: one program per (dtype, repeat bucket, profile) serves the five APIs."""
+    return StridedStatic(
+        api="*",
+        dtype=dtype,
+        R=R,
+        ordered=False,
+        profile=profile,
+        elem=any_elem,
+        kind=LN.KIND_COUNT,
+        api_codes=AM.API_NAMES,
+    )
+
+
+def call(api, state, dstTensor, srcTensor, args, profile, isReuseSource, max_repeats):
+    st, dyn = plan(api, state, dstTensor, srcTensor, args, profile, isReuseSource, max_repeats)
+    return run_strided(st, state, dyn)
+
+
+_TMP_PROTOS = (
+    "{name}<T, isReuseSource=false>(dstTensor, srcTensor, LocalTensor<uint8_t> sharedTmpBuffer, calCount)",
+    "{name}<T, isReuseSource=false>(dstTensor, srcTensor, LocalTensor<uint8_t> sharedTmpBuffer)",
+    "{name}<T, isReuseSource=false>(dstTensor, srcTensor, calCount)",
+    "{name}<T, isReuseSource=false>(dstTensor, srcTensor)",
+)
+_PLAIN_PROTOS = _TMP_PROTOS[2:]
+
+_DOC_PAGES = {
+    "Sigmoid": "高阶API/激活函数/Sigmoid.md",
+    "Tanh": "高阶API/数学库/Tanh.md",
+    "Log": "高阶API/数学库/Log.md",
+    "Log2": "高阶API/数学库/Log.md",
+    "Log10": "高阶API/数学库/Log.md",
+}
+_FORMULAS = {
+    "Sigmoid": "dst_i = 1 / (1 + e^(-src_i))",
+    "Tanh": "dst_i = (e^(2 src_i) - 1) / (e^(2 src_i) + 1)",
+    "Log": "dst_i = ln(src_i)",
+    "Log2": "dst_i = log2(src_i)",
+    "Log10": "dst_i = log10(src_i)",
+}
+
+
+def _make(name):
+    tmp_form = name in WITH_TMP
+
+    def api(state, dstTensor, srcTensor, *args, profile=None, isReuseSource=False, max_repeats=None):
+        return call(name, state, dstTensor, srcTensor, args, profile, isReuseSource, max_repeats)
+
+    head = "dstTensor, srcTensor[, sharedTmpBuffer][, calCount]" if tmp_form else "dstTensor, srcTensor[, calCount]"
+    api.__name__ = api.__qualname__ = name
+    api.__doc__ = f"""``{_FORMULAS[name]}`` for the first ``calCount`` elements (Ascend C ``AscendC::{name}``,
+    an advanced API).
+
+    Call forms (C++ order): ``{name}(state, {head})``; without ``calCount`` every element of
+    ``srcTensor``. ``sharedTmpBuffer``: a ``LocalTensor`` of uint8 (its contents are not modelled;
+    it must not overlap the operands). ``isReuseSource``: the reserved template flag (ignored).
+    Results follow the profile's named sequence ``apis.{name}.sequence`` (docs/MODEL.md). Returns
+    the new CoreState.
+    """
+    protos = tuple(pr.format(name=name) for pr in (_TMP_PROTOS if tmp_form else _PLAIN_PROTOS))
+    return register(ApiSpec(name, "adv_math", protos, _DOC_PAGES[name]))(api)
+
+
+Sigmoid = _make("Sigmoid")
+Tanh = _make("Tanh")
+Log = _make("Log")
+Log2 = _make("Log2")
+Log10 = _make("Log10")
+
+__all__ = ["Sigmoid", "Tanh", "Log", "Log2", "Log10"]
