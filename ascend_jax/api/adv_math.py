@@ -23,6 +23,7 @@ import numpy as np
 
 from .._engine import adv_math as AM
 from .._engine import lanes as LN
+from .._engine import static as S
 from .._engine.pipeline import StridedStatic, run_strided, set_extents
 from ..errors import UsageError
 from ..profile import as_profile
@@ -119,7 +120,7 @@ def plan(api, state, dstTensor, srcTensor, args, profile, isReuseSource, max_rep
     dyn.update(dst=d_addr, src=s_addr)
     set_extents(dyn, dst=dstTensor, src=srcTensor)
     dyn["strides"] = np.asarray([1, 1, 8, 8], np.int32)  # contiguous operands
-    nbytes = count * isz if A.is_static(count) else jnp.asarray(count, I32) * isz
+    nbytes = count * isz if S.is_static(count) else jnp.asarray(count, I32) * isz
     pairs = [("dstTensor", "srcTensor", d_addr, nbytes, s_addr, nbytes)]
     if tmp is not None:
         t_addr = A.addr_of(tmp)
@@ -129,7 +130,7 @@ def plan(api, state, dstTensor, srcTensor, args, profile, isReuseSource, max_rep
         ]
     for a_name, b_name, a0, n0, a1, n1 in pairs:
         # SPEC: "不支持源操作数与目的操作数地址重叠"; "不支持sharedTmpBuffer与源操作数和目的操作数地址重叠"
-        if all(A.is_static(v) for v in (a0, n0, a1, n1)):
+        if S.is_static(a0, n0, a1, n1):
             if _overlap(int(a0), int(n0), int(a1), int(n1)):
                 raise UsageError(
                     api,
