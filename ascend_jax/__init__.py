@@ -88,6 +88,7 @@ from .api import (
     Subs,
     Truncate,
 )
+from .api.adv_math import Log, Log2, Log10, Sigmoid, Tanh  # 高阶API 数学库 / 激活函数 (helper "math")
 from .api.bilinear import BilinearInterpolation  # 基础算术 (issue 16, helper bilinear)
 from .api.castcomp import AddDeqRelu, AddReluCast, MulCast, MulsCast, SetDeqScale, SubReluCast
 from .api.compound import (
@@ -114,7 +115,6 @@ from .api.layout import (  # data layout 数据排布转换 / 数据重排 (issu
     TransposeParamsExt,
     TransposeType,
 )
-from .api.adv_math import Log, Log2, Log10, Sigmoid, Tanh  # 高阶API 数学库 / 激活函数 (helper "math")
 from .api.padding import VectorPadding  # 数据填充 VectorPadding(ISASI) (helper "vpad")
 from .api.planned import (  # the planned-call interface (docs/PLAN_RUN.md)
     FORM_CODES,

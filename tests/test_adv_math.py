@@ -112,7 +112,9 @@ def random_case(rng, api, dtype):
     if api in AM.WITH_TMP and rng.random() < 0.6:
         t_addr = int(rng.integers(0, blocks)) * 32
         tmp = (t_addr, int(rng.integers(1, 8)) * 32)
-    return Case(api, dtype, int(rng.integers(0, 2**31)), dst, src, dst_len, src_len, tmp, count, counter, vmask)
+    return Case(
+        api, dtype, int(rng.integers(0, 2**31)), dst, src, dst_len, src_len, tmp, count, counter, vmask
+    )
 
 
 def _args(c, tensor, scalar):
@@ -166,8 +168,15 @@ def run_fast_batch(cases, p):
 def _run_batch(cases, p):
     states = [fast_state(c, p) for c in cases]
     plans = [
-        AM.plan(c.api, s, *_args(c, aj.LocalTensor, jnp.int32)[:2], _args(c, aj.LocalTensor, jnp.int32)[2:],
-                p, False, RB)
+        AM.plan(
+            c.api,
+            s,
+            *_args(c, aj.LocalTensor, jnp.int32)[:2],
+            _args(c, aj.LocalTensor, jnp.int32)[2:],
+            p,
+            False,
+            RB,
+        )
         for c, s in zip(cases, states, strict=True)
     ]
     keys = {st for st, _ in plans}
@@ -371,7 +380,10 @@ def test_special_values_half():
     assert r["l2"].tolist()[:2] == [10.0, -1.0] and r["l2"][2] == -np.inf
     assert r["l2"][3] == np.float16(math.log2(3.0))
     # Tanh in float32: no cancellation at half's precision; the clamp gives +-1
-    assert r["tanh"][0] == np.float16(math.tanh(float(np.float16(1e-4)))) and r["tanh"].tolist()[1:] == [1, -1]
+    assert r["tanh"][0] == np.float16(math.tanh(float(np.float16(1e-4)))) and r["tanh"].tolist()[1:] == [
+        1,
+        -1,
+    ]
     # Sigmoid in half: e**12 overflows half; with CTRL at reset (910b: half saturation on) Exp gives
     # 65504, Adds 65504 (65505 rounds back), Div 1 / 65504 = 2**-16, where sigmoid(-12) = 6.1e-06
     assert r["sig"].tolist() == [2.0**-16, 0.5, 1.0]
@@ -467,7 +479,9 @@ def _act_kernel(api, dtype, n):
 def test_kernel_shape_batch_equals_reference(api):
     d, n, B = aj.float32, 256, 4
     rng = np.random.default_rng(3)
-    x = (rng.uniform(0.01, 50, (B, n)) if api.startswith("Log") else rng.normal(0, 4, (B, n))).astype(np.float32)
+    x = (rng.uniform(0.01, 50, (B, n)) if api.startswith("Log") else rng.normal(0, 4, (B, n))).astype(
+        np.float32
+    )
     run = aj.jit_kernel(_act_kernel(api, d, n), profile=DEFAULT, return_state=True)
     gm, _, state = run(x, np.zeros((B, n), np.float32))
     assert not np.asarray(state.fault).any()

@@ -62,7 +62,13 @@ def _f32_part(w, op, profile, ctrl):
     float32 lanes, ``op`` the API's index in API_NAMES (traced). One Exp and one Ln serve every API."""
     sig, tnh, lg, lg2 = (op == API_NAMES.index(n) for n in ("Sigmoid", "Tanh", "Log", "Log2"))
     # Sigmoid: Muls(x, -1); Tanh: Mins(x, 10), Maxs(., -10), Muls(., 2)
-    c = EM.max_(EM.min_(w, _k(TANH_CLAMP, _F32, w), _F32, profile, ctrl), _k(-TANH_CLAMP, _F32, w), _F32, profile, ctrl)
+    c = EM.max_(
+        EM.min_(w, _k(TANH_CLAMP, _F32, w), _F32, profile, ctrl),
+        _k(-TANH_CLAMP, _F32, w),
+        _F32,
+        profile,
+        ctrl,
+    )
     e_in = EM.mul(jnp.where(tnh, c, w), _k_sel(tnh, 2.0, -1.0, _F32, w), _F32, profile, ctrl)
     e = EM.exp(e_in, _F32, profile, ctrl)
     # Sigmoid: Div(1, Adds(e, 1)); Tanh: Div(Adds(e, -1), Adds(e, 1))

@@ -197,7 +197,11 @@ def _make(name):
     def api(state, dstTensor, srcTensor, *args, profile=None, isReuseSource=False, max_repeats=None):
         return call(name, state, dstTensor, srcTensor, args, profile, isReuseSource, max_repeats)
 
-    head = "dstTensor, srcTensor[, sharedTmpBuffer][, calCount]" if tmp_form else "dstTensor, srcTensor[, calCount]"
+    head = (
+        "dstTensor, srcTensor[, sharedTmpBuffer][, calCount]"
+        if tmp_form
+        else "dstTensor, srcTensor[, calCount]"
+    )
     api.__name__ = api.__qualname__ = name
     api.__doc__ = f"""``{_FORMULAS[name]}`` for the first ``calCount`` elements (Ascend C ``AscendC::{name}``,
     an advanced API).
