@@ -194,8 +194,37 @@ _FORMULAS = {
 def _make(name):
     tmp_form = name in WITH_TMP
 
-    def api(state, dstTensor, srcTensor, *args, profile=None, isReuseSource=False, max_repeats=None):
-        return call(name, state, dstTensor, srcTensor, args, profile, isReuseSource, max_repeats)
+    if tmp_form:
+
+        def api(
+            state,
+            dstTensor,
+            srcTensor,
+            sharedTmpBuffer=None,
+            calCount=None,
+            *,
+            profile=None,
+            isReuseSource=False,
+            max_repeats=None,
+        ):
+            # (dstTensor, srcTensor, calCount): the third argument is the count
+            args = tuple(a for a in (sharedTmpBuffer, calCount) if a is not None)
+            return call(name, state, dstTensor, srcTensor, args, profile, isReuseSource, max_repeats)
+
+    else:
+
+        def api(
+            state,
+            dstTensor,
+            srcTensor,
+            calCount=None,
+            *args,
+            profile=None,
+            isReuseSource=False,
+            max_repeats=None,
+        ):
+            full = ((calCount,) if calCount is not None else ()) + args
+            return call(name, state, dstTensor, srcTensor, full, profile, isReuseSource, max_repeats)
 
     head = (
         "dstTensor, srcTensor[, sharedTmpBuffer][, calCount]"
