@@ -151,6 +151,7 @@ KNOWN_APIS = (
     "Log",
     "Log2",
     "Log10",
+    "FasterGeluV2",
 )
 
 # Allowed keys: name -> (type or tuple of allowed values, True) for a required key, or
@@ -378,6 +379,7 @@ for _n, _seq in (
     ("Log", "ln"),
     ("Log2", "float32_ln_muls"),
     ("Log10", "ln_muls"),
+    ("FasterGeluV2", "formula_steps"),
 ):
     _API_EXTRA[_n] = {"sequence": ((_seq,), False, _seq)}
 

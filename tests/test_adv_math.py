@@ -33,7 +33,7 @@ from ascend_jax.profile import available_profiles, load_profile
 from ascend_jax.reference import state as RS
 from ascend_jax.state import reset_state
 
-APIS = ("Sigmoid", "Tanh", "Log", "Log2", "Log10")
+APIS = ("Sigmoid", "Tanh", "Log", "Log2", "Log10", "FasterGeluV2")
 UB = 8192
 RB = 4  # repeat bucket of every random case
 DEFAULT = load_profile("ascend910b")
@@ -53,6 +53,7 @@ class Case:
     counter: bool
     vmask: tuple
     ub: object = None  # the UB bytes (None: drawn from ub_seed)
+    hp: bool = False  # FasterGeluV2's highPrecision
 
 
 def _values(rng, d, n):
@@ -113,9 +114,11 @@ def random_case(rng, api, dtype):
     if api in AM.WITH_TMP and rng.random() < 0.6:
         t_addr = int(rng.integers(0, blocks)) * 32
         tmp = (t_addr, int(rng.integers(1, 8)) * 32)
-    return Case(
-        api, dtype, int(rng.integers(0, 2**31)), dst, src, dst_len, src_len, tmp, count, counter, vmask
-    )
+    if api == "FasterGeluV2" and count is None:  # no whole-tensor prototype
+        count = int(rng.integers(0, min(src_len, dst_len) + 1))
+    hp = api == "FasterGeluV2" and bool(rng.random() < 0.5)
+    seed = int(rng.integers(0, 2**31))
+    return Case(api, dtype, seed, dst, src, dst_len, src_len, tmp, count, counter, vmask, None, hp)
 
 
 def _args(c, tensor, scalar):
@@ -149,7 +152,8 @@ def ref_state(c, p):
 def run_reference(c, p):
     """The reference with every address and the count traced (NumPy scalars: faults, not errors)."""
     args = _args(c, aj.LocalTensor, np.int32)
-    return getattr(REF, c.api)(ref_state(c, p), *args, profile=p)
+    kw = {"highPrecision": c.hp} if c.api == "FasterGeluV2" else {}
+    return getattr(REF, c.api)(ref_state(c, p), *args, profile=p, **kw)
 
 
 _FN = {}
@@ -177,6 +181,7 @@ def _run_batch(cases, p):
             p,
             False,
             RB,
+            c.hp,
         )
         for c, s in zip(cases, states, strict=True)
     ]
@@ -229,7 +234,25 @@ _TRUTH = {
     "Log": np.log,
     "Log2": np.log2,
     "Log10": np.log10,
+    # FasterGeluV2's own formula (the page's approximation of GELU), in float64
+    "FasterGeluV2": lambda v: (
+        v
+        * (
+            np.where(v + 1e-12 >= 0, 1.0, -1.0)
+            * (-0.1444 * (np.minimum(np.abs(0.7071 * v), 1.769) - 1.769) ** 2 + 0.5)
+            + 0.5
+        )
+    ),
 }
+
+
+def _err_x_ulps(got_bits, truth, x, d):
+    """|got - truth| in units of the ulp of T at x: FasterGeluV2's result crosses zero near x = -2.5
+    (-0.5 + 0.5 cancels), where the result's own ulp says nothing of the formula's accuracy."""
+    got = got_bits.view(d.np_dtype).astype(np.float64)
+    fi = np.finfo(d.np_dtype)
+    e = np.floor(np.log2(np.maximum(np.abs(x), float(fi.smallest_normal))))
+    return np.abs(got - truth) / np.exp2(e - fi.nmant)
 
 
 def _ulp_error(got_bits, truth, d):
@@ -254,6 +277,9 @@ BOUNDS = {
     ("Log2", "half"): ((1e-4, 6e4), 0.502),
     ("Log10", "float32"): ((1e-30, 1e30), 2.0),
     ("Log10", "half"): ((1e-4, 6e4), 1.5),
+    # FasterGeluV2: in ulps of x (see _err_x_ulps); half with highPrecision: 0.5
+    ("FasterGeluV2", "float32"): ((-8.0, 8.0), 2.5),
+    ("FasterGeluV2", "half"): ((-8.0, 8.0), 1.75),
 }
 
 
@@ -275,17 +301,22 @@ def test_accuracy_every_half_input():
     f = jax.jit(lambda x, op: E.any_elem(x, aj.half, DEFAULT, ctrl, op))
     bits = np.arange(1 << 16, dtype=np.uint32)
     x = bits.astype(np.uint16).view(np.float16).astype(np.float64)
-    want = {"Sigmoid": 1.94, "Tanh": 0.502, "Log": 0.5, "Log2": 0.502, "Log10": 1.5}
-    for i, api in enumerate(APIS):
+    want = {"Sigmoid": 1.94, "Tanh": 0.502, "Log": 0.5, "Log2": 0.502, "Log10": 1.5, "FasterGeluV2": 1.72}
+    for i, api in enumerate(APIS + ("FasterGeluV2",)):  # the last: op 6, highPrecision
         got = np.asarray(f(jnp.asarray(bits), jnp.int32(i))).astype(np.uint16)
         with np.errstate(all="ignore"):
             truth = _TRUTH[api](x)
+        if api == "FasterGeluV2":
+            ok = np.isfinite(x) & (np.abs(x) <= 1000)
+            err = _err_x_ulps(got[ok], truth[ok], x[ok], aj.half)
+            assert np.max(err) <= (0.5 if i == 6 else want[api]), (api, i, float(np.max(err)))
+            continue
         ok = np.isfinite(x) & np.isfinite(truth) & ((x > 0) if api.startswith("Log") else (np.abs(x) <= 11))
         err = _ulp_error(got[ok], truth[ok], aj.half)
         assert np.max(err) <= want[api], (api, float(np.max(err)))
 
 
-def _value_cases(api, d, vals):
+def _value_cases(api, d, vals, hp=False):
     """Cases computing ``vals`` (calCount form, src at 0, dst at UB / 2), RB * L values a case."""
     n = RB * DEFAULT.lanes(d)
     out = []
@@ -293,7 +324,7 @@ def _value_cases(api, d, vals):
         part = np.asarray(vals[i : i + n], d.np_dtype)
         ub = np.zeros(UB, np.uint8)
         ub[: part.nbytes] = part.view(np.uint8)
-        out.append(Case(api, d.name, 0, UB // 2, 0, n, n, None, len(part), False, (0,) * 8, ub))
+        out.append(Case(api, d.name, 0, UB // 2, 0, n, n, None, len(part), False, (0,) * 8, ub, hp))
     return out
 
 
@@ -322,9 +353,21 @@ def test_accuracy_against_float64(dtype):
         got = np.concatenate(
             [np.asarray(res[i].ub)[half : half + cases[i].count * d.itemsize] for i in range(a, b)]
         ).view(d.bits_dtype)
-        err = _ulp_error(got, _TRUTH[api](vals.astype(np.float64)), d)
+        v64 = vals.astype(np.float64)
+        if api == "FasterGeluV2":
+            err = _err_x_ulps(got, _TRUTH[api](v64), v64, d)
+        else:
+            err = _ulp_error(got, _TRUTH[api](v64), d)
         bound = BOUNDS[(api, dtype)][1]
         assert np.max(err) <= bound, (api, dtype, float(np.max(err)), vals[np.argmax(err)])
+    if dtype == "half":  # FasterGeluV2<half, highPrecision=true>: float32 steps, one rounding to half
+        vals = _grid("FasterGeluV2", d, 1024)
+        res = run_fast_batch(_value_cases("FasterGeluV2", d, vals, hp=True), DEFAULT)
+        got = np.concatenate([np.asarray(r.ub)[half : half + 512 * 2] for r in res])[: vals.nbytes].view(
+            np.uint16
+        )
+        v64 = vals.astype(np.float64)
+        assert np.max(_err_x_ulps(got, _TRUTH["FasterGeluV2"](v64), v64, d)) <= 0.5
 
 
 def _one_batch(jobs, d):
@@ -411,6 +454,11 @@ MISUSE = [
     ("whole-dst-short", "Sigmoid", (T(F32, 0, 64), S), {}, "dstTensor"),
     ("reuse-flag", "Tanh", (D, S, 16), {"isReuseSource": 1}, "isReuseSource"),
     ("not-a-tensor", "Log2", (D, 5, 16), {}, "srcTensor"),
+    ("gelu-no-size", "FasterGeluV2", (D, S, TMP), {}, "dataSize"),
+    ("gelu-size-range", "FasterGeluV2", (D, S, 300), {}, "dataSize"),
+    ("gelu-dtype-mix", "FasterGeluV2", (D, T(F16, 2048, 256), 16), {}, "srcLocal.dtype"),
+    ("gelu-tmp-over-dst", "FasterGeluV2", (D, S, T(U8, 0, 64), 16), {}, "sharedTmpBuffer"),
+    ("gelu-flag", "FasterGeluV2", (D, S, 16), {"highPrecision": "yes"}, "highPrecision"),
 ]
 
 
@@ -434,6 +482,20 @@ def test_unsupported_product_or_dtype(api, profile, dtype):
     for impl, st in ((aj, reset_state(p, ub_bytes=UB)), (REF, RS.reset_state(p, ub_bytes=UB))):
         with pytest.raises(UnsupportedError):
             getattr(impl, api)(st, T(d, 0, 64), T(d, 1024, 64), 64, profile=p)
+
+
+def test_faster_gelu_v2_in_place_and_high_performance():
+    # no overlap rule on the page: dst == src runs (every lane is read before it is written)
+    vals = _grid("FasterGeluV2", aj.float32, 256)
+    (c,) = _value_cases("FasterGeluV2", aj.float32, vals)
+    c = dataclasses.replace(c, dst=0)
+    (f,) = run_fast_batch([c], DEFAULT)
+    r = run_reference(c, DEFAULT)
+    assert message(f, r) is None and int(f.fault) == 0
+    assert not np.array_equal(np.asarray(f.ub)[:1024], c.ub[:1024])
+    for impl, s in ((aj, reset_state(DEFAULT, ub_bytes=UB)), (REF, RS.reset_state(DEFAULT, ub_bytes=UB))):
+        with pytest.raises(aj.NotModelledError):
+            impl.FasterGeluV2(s, D, S, 16, profile=DEFAULT, highPerformance=True)
 
 
 def test_log_and_ln_are_different_apis():

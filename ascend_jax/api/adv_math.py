@@ -25,7 +25,7 @@ from .._engine import adv_math as AM
 from .._engine import lanes as LN
 from .._engine import static as S
 from .._engine.pipeline import StridedStatic, run_strided, set_extents
-from ..errors import UsageError
+from ..errors import NotModelledError, UsageError
 from ..profile import as_profile
 from ..registry import ApiSpec, register
 from ..tensor import LocalTensor
@@ -37,7 +37,15 @@ U32 = jnp.uint32
 
 # the APIs with the sharedTmpBuffer prototypes (Log and Log10 have none: the pages list only the
 # framework-allocated forms)
-WITH_TMP = ("Sigmoid", "Tanh", "Log2")
+WITH_TMP = ("Sigmoid", "Tanh", "Log2", "FasterGeluV2")
+# FasterGeluV2 spells its arguments (dstLocal, srcLocal, ..., dataSize) and has no whole-tensor form
+_NAMES = {"FasterGeluV2": ("dstLocal", "srcLocal", "dataSize")}
+_DEFAULT_NAMES = ("dstTensor", "srcTensor", "calCount")
+
+
+def arg_names(api):
+    """(dst, src, count) argument names of ``api``'s prototypes."""
+    return _NAMES.get(api, _DEFAULT_NAMES)
 
 
 def any_elem(x, s, dtype, profile, ctrl, dyn):
@@ -59,11 +67,12 @@ def _split_args(api, args, p):
                 f"the {api} prototypes take no temporary buffer",
             )
         tmp = rest.pop(0)
+    dn, sn, cn = arg_names(api)
     if len(rest) > 1:
-        head = "dstTensor, srcTensor, sharedTmpBuffer" if api in WITH_TMP else "dstTensor, srcTensor"
-        raise TypeError(f"{api}() takes ({head}[, calCount]); got {len(args) + 2} arguments")
+        head = f"{dn}, {sn}, sharedTmpBuffer" if api in WITH_TMP else f"{dn}, {sn}"
+        raise TypeError(f"{api}() takes ({head}[, {cn}]); got {len(args) + 2} arguments")
     if rest and isinstance(rest[0], LocalTensor):
-        raise UsageError(api, "calCount", "a LocalTensor", "an integer", p)
+        raise UsageError(api, cn, "a LocalTensor", "an integer", p)
     return tmp, (rest[0] if rest else None)
 
 
@@ -72,18 +81,44 @@ def _overlap(a0, n0, a1, n1):
     return (n0 > 0) & (n1 > 0) & (a0 < a1 + n1) & (a1 < a0 + n0)
 
 
-def plan(api, state, dstTensor, srcTensor, args, profile, isReuseSource, max_repeats):
-    """(StridedStatic, dyn) of one call; static misuse raises UsageError."""
+def _flag(api, name, v, p):
+    if not isinstance(v, (bool, np.bool_)):
+        raise UsageError(api, name, v, "true / false", p)
+    return bool(v)
+
+
+def plan(
+    api,
+    state,
+    dstTensor,
+    srcTensor,
+    args,
+    profile,
+    isReuseSource,
+    max_repeats,
+    highPrecision=False,
+    highPerformance=False,
+):
+    """(StridedStatic, dyn) of one call; static misuse raises UsageError. ``highPrecision`` /
+    ``highPerformance``: FasterGeluV2's template flags."""
     p = as_profile(profile)
-    A.check_tensor(api, "dstTensor", dstTensor, p)
-    A.check_tensor(api, "srcTensor", srcTensor, p)
-    A.check_same_dtype(api, p, dstTensor=dstTensor, srcTensor=srcTensor)
+    dn, sn, cn = arg_names(api)
+    A.check_tensor(api, dn, dstTensor, p)
+    A.check_tensor(api, sn, srcTensor, p)
+    A.check_same_dtype(api, p, **{dn: dstTensor, sn: srcTensor})
     dt = dstTensor.dtype
     # SPEC: "源操作数的数据类型需要与目的操作数保持一致"; "支持的数据类型为：half/float" (per product)
     p.require_api(api, dt)
-    if not isinstance(isReuseSource, (bool, np.bool_)):
-        raise UsageError(api, "isReuseSource", isReuseSource, "true / false", p)
+    _flag(api, "isReuseSource", isReuseSource, p)
+    hp = _flag(api, "highPrecision", highPrecision, p)
+    if _flag(api, "highPerformance", highPerformance, p):
+        # SPEC: "开启高性能模式相比于默认不开启高精度和高性能模式会有精度下降" -- by how much, the page does not say
+        raise NotModelledError(
+            f"{api}<T, highPrecision, highPerformance=true>: the high-performance mode is not modelled"
+        )
     tmp, calCount = _split_args(api, args, p)
+    if calCount is None and api in _NAMES:
+        raise UsageError(api, cn, "missing", f"an integer in [0, min({sn}.GetSize(), {dn}.GetSize())]", p)
     if tmp is not None:
         # SPEC: "sharedTmpBuffer ... 类型为LocalTensor" of uint8_t (the prototypes: LocalTensor<uint8_t>)
         if tmp.dtype.name != "uint8":
@@ -100,16 +135,17 @@ def plan(api, state, dstTensor, srcTensor, args, profile, isReuseSource, max_rep
         if dstTensor.length < srcTensor.length:
             raise UsageError(
                 api,
-                "dstTensor",
+                dn,
                 f"{dstTensor.length} elements",
-                f"at least srcTensor.GetSize() = {srcTensor.length}",
+                f"at least {sn}.GetSize() = {srcTensor.length}",
                 p,
                 "the whole-tensor form computes every element of srcTensor",
             )
         count = srcTensor.length
     else:
-        # SPEC: "calCount∈[0, min(srcTensor.GetSize(), dstTensor.GetSize())]"
-        count = A.static_int(api, "calCount", calCount, 0, hi, p)
+        # SPEC: "calCount∈[0, min(srcTensor.GetSize(), dstTensor.GetSize())]" (FasterGeluV2:
+        #       "dataSize∈[0, min(srcLocal.GetSize(), dstLocal.GetSize())]")
+        count = A.static_int(api, cn, calCount, 0, hi, p)
         bad = bad | A.traced_range_bad(count, 0, hi)
     dyn = empty_dyn("dst", "src")
     # SPEC: calCount = 0 is in the documented range: a NOP on every product (the basic APIs'
@@ -121,12 +157,14 @@ def plan(api, state, dstTensor, srcTensor, args, profile, isReuseSource, max_rep
     set_extents(dyn, dst=dstTensor, src=srcTensor)
     dyn["strides"] = np.asarray([1, 1, 8, 8], np.int32)  # contiguous operands
     nbytes = count * isz if S.is_static(count) else jnp.asarray(count, I32) * isz
-    pairs = [("dstTensor", "srcTensor", d_addr, nbytes, s_addr, nbytes)]
+    # FasterGeluV2's page states no overlap rule for dst and src (CHOICE: the basic APIs' rules, in
+    # place allowed); its scratch follows the family's rule
+    pairs = [] if api in _NAMES else [(dn, sn, d_addr, nbytes, s_addr, nbytes)]
     if tmp is not None:
         t_addr = A.addr_of(tmp)
         pairs += [
-            ("sharedTmpBuffer", "srcTensor", t_addr, tmp.length, s_addr, nbytes),
-            ("sharedTmpBuffer", "dstTensor", t_addr, tmp.length, d_addr, nbytes),
+            ("sharedTmpBuffer", sn, t_addr, tmp.length, s_addr, nbytes),
+            ("sharedTmpBuffer", dn, t_addr, tmp.length, d_addr, nbytes),
         ]
     for a_name, b_name, a0, n0, a1, n1 in pairs:
         # SPEC: "不支持源操作数与目的操作数地址重叠"; "不支持sharedTmpBuffer与源操作数和目的操作数地址重叠"
@@ -144,7 +182,8 @@ def plan(api, state, dstTensor, srcTensor, args, profile, isReuseSource, max_rep
             bad = bad | _overlap(jnp.asarray(a0, I32), n0, jnp.asarray(a1, I32), n1)
     dyn["bad_param"] = dyn["bad_param"] | bad
     dyn["scalar"] = np.zeros((), np.uint32)
-    dyn["op"] = np.asarray(AM.API_NAMES.index(api), np.int32)
+    op = AM.OP_GELU_HP if (api == "FasterGeluV2" and hp) else AM.API_NAMES.index(api)
+    dyn["op"] = np.asarray(op, np.int32)
     return static(dt, R, pz), dyn
 
 
@@ -245,10 +284,56 @@ def _make(name):
     return register(ApiSpec(name, "adv_math", protos, _DOC_PAGES[name]))(api)
 
 
+@register(
+    ApiSpec(
+        "FasterGeluV2",
+        "adv_math",
+        (
+            "FasterGeluV2<T, highPrecision=false, highPerformance=false>(dstLocal, srcLocal, "
+            "LocalTensor<uint8_t> sharedTmpBuffer, dataSize)",
+            "FasterGeluV2<T, highPrecision=false, highPerformance=false>(dstLocal, srcLocal, dataSize)",
+        ),
+        "高阶API/激活函数/FasterGeluV2.md",
+    )
+)
+def FasterGeluV2(
+    state,
+    dstLocal,
+    srcLocal,
+    sharedTmpBuffer=None,
+    dataSize=None,
+    *,
+    profile=None,
+    highPrecision=False,
+    highPerformance=False,
+    max_repeats=None,
+):
+    """``dst_i = x * (sgn(x) * [-0.1444 * (clip(|0.7071 x|, max = 1.769) - 1.769)**2 + 0.5] + 0.5)`` with
+    ``x = src_i`` and ``sgn(x) = (x + 1e-12) / |x + 1e-12|``, for the first ``dataSize`` elements (Ascend C
+    ``AscendC::FasterGeluV2``, an advanced API). Call forms (C++ order): ``(dstLocal, srcLocal,
+    [sharedTmpBuffer,] dataSize)``. ``highPrecision``: half computed in float32; ``highPerformance=True``
+    is not modelled. Results per ``apis.FasterGeluV2.sequence`` (docs/MODEL.md). Returns the new
+    CoreState."""
+    args = tuple(a for a in (sharedTmpBuffer, dataSize) if a is not None)
+    st, dyn = plan(
+        "FasterGeluV2",
+        state,
+        dstLocal,
+        srcLocal,
+        args,
+        profile,
+        False,
+        max_repeats,
+        highPrecision,
+        highPerformance,
+    )
+    return run_strided(st, state, dyn)
+
+
 Sigmoid = _make("Sigmoid")
 Tanh = _make("Tanh")
 Log = _make("Log")
 Log2 = _make("Log2")
 Log10 = _make("Log10")
 
-__all__ = ["Sigmoid", "Tanh", "Log", "Log2", "Log10"]
+__all__ = ["Sigmoid", "Tanh", "Log", "Log2", "Log10", "FasterGeluV2"]

@@ -82,6 +82,7 @@ TEMPLATE_HEADS = {
     "TransDataTo5HD": (_T,),
     # the advanced math APIs: template <typename T, bool isReuseSource = false>
     **{n: (_T, ("bool", "isReuseSource", "false")) for n in ("Sigmoid", "Tanh", "Log", "Log2", "Log10")},
+    "FasterGeluV2": (_T, ("bool", "highPrecision", "false"), ("bool", "highPerformance", "false")),
 }
 # The repeat-parameter struct a high-dim call ends with, by family (or API): a kernel often writes
 # it as a braced list (``LeakyRelu(dst, src, s, mask, 4, {1, 1, 8, 8})``), which a variadic

@@ -42,8 +42,12 @@ SEQUENCES = {
     "Log": "ln",
     "Log2": "float32_ln_muls",
     "Log10": "ln_muls",
+    "FasterGeluV2": "formula_steps",
 }
-WITH_TMP = ("Sigmoid", "Tanh", "Log2")
+WITH_TMP = ("Sigmoid", "Tanh", "Log2", "FasterGeluV2")
+# (dst, src, count) argument names
+NAMES = {"FasterGeluV2": ("dstLocal", "srcLocal", "dataSize")}
+DEFAULT_NAMES = ("dstTensor", "srcTensor", "calCount")
 _CTX = decimal.Context(prec=80)
 
 
@@ -56,7 +60,31 @@ def _inv_ln(base):
     return 1 / Fraction(_CTX.ln(decimal.Decimal(base)))
 
 
-def _lane_sequence(api, d, profile, ctrl):
+def _gelu_v2(d, profile, ctrl):
+    """FasterGeluV2's formula operation by operation in T: x * (sgn(x) * [-0.1444 * (clip(|0.7071 x|,
+    max = 1.769) - 1.769)**2 + 0.5] + 0.5), sgn(x) = (x + 1e-12) / |x + 1e-12| read as the sign of
+    x + T(1e-12) (+1 for +-0: the division itself would be 0 / 0 where 1e-12 rounds to 0 in half)."""
+
+    def op(name):
+        return _elem.lane_function(name, d, profile, ctrl)
+
+    mul, add, mn, ab = op("Mul"), op("Add"), op("Min"), op("Abs")
+    c = {
+        v: _const(Fraction(v), d) for v in ("0.7071", "1.769", "-1.769", "-0.1444", "0.5", "1e-12", "1", "-1")
+    }
+    top = 1 << (d.bits - 1)
+
+    def f(x):
+        a = ab(mul(x, c["0.7071"]))
+        a = add(mn(a, c["1.769"]), c["-1.769"])
+        a = add(mul(mul(a, a), c["-0.1444"]), c["0.5"])
+        sgn = c["-1"] if add(x, c["1e-12"]) & top else c["1"]
+        return mul(x, add(mul(a, sgn), c["0.5"]))
+
+    return f
+
+
+def _lane_sequence(api, d, profile, ctrl, high_precision=False):
     """``f(x_bits) -> dst_bits`` of one lane."""
     if profile.api(api).sequence != SEQUENCES[api]:
         raise NotModelledError(f"{api}: sequence {profile.api(api).sequence!r} is not modelled")
@@ -67,6 +95,14 @@ def _lane_sequence(api, d, profile, ctrl):
         return _elem.lane_function(name, t, profile, ctrl)
 
     f32 = _dt.float32
+    if api == "FasterGeluV2":
+        if not (high_precision and d.name == "half"):
+            return _gelu_v2(d, profile, ctrl)
+        # SPEC: "高精度模式只在half数据类型下使能后生效": the steps in float32, the result cast to half
+        widen = _cast.lane_function(d, f32, "NONE", profile, ctrl)
+        narrow = _cast.lane_function(f32, d, "RINT", profile, ctrl)
+        g = _gelu_v2(f32, profile, ctrl)
+        return lambda x: narrow(g(widen(x)))
     if api == "Sigmoid":
         muls, exp, adds, div = op("Mul", d), op("Exp", d), op("Add", d), op("Div", d)
         m1, one = _const(-1, d), _const(1, d)
@@ -117,25 +153,29 @@ def _overlaps(a0, n0, a1, n1):
     return n0 > 0 and n1 > 0 and a0 < a1 + n1 and a1 < a0 + n0
 
 
-def _call(api, state, dstTensor, srcTensor, args, profile, isReuseSource):
+def _call(api, state, dstTensor, srcTensor, args, profile, isReuseSource, hp=False, hperf=False):
     p = as_profile(profile)
-    for t, name in ((dstTensor, "dstTensor"), (srcTensor, "srcTensor")):
+    dn, sn, cn = NAMES.get(api, DEFAULT_NAMES)
+    for t, name in ((dstTensor, dn), (srcTensor, sn)):
         if not isinstance(t, LocalTensor):
             raise UsageError(api, name, type(t).__name__, "a LocalTensor", p)
     if srcTensor.dtype != dstTensor.dtype:
         raise UsageError(
             api,
-            "srcTensor.dtype",
+            f"{sn}.dtype",
             srcTensor.dtype.name,
             dstTensor.dtype.name,
             p,
-            "dstTensor and srcTensor must have the same element type",
+            f"{dn} and {sn} must have the same element type",
         )
     d = dstTensor.dtype
     # SPEC: "支持的数据类型为：half/float" (数据类型 per product; 产品支持情况)
     p.require_api(api, d)
-    if not isinstance(isReuseSource, (bool, np.bool_)):
-        raise UsageError(api, "isReuseSource", isReuseSource, "true / false", p)
+    for flag, v in (("isReuseSource", isReuseSource), ("highPrecision", hp), ("highPerformance", hperf)):
+        if not isinstance(v, (bool, np.bool_)):
+            raise UsageError(api, flag, v, "true / false", p)
+    if hperf:
+        raise NotModelledError(f"{api}: highPerformance = true is not modelled")
     rest = list(args)
     tmp = None
     if rest and isinstance(rest[0], LocalTensor):
@@ -150,9 +190,11 @@ def _call(api, state, dstTensor, srcTensor, args, profile, isReuseSource):
             )
         tmp = rest.pop(0)
     if len(rest) > 1:
-        raise TypeError(f"{api}() takes at most one calCount; got {len(args) + 2} arguments")
+        raise TypeError(f"{api}() takes at most one {cn}; got {len(args) + 2} arguments")
     if rest and isinstance(rest[0], LocalTensor):
-        raise UsageError(api, "calCount", "a LocalTensor", "an integer", p)
+        raise UsageError(api, cn, "a LocalTensor", "an integer", p)
+    if not rest and api in NAMES:
+        raise UsageError(api, cn, "missing", "an integer (the page has no whole-tensor prototype)", p)
     if tmp is not None:
         if tmp.dtype.name != "uint8":
             raise UsageError(api, "sharedTmpBuffer.dtype", tmp.dtype.name, "uint8", p)
@@ -163,22 +205,24 @@ def _call(api, state, dstTensor, srcTensor, args, profile, isReuseSource):
     if not rest:
         # SPEC: "源操作数Tensor全部参与计算"
         if dstTensor.length < srcTensor.length:
-            raise UsageError(api, "dstTensor", f"{dstTensor.length} elements", f">= {srcTensor.length}", p)
+            raise UsageError(api, dn, f"{dstTensor.length} elements", f">= {srcTensor.length}", p)
         count = srcTensor.length
     else:
         # SPEC: "calCount∈[0, min(srcTensor.GetSize(), dstTensor.GetSize())]"
         raw = rest[0]
-        count = _int(api, "calCount", raw, p)
+        count = _int(api, cn, raw, p)
         if not (0 <= count <= hi):
             if not _traced(raw):
-                raise UsageError(api, "calCount", count, f"an integer in [0, {hi}]", p)
+                raise UsageError(api, cn, count, f"an integer in [0, {hi}]", p)
             traced_bad = True
     nbytes = count * d.itemsize
     c_traced = bool(rest) and _traced(rest[0])
-    ops = [("dstTensor", dstTensor, nbytes, c_traced), ("srcTensor", srcTensor, nbytes, c_traced)]
+    ops = [(dn, dstTensor, nbytes, c_traced), (sn, srcTensor, nbytes, c_traced)]
     if tmp is not None:
         ops.append(("sharedTmpBuffer", tmp, tmp.length, False))
-    pairs = [(ops[0], ops[1])] + ([(ops[2], ops[1]), (ops[2], ops[0])] if tmp is not None else [])
+    # FasterGeluV2: no overlap rule for dst and src on its page (the basic APIs' rules apply)
+    pairs = [] if api in NAMES else [(ops[0], ops[1])]
+    pairs += [(ops[2], ops[1]), (ops[2], ops[0])] if tmp is not None else []
     for (a_name, a, n0, a_tr), (b_name, b, n1, b_tr) in pairs:
         # SPEC: "不支持源操作数与目的操作数地址重叠"; "不支持sharedTmpBuffer与源操作数和目的操作数地址重叠"
         a0, a1 = int(a.addr), int(b.addr)
@@ -192,7 +236,7 @@ def _call(api, state, dstTensor, srcTensor, args, profile, isReuseSource):
         return int(Fault.BAD_PARAM) if traced_bad else 0
 
     def factory(dd, pp, ctrl):
-        return _lane_sequence(api, dd, pp, ctrl)
+        return _lane_sequence(api, dd, pp, ctrl, bool(hp))
 
     # calCount = 0 is a documented value: a NOP whatever the product's zero-count policy
     pz = dataclasses.replace(p, zero_count="nop")
@@ -225,3 +269,11 @@ def Log2(state, dstTensor, srcTensor, *args, profile, isReuseSource=False):
 def Log10(state, dstTensor, srcTensor, *args, profile, isReuseSource=False):
     """``dst_i = log10(src_i)`` (高阶API/数学库/Log, base 10)."""
     return _call("Log10", state, dstTensor, srcTensor, args, profile, isReuseSource)
+
+
+def FasterGeluV2(state, dstLocal, srcLocal, *args, profile, highPrecision=False, highPerformance=False):
+    """``x * (sgn(x) * [-0.1444 * (clip(|0.7071 x|, max = 1.769) - 1.769)**2 + 0.5] + 0.5)``
+    (高阶API/激活函数/FasterGeluV2); ``(dstLocal, srcLocal, [sharedTmpBuffer,] dataSize)``."""
+    return _call(
+        "FasterGeluV2", state, dstLocal, srcLocal, args, profile, False, highPrecision, highPerformance
+    )

@@ -2706,6 +2706,36 @@ inline void ExpSub(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& 
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
+template <typename T = void, bool highPrecision = false, bool highPerformance = false, typename F = const char*, std::enable_if_t<std::is_same_v<F, const char*>, int> = 0>
+inline void FasterGeluV2(F file = __builtin_FILE(), int line = __builtin_LINE()) {
+    auto j = ascendjax::begin_call("FasterGeluV2");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "highPrecision", highPrecision);
+    ascendjax::tmpl_val(j, "highPerformance", highPerformance);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    j.close(']');
+    rt().record(j, file, line);
+}
+template <typename T = void, bool highPrecision = false, bool highPerformance = false, typename... Args>
+inline void FasterGeluV2(ascendjax::Arg0 a0, Args&&... args) {
+    auto j = ascendjax::begin_call("FasterGeluV2");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "highPrecision", highPrecision);
+    ascendjax::tmpl_val(j, "highPerformance", highPerformance);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    (ascendjax::w(j, args), ...);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
 template <typename T = void, bool isSetMask = true, typename F = const char*, std::enable_if_t<std::is_same_v<F, const char*>, int> = 0>
 inline void FusedMulAdd(F file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("FusedMulAdd");
