@@ -136,7 +136,7 @@ def check_sequences(dtype, profile):
 
 
 def any_elem(x, dtype, profile, ctrl, op):
-    """The result bits of API ``API_NAMES[op]`` (``op`` traced: one program serves the five APIs of a
+    """The result bits of API ``API_NAMES[op]`` (``op`` traced: one program serves the six APIs of a
     dtype) on T lanes ``x``."""
     check_sequences(dtype, profile)
     x = x.astype(U32)

@@ -1,4 +1,4 @@
-"""Advanced math APIs (高阶API): Sigmoid (激活函数), Tanh, Log, Log2, Log10 (数学库).
+"""Advanced math APIs (高阶API): Sigmoid, FasterGeluV2 (激活函数), Tanh, Log, Log2, Log10 (数学库).
 
 Prototypes (C++ argument order; ``isReuseSource`` is the template argument after T):
   Sigmoid / Tanh / Log2(dstTensor, srcTensor, sharedTmpBuffer, calCount)  -- 通过sharedTmpBuffer传入临时空间
@@ -6,13 +6,13 @@ Prototypes (C++ argument order; ``isReuseSource`` is the template argument after
   Sigmoid / Tanh / Log2(dstTensor, srcTensor, calCount)                   -- 接口框架申请临时空间
   Sigmoid / Tanh / Log2(dstTensor, srcTensor)
   Log / Log10(dstTensor, srcTensor, calCount) and (dstTensor, srcTensor)   -- no sharedTmpBuffer form
+  FasterGeluV2<T, highPrecision, highPerformance>(dstLocal, srcLocal[, sharedTmpBuffer], dataSize)
 These are different APIs from the memory-vector ``Exp`` / ``Ln`` (基础算术), which keep their own
 names and call forms. Element semantics: ``_engine/adv_math.py`` (a named instruction sequence per
 API, the profile's ``apis.<Name>.sequence``); call rules: docs/MODEL.md "Advanced math".
 
-One program per (dtype, repeat bucket) serves the five APIs (the API is traced data, ``dyn["op"]``):
-the call runs on the shared strided core as a count-form
-call (``lanes.KIND_COUNT``), so addresses, faults, program-order writes and the register side effects
+One program per (dtype, repeat bucket) serves the six APIs (the API is traced data, ``dyn["op"]``):
+the call runs on the shared strided core as a count-form call (``lanes.KIND_COUNT``), so addresses, faults, program-order writes and the register side effects
 of a count-form call are the basic APIs' own.
 """
 
@@ -188,7 +188,7 @@ def plan(
 
 
 def static(dtype, R, profile):
-    """The compile key of a call: one program per (dtype, repeat bucket, profile) serves the five APIs."""
+    """The compile key of a call: one program per (dtype, repeat bucket, profile) serves the six APIs."""
     return StridedStatic(
         api="*",
         dtype=dtype,
