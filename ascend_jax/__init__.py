@@ -88,6 +88,14 @@ from .api import (
     Subs,
     Truncate,
 )
+from .api.adv_math import (  # 高阶API 数学库 / 激活函数 (helper "math")
+    FasterGeluV2,
+    Log,
+    Log2,
+    Log10,
+    Sigmoid,
+    Tanh,
+)
 from .api.bilinear import BilinearInterpolation  # 基础算术 (issue 16, helper bilinear)
 from .api.castcomp import AddDeqRelu, AddReluCast, MulCast, MulsCast, SetDeqScale, SubReluCast
 from .api.compound import (

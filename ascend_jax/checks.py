@@ -58,6 +58,8 @@ WARN_APIS = (
     "NdDmaDci",
     "SetLoopModePara",
     "ResetLoopModePara",
+    # appended in issue 45 item 7 (高阶API: the advanced math APIs)
+    "Sigmoid", "Tanh", "Log", "Log2", "Log10", "FasterGeluV2",
 )  # fmt: skip
 WARN_ARGS = ("dst", "src", "src0", "src1")
 WARN_ARGS += ("src2", "src3", "src4")  # appended by the sort helper: MrgSortSrcList queues

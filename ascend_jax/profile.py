@@ -145,6 +145,13 @@ KNOWN_APIS = (
     "CastDequant",
     # data fill (issue 15, helper "vpad")
     "VectorPadding",
+    # advanced math 高阶API (issue 45 item 7, helper "math")
+    "Sigmoid",
+    "Tanh",
+    "Log",
+    "Log2",
+    "Log10",
+    "FasterGeluV2",
 )
 
 # Allowed keys: name -> (type or tuple of allowed values, True) for a required key, or
@@ -363,6 +370,18 @@ _API_EXTRA["BilinearInterpolation"] = {
 # the page leaves the padding width open): "outside_block" = the E values just outside the src block on
 # the padSide side
 _API_EXTRA["VectorPadding"] = {"layout": (("outside_block",), False, "outside_block")}
+# advanced math (issue 45 item 7; docs/MODEL.md "Advanced math: Sigmoid, Tanh, Log, Log2, Log10"): the
+# pages give the formula, not the instruction sequence; the named sequence of basic operations the model
+# computes (CHOICE; one value each today, _engine/adv_math.py)
+for _n, _seq in (
+    ("Sigmoid", "muls_exp_adds_div"),
+    ("Tanh", "float32_clamp_exp_ratio"),
+    ("Log", "ln"),
+    ("Log2", "float32_ln_muls"),
+    ("Log10", "ln_muls"),
+    ("FasterGeluV2", "formula_steps"),
+):
+    _API_EXTRA[_n] = {"sequence": ((_seq,), False, _seq)}
 
 
 def _freeze(v):

@@ -1,5 +1,6 @@
 """Pure functional API: ``new_state = X(state, ...)``, one module per API family."""
 
+from .adv_math import FasterGeluV2, Log, Log2, Log10, Sigmoid, Tanh  # 高阶API (issue 45 item 7, helper math)
 from .bilinear import BilinearInterpolation  # 基础算术 (issue 16, helper bilinear)
 from .binary import Add, And, Div, Max, Min, Mul, Or, Sub
 from .binary_scalar import AddsFlexible, Ands, Divs, MaxsFlexible, MinsFlexible, MulsFlexible, Ors, Subs

@@ -80,6 +80,9 @@ TEMPLATE_HEADS = {
     "GetReduceRepeatSumSpr": (_T,),
     "GetReduceRepeatMaxMinSpr": (_T,),
     "TransDataTo5HD": (_T,),
+    # the advanced math APIs: template <typename T, bool isReuseSource = false>
+    **{n: (_T, ("bool", "isReuseSource", "false")) for n in ("Sigmoid", "Tanh", "Log", "Log2", "Log10")},
+    "FasterGeluV2": (_T, ("bool", "highPrecision", "false"), ("bool", "highPerformance", "false")),
 }
 # The repeat-parameter struct a high-dim call ends with, by family (or API): a kernel often writes
 # it as a braced list (``LeakyRelu(dst, src, s, mask, 4, {1, 1, 8, 8})``), which a variadic

@@ -186,3 +186,8 @@ __all__ += ["CastDequant", "VdeqInfo"]
 from .padding import VectorPadding  # noqa: E402
 
 __all__ += ["VectorPadding"]
+
+# advanced math 高阶API (issue 45 item 7, helper "math")
+from .adv_math import FasterGeluV2, Log, Log2, Log10, Sigmoid, Tanh  # noqa: E402
+
+__all__ += ["Sigmoid", "Tanh", "Log", "Log2", "Log10", "FasterGeluV2"]

@@ -2706,6 +2706,36 @@ inline void ExpSub(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& 
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
+template <typename T = void, bool highPrecision = false, bool highPerformance = false, typename F = const char*, std::enable_if_t<std::is_same_v<F, const char*>, int> = 0>
+inline void FasterGeluV2(F file = __builtin_FILE(), int line = __builtin_LINE()) {
+    auto j = ascendjax::begin_call("FasterGeluV2");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "highPrecision", highPrecision);
+    ascendjax::tmpl_val(j, "highPerformance", highPerformance);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    j.close(']');
+    rt().record(j, file, line);
+}
+template <typename T = void, bool highPrecision = false, bool highPerformance = false, typename... Args>
+inline void FasterGeluV2(ascendjax::Arg0 a0, Args&&... args) {
+    auto j = ascendjax::begin_call("FasterGeluV2");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "highPrecision", highPrecision);
+    ascendjax::tmpl_val(j, "highPerformance", highPerformance);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    (ascendjax::w(j, args), ...);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
 template <typename T = void, bool isSetMask = true, typename F = const char*, std::enable_if_t<std::is_same_v<F, const char*>, int> = 0>
 inline void FusedMulAdd(F file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("FusedMulAdd");
@@ -3500,6 +3530,90 @@ inline void Ln(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5, 
     ascendjax::w(j, a5);
     ascendjax::w(j, a6);
     ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isReuseSource = false, typename F = const char*, std::enable_if_t<std::is_same_v<F, const char*>, int> = 0>
+inline void Log(F file = __builtin_FILE(), int line = __builtin_LINE()) {
+    auto j = ascendjax::begin_call("Log");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isReuseSource", isReuseSource);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    j.close(']');
+    rt().record(j, file, line);
+}
+template <typename T = void, bool isReuseSource = false, typename... Args>
+inline void Log(ascendjax::Arg0 a0, Args&&... args) {
+    auto j = ascendjax::begin_call("Log");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isReuseSource", isReuseSource);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    (ascendjax::w(j, args), ...);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isReuseSource = false, typename F = const char*, std::enable_if_t<std::is_same_v<F, const char*>, int> = 0>
+inline void Log10(F file = __builtin_FILE(), int line = __builtin_LINE()) {
+    auto j = ascendjax::begin_call("Log10");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isReuseSource", isReuseSource);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    j.close(']');
+    rt().record(j, file, line);
+}
+template <typename T = void, bool isReuseSource = false, typename... Args>
+inline void Log10(ascendjax::Arg0 a0, Args&&... args) {
+    auto j = ascendjax::begin_call("Log10");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isReuseSource", isReuseSource);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    (ascendjax::w(j, args), ...);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isReuseSource = false, typename F = const char*, std::enable_if_t<std::is_same_v<F, const char*>, int> = 0>
+inline void Log2(F file = __builtin_FILE(), int line = __builtin_LINE()) {
+    auto j = ascendjax::begin_call("Log2");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isReuseSource", isReuseSource);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    j.close(']');
+    rt().record(j, file, line);
+}
+template <typename T = void, bool isReuseSource = false, typename... Args>
+inline void Log2(ascendjax::Arg0 a0, Args&&... args) {
+    auto j = ascendjax::begin_call("Log2");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isReuseSource", isReuseSource);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    (ascendjax::w(j, args), ...);
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
@@ -6984,6 +7098,34 @@ inline void ShiftRight(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
+template <typename T = void, bool isReuseSource = false, typename F = const char*, std::enable_if_t<std::is_same_v<F, const char*>, int> = 0>
+inline void Sigmoid(F file = __builtin_FILE(), int line = __builtin_LINE()) {
+    auto j = ascendjax::begin_call("Sigmoid");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isReuseSource", isReuseSource);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    j.close(']');
+    rt().record(j, file, line);
+}
+template <typename T = void, bool isReuseSource = false, typename... Args>
+inline void Sigmoid(ascendjax::Arg0 a0, Args&&... args) {
+    auto j = ascendjax::begin_call("Sigmoid");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isReuseSource", isReuseSource);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    (ascendjax::w(j, args), ...);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
 template <typename T = void, bool isSetMask = true, typename F = const char*, std::enable_if_t<std::is_same_v<F, const char*>, int> = 0>
 inline void Sort32(F file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("Sort32");
@@ -7638,6 +7780,34 @@ inline void Subs(ascendjax::Arg0 a0, A1&& a1, A2&& a2, A3&& a3, A4&& a4, A5&& a5
     ascendjax::w(j, a5);
     ascendjax::w(j, a6);
     ascendjax::w(j, params);
+    j.close(']');
+    rt().record(j, a0.file, a0.line);
+}
+template <typename T = void, bool isReuseSource = false, typename F = const char*, std::enable_if_t<std::is_same_v<F, const char*>, int> = 0>
+inline void Tanh(F file = __builtin_FILE(), int line = __builtin_LINE()) {
+    auto j = ascendjax::begin_call("Tanh");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isReuseSource", isReuseSource);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    j.close(']');
+    rt().record(j, file, line);
+}
+template <typename T = void, bool isReuseSource = false, typename... Args>
+inline void Tanh(ascendjax::Arg0 a0, Args&&... args) {
+    auto j = ascendjax::begin_call("Tanh");
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    ascendjax::tmpl_val(j, "isReuseSource", isReuseSource);
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    a0.write(j);
+    (ascendjax::w(j, args), ...);
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
