@@ -408,25 +408,38 @@ def write_outputs(gm_args, arrays, folder):
 def diff_outputs(gm_args, ours, theirs):
     """Bit-for-bit comparison of the output files in folder ``ours`` with those in ``theirs`` (an
     NPU or CPU-debug run). Returns ``(clean, lines)``."""
+    entries = [
+        (a.filename, pathlib.Path(ours) / a.filename, pathlib.Path(theirs) / a.filename, a.dt, a.describe())
+        for a in gm_args
+        if a.is_output
+    ]
+    return diff_files(entries)
+
+
+def diff_files(entries):
+    """The ``--diff`` report (both front ends): ``entries`` are (name, our file, their file, dtype,
+    what the file is); each pair compared bit for bit, element by element of the dtype. A missing
+    file of theirs raises ``RunInputError``. Returns ``(clean, lines)``."""
     lines, clean = [], True
-    for a in gm_args:
-        if not a.is_output:
-            continue
-        fo, ft = pathlib.Path(ours) / a.filename, pathlib.Path(theirs) / a.filename
+    for name, fo, ft, dt, what in entries:
+        fo, ft = pathlib.Path(fo), pathlib.Path(ft)
         if not ft.is_file():
-            raise RunInputError(f"--diff: missing {ft} ({a.describe()})")
+            raise RunInputError(f"--diff: missing {ft} ({what})")
         o, t = np.fromfile(fo, np.uint8), np.fromfile(ft, np.uint8)
         if o.size != t.size:
             clean = False
-            lines.append(f"{a.filename}: SIZE MISMATCH: model {o.size} bytes, {ft} {t.size} bytes")
+            lines.append(f"{name}: SIZE MISMATCH: model {o.size} bytes, {ft} {t.size} bytes")
             continue
-        w = a.dt.itemsize
+        w = dt.itemsize
         n = o.size // w
-        bad = np.nonzero(np.any(o.reshape(n, w) != t.reshape(n, w), axis=1))[0]
-        lines.append(f"{a.filename}: {bad.size} of {n} {a.dt.name} elements differ")
+        bad = np.nonzero(np.any(o[: n * w].reshape(n, w) != t[: n * w].reshape(n, w), axis=1))[0]
+        lines.append(f"{name}: {bad.size} of {n} {dt.name} elements differ")
+        if o.size % w and not np.array_equal(o[n * w :], t[n * w :]):
+            clean = False
+            lines.append(f"  the last {o.size % w} byte(s), short of an element, differ")
         if bad.size:
             clean = False
-            ov, tv = o.view(a.dt.np_dtype), t.view(a.dt.np_dtype)
+            ov, tv = o[: n * w].view(dt.np_dtype), t[: n * w].view(dt.np_dtype)
             for j in bad[:8]:
                 ob, tb = o[j * w : (j + 1) * w], t[j * w : (j + 1) * w]
                 lines.append(

@@ -839,8 +839,11 @@ def cmd_run(args):
     for f in found:  # races, sync errors, multi-core overlaps: beside the results
         print(f"{prog}: {f}", file=sys.stderr)
     if found:
-        if getattr(args, "findings", "fail") == "fail":
-            rc = EXIT_MISMATCH
+        strict = getattr(args, "strict", False)
+        if getattr(args, "findings", "fail") == "fail" and any(
+            strict or getattr(f, "severity", "error") == "error" for f in found
+        ):
+            rc = EXIT_MISMATCH  # SPEC (issue 47 item 7): a warning is printed; only errors fail
         emit(f"{prog}: {len(found)} finding(s) (schedule {schedule})")
     for r in results:
         files = ", ".join(str(f) for f in r.files)
@@ -897,6 +900,11 @@ def _add_run_parser(sub):
         choices=("fail", "report"),
         default="fail",
         help="a race or sync error: exit 1 (fail, default) or only print it (report)",
+    )
+    r.add_argument(
+        "--strict",
+        action="store_true",
+        help="a checker warning (e.g. atomic order) also sets exit 1; without it only errors do",
     )
     r.add_argument(
         "--diff", default=None, help="folder with another run's outputs (an NPU's): bit-for-bit diff"

@@ -213,6 +213,7 @@ def profile_macros(profile):
     flags = [
         f"-DASCENDJAX_PRODUCT_{name.upper()}=1",
         f"-DASCENDJAX_UB_ALIGN={profile.operand_alignment_bytes}",
+        f"-DASCENDJAX_AIC_AIV_RATIO={profile.aic_aiv_ratio}",
     ]
     if arch is not None:
         flags.append(f"-D__NPU_ARCH__={arch}")
@@ -264,7 +265,8 @@ def build(source, profile, defines=(), cxx=None):
     if exe.is_file():
         return Build(exe, 0.0, True, launches, source)
     tmp_src = d / f"{source.stem}-{digest}.cpp"
-    tmp_src.write_text(f'#line 1 "{source}"\n' + rewritten)
+    quoted = str(source).replace("\\", "\\\\").replace('"', '\\"')  # a string literal of the path
+    tmp_src.write_text(f'#line 1 "{quoted}"\n' + rewritten)
     tmp_exe = d / f".{exe.name}.{os.getpid()}.tmp"
     t0 = time.perf_counter()
     proc = subprocess.run(
