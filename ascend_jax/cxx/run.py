@@ -45,8 +45,9 @@ from . import build as B
 from . import trace as T
 
 PROG = "ascend-jax run"
-# the memory one chunk of a streamed ``--cases N`` launch may hold (its cases' GM bytes and UB)
-CHUNK_BYTES = 256 << 20
+# the memory one chunk of a streamed ``--cases N`` launch may hold (its cases' GM bytes and UB);
+# $ASCEND_JAX_CHUNK_BYTES overrides it
+CHUNK_BYTES = int(os.environ.get("ASCEND_JAX_CHUNK_BYTES") or (256 << 20))
 
 
 class RunError(Exception):
@@ -54,6 +55,8 @@ class RunError(Exception):
 
 
 def _random_bytes(rng, dt_name, nbytes, batch):
+    if batch == 0:
+        return np.zeros((0, nbytes), np.uint8)
     dt = aj.as_dtype(dt_name)
     n = nbytes // dt.itemsize
     if dt.kind == "float":
@@ -992,7 +995,7 @@ def _diff(r, theirs):
         )
         return 2
     entries = [
-        (str(rel), ours, pathlib.Path(theirs) / rel, aj.as_dtype(dt), f"the host's output {rel}, {dt}")
+        (str(rel), ours, pathlib.Path(theirs) / rel, aj.as_dtype(dt), f"the host's output {rel}, {aj.as_dtype(dt).name}")
         for rel, dt, ours in files
     ]
     try:
