@@ -449,6 +449,13 @@ def diff_files(entries):
     return clean, lines
 
 
+def uninit_text(warning):
+    """A checker warning line (checks.describe), with what UNINIT means spelled out."""
+    if "UNINIT" not in warning:
+        return warning
+    return f"{warning}: an active source lane reads UB bytes never written since the launch began"
+
+
 # -- running -------------------------------------------------------------------------------------
 
 
@@ -460,6 +467,7 @@ class CaseResult(NamedTuple):
     out: object
     findings: tuple = ()
     race: bool = False  # a race of a traced address happened in this case (KernelResult.race_cases)
+    warning: str = ""  # the case's checker warnings (checks.describe; UNINIT with check_uninit)
 
 
 class KernelError(RuntimeError):
@@ -468,13 +476,22 @@ class KernelError(RuntimeError):
 
 
 def run_folders(
-    fn, input_dirs, output_dirs, profile=None, names=None, user_dir=None, block_dim=None, schedule="program"
+    fn,
+    input_dirs,
+    output_dirs,
+    profile=None,
+    names=None,
+    user_dir=None,
+    block_dim=None,
+    schedule="program",
+    check_uninit=False,
 ):
     """Run declared kernel ``fn`` on every input folder in one compiled, batched program; write
     each case's outputs to the matching output folder. Returns a list of ``CaseResult``.
     ``user_dir``: the folder of the user's kernel file (``Target.user_dir``): an exception raised
     by code there is the kernel's own (``KernelError``); any other propagates unchanged.
-    ``block_dim``: the launch's cores (default: the declaration's); ``schedule``: as jit_kernel."""
+    ``block_dim``: the launch's cores (default: the declaration's); ``schedule``, ``check_uninit``:
+    as jit_kernel."""
     from .kernel import jit_kernel
     from .profile import DEFAULT_PROFILE
 
@@ -490,7 +507,9 @@ def run_folders(
     prof = profile or getattr(fn, "profile", None) or DEFAULT_PROFILE
     bd = block_dim or getattr(fn, "block_dim", 1) or 1
     try:
-        res = jit_kernel(fn, profile=prof, return_state=True, block_dim=bd, schedule=schedule)(*arrays)
+        res = jit_kernel(
+            fn, profile=prof, return_state=True, block_dim=bd, schedule=schedule, check_uninit=check_uninit
+        )(*arrays)
     except AscendCError:
         raise
     except Exception as e:
@@ -510,7 +529,11 @@ def run_folders(
             out = jax.tree_util.tree_map(lambda v, b=b: np.asarray(v)[b], res.out)
         fw = int(np.bitwise_or.reduce(faults[b]))
         race = bool(np.ravel(res.race_cases)[b]) if np.size(res.race_cases) == batch else False
-        results.append(CaseResult(names[b], output_dirs[b], tuple(files), fw, out, tuple(res.findings), race))
+        ws = list(res.warnings or ())
+        warning = ws[b] if len(ws) == batch else ""
+        results.append(
+            CaseResult(names[b], output_dirs[b], tuple(files), fw, out, tuple(res.findings), race, warning)
+        )
     return results
 
 

@@ -833,6 +833,7 @@ def cmd_run(args):
         user_dir=target.user_dir,
         block_dim=getattr(args, "block_dim", None),
         schedule=schedule,
+        check_uninit=getattr(args, "check_uninit", False),
     )
     rc = EXIT_CLEAN
     found = results[0].findings if results else ()
@@ -853,6 +854,12 @@ def cmd_run(args):
         if r.race:
             rc = EXIT_MISMATCH
             msg += "; RACE (a traced address made an unordered pair overlap)"
+        if r.warning:
+            uninit = "UNINIT" in r.warning and getattr(args, "check_uninit", False)
+            kind = "initcheck: error" if uninit else "checker warning"
+            print(f"{prog}: case {r.name}: {kind}: {byok.uninit_text(r.warning)}", file=sys.stderr)
+            if uninit or getattr(args, "strict", False):
+                rc = EXIT_MISMATCH
         if r.fault:
             rc = EXIT_MISMATCH
             msg += f"; FAULT {describe_faults(r.fault)}"
@@ -900,6 +907,11 @@ def _add_run_parser(sub):
         choices=("fail", "report"),
         default="fail",
         help="a race or sync error: exit 1 (fail, default) or only print it (report)",
+    )
+    r.add_argument(
+        "--check-uninit",
+        action="store_true",
+        help="initcheck: a read of UB bytes never written is an error (exit 1); off by default",
     )
     r.add_argument(
         "--strict",

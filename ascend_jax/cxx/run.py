@@ -83,6 +83,7 @@ class Server:
         verbose=True,
         case_dirs=None,
         write_cases=True,
+        check_uninit=False,
     ):
         self.exchange = pathlib.Path(exchange)
         self.profile = profile
@@ -92,6 +93,7 @@ class Server:
         if self.case_dirs:
             self.cases = len(self.case_dirs) - 1
         self.write_cases = write_cases
+        self.check_uninit = check_uninit
         self.infile = {}  # C++ buffer id -> (ReadFile path, offset in the file, bytes)
         self.outfile = {}  # C++ buffer id -> (WriteFile path, bytes)
         self.pending = []  # (launch, index, {cid: case inputs}, {cid: case outputs}) for finish()
@@ -183,7 +185,7 @@ class Server:
         self.stats.append(stat)
         if self.cases and not self.case_dirs and stream is not None:
             stream["stat"] = stat
-        self._collect(launch, res, batch)
+        self._collect(launch, res, batch, arrays=arrays)
         self._answer(index, launch, res)
         if self.cases and self.write_cases:
             written = launch.written_buffers()
@@ -247,7 +249,7 @@ class Server:
         """Case 0 of a launch with value reads: run it, write each other case's inputs for the
         header's launch loop (``launch_<i>_case<c>_gm<k>.bin``) and return the number of cases."""
         res, stat = self._execute(launch, [a[:1] for a in arrays], timed=False)
-        self._collect(launch, res, 1)
+        self._collect(launch, res, 1, arrays=[a[:1] for a in arrays])
         self._answer(index, launch, res)
         for c in range(1, 1 + self.cases):
             for pos, cid in enumerate(launch.buffers):
@@ -270,8 +272,9 @@ class Server:
         inputs; run its trace (batch 1) and keep its outputs as case c."""
         launch = T.read_launch(self.exchange, index)
         st = self._per_case
-        res, _ = self._execute(launch, [g[None] for g in launch.gm_inputs()], timed=False)
-        self._collect(launch, res, 1, case=c)
+        gms = [g[None] for g in launch.gm_inputs()]
+        res, _ = self._execute(launch, gms, timed=False)
+        self._collect(launch, res, 1, case=c, arrays=gms)
         for pos, cid in enumerate(launch.buffers):
             if cid in st["outs"]:
                 st["outs"][cid][c - 1] = np.asarray(res.gm[pos])[0]
@@ -288,7 +291,12 @@ class Server:
         run = self._compiled.get(key)
         if run is None:
             run = aj.jit_kernel(
-                fn, profile=self.profile, return_state=True, block_dim=launch.blocks, schedule=self.schedule
+                fn,
+                profile=self.profile,
+                return_state=True,
+                block_dim=launch.blocks,
+                schedule=self.schedule,
+                check_uninit=self.check_uninit,
             )
             self._compiled[key] = run
         t0 = time.perf_counter()
@@ -311,15 +319,19 @@ class Server:
             )
         return res, stat
 
-    def _collect(self, launch, res, batch, case=0, rows=None):
+    def _collect(self, launch, res, batch, case=0, rows=None, arrays=None):
         """Faults per case, findings and warnings of one run (``case``: the first case's index;
-        ``rows``: the first rows that are cases, the rest padding)."""
+        ``rows``: the first rows that are cases, the rest padding; ``arrays``: the run's GM inputs,
+        to locate a launch's first fault)."""
         states = res.state if isinstance(res.state, tuple) else (res.state,)  # one per core
         faults = np.concatenate([np.asarray(st.fault).reshape(batch, -1) for st in states], axis=1)
         for b in range(batch if rows is None else rows):
             f = int(np.bitwise_or.reduce(faults[b]))
             if f:
-                self.faults.append((launch, case + b, f))
+                at = ""
+                if arrays is not None and not any(la is launch for la, _c, _f, _a in self.faults):
+                    at = self._locate_fault(launch, [a[b] for a in arrays])
+                self.faults.append((launch, case + b, f, at))
 
         def key(la, f):
             return (la.line, f.tool, f.kind, tuple((c.core, c.index, c.api) for c in f.calls))
@@ -331,6 +343,27 @@ class Server:
         for w in getattr(res, "warnings", None) or []:
             if w and w not in self.warnings:
                 self.warnings.append(w)
+
+    def _locate_fault(self, launch, gms):
+        """The call that faulted first on inputs ``gms`` (one case): the trace rerun eagerly, stopping
+        at the first call whose fault bits are new -- its C++ line, the call with its operands (UB
+        and GM addresses) and the fault; "" when the rerun does not fault."""
+        try:
+            aj.run_kernel(
+                T.kernel_fn(launch),
+                *gms,
+                profile=self.profile,
+                fault_policy="raise",
+                block_dim=launch.blocks,
+                schedule=self.schedule,
+            )
+        except aj.AscendFault as e:
+            where, call = getattr(e, "cxx_where", None), getattr(e, "cxx_call", None)
+            if where is not None:
+                return f"{where}: {call}: {e}"
+        except Exception:  # noqa: BLE001  (the batched run's fault word stands on its own)
+            return ""
+        return ""
 
     def _case_files(self, cid, host_bytes):
         """``--cases DIR``: the bytes of GM buffer ``cid`` for cases 1.. (each case folder's copy of
@@ -405,7 +438,7 @@ class Server:
             stat["run_s"] += time.perf_counter() - t0
             stat["cases"] = 1 + self.cases
             stat["cases_per_s"] = stat["cases"] / max(stat["run_s"], 1e-9)
-        self._collect(launch, res, size, case=c, rows=n)
+        self._collect(launch, res, size, case=c, rows=n, arrays=arrays)
         written = launch.written_buffers()
         outs = {cid: np.asarray(res.gm[pos])[:n] for pos, cid in enumerate(launch.buffers) if cid in written}
         return rand, outs
@@ -686,6 +719,7 @@ def run_cxx(
     argv=(),
     write_cases=True,
     timeout=None,
+    check_uninit=False,
 ):
     """Build and run ``source``; returns a dict (returncode, stdout, stderr, build, stats, faults,
     warnings, outputs, writefail). Raises B.CxxError / B.ToolError / RunError / the model's errors;
@@ -714,7 +748,7 @@ def run_cxx(
     try:
         return _run_built(
             source, bld, prof, inp, outp, cases, seed, case_dirs, schedule, write_cases, block_dim,
-            max_calls, argv, timeout,
+            max_calls, argv, timeout, check_uninit,
         )
     finally:
         for q in made:  # a failed run leaves no empty output folder behind
@@ -724,7 +758,7 @@ def run_cxx(
 
 def _run_built(
     source, bld, prof, inp, outp, cases, seed, case_dirs, schedule, write_cases, block_dim, max_calls, argv,
-    timeout,
+    timeout, check_uninit,
 ):
     with tempfile.TemporaryDirectory(prefix="ascend_jax_cxx_") as tmp:
         tmp = pathlib.Path(tmp)
@@ -745,6 +779,7 @@ def _run_built(
             schedule=schedule,
             case_dirs=case_dirs,
             write_cases=write_cases,
+            check_uninit=check_uninit,
         )
         server.cwd = cwd
         try:
@@ -906,6 +941,7 @@ def cmd_run_cxx(args):
             max_calls=getattr(args, "max_calls", None),
             argv=getattr(args, "host_arg", None) or (),
             timeout=getattr(args, "timeout", None),
+            check_uninit=getattr(args, "check_uninit", False),
         )
     except KeyboardInterrupt as e:
         more = f": {e}" if str(e) else ""
@@ -950,11 +986,16 @@ def cmd_run_cxx(args):
                 f"= {s['cases_per_s']:.0f} cases/s"
             )
         print(msg, file=sys.stderr)
-    for w in r["warnings"]:
-        print(f"{PROG}: checker warning: {w}", file=sys.stderr)
     rc = 0
     fail = getattr(args, "findings", "fail") == "fail"
     strict = getattr(args, "strict", False)
+    from ..byok import uninit_text
+
+    for w in r["warnings"]:
+        uninit = "UNINIT" in w and getattr(args, "check_uninit", False)
+        print(f"{PROG}: {'initcheck: error' if uninit else 'checker warning'}: {uninit_text(w)}", file=sys.stderr)
+        if uninit or strict:
+            rc = 1
     for launch, f in r["findings"]:
         print(f"{PROG}: launch {launch.name} (line {launch.line}): {f}", file=sys.stderr)
         if fail and (strict or getattr(f, "severity", "error") == "error"):
@@ -964,8 +1005,10 @@ def cmd_run_cxx(args):
         print(f"{PROG}: host: {f}", file=sys.stderr)
         if fail and (": error: " in f or (strict and ": warning: " in f)):
             rc = 1
-    for launch, case, f in r["faults"]:
-        print(f"{PROG}: launch {launch.name} case {case}: FAULT {aj.describe_faults(f)}", file=sys.stderr)
+    for launch, case, f, at in r["faults"]:
+        at = at.replace(f"{b.source.parent}/", "")
+        at = f"\n  first fault: {at}" if at else ""
+        print(f"{PROG}: launch {launch.name} case {case}: FAULT {aj.describe_faults(f)}{at}", file=sys.stderr)
         rc = 1
     if r["returncode"] != 0:
         print(
