@@ -505,6 +505,8 @@ def run_folders(
     stacked = {a.name: np.stack([c[a.name] for c in cases]) for a in fn.gm_args if a.is_input}
     arrays = gm_arrays(fn, stacked, batch=batch)
     prof = profile or getattr(fn, "profile", None) or DEFAULT_PROFILE
+    if block_dim is not None:
+        check_block_dim(block_dim, prof)
     bd = block_dim or getattr(fn, "block_dim", 1) or 1
     try:
         res = jit_kernel(
@@ -535,6 +537,18 @@ def run_folders(
             CaseResult(names[b], output_dirs[b], tuple(files), fw, out, tuple(res.findings), race, warning)
         )
     return results
+
+
+def check_block_dim(block_dim, profile):
+    """``--block-dim`` within [1, max_block_dim] of ``profile`` (both front ends; RunInputError)."""
+    from .profile import load_profile
+
+    prof = load_profile(profile)
+    if not 1 <= int(block_dim) <= prof.max_block_dim:
+        raise RunInputError(
+            f"--block-dim {block_dim}: outside [1, {prof.max_block_dim}], the block counts of a launch on "
+            f"profile {prof.name} (<<<blocks, ubuf, stream>>>)"
+        )
 
 
 def _overlap(a, b):

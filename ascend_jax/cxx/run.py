@@ -868,7 +868,7 @@ def check_options(args, cases):
     positive, --scenario only for a source that uses SCENARIO_NUM, --diff a folder (and not with
     --cases), --output a folder apart from --input and --diff, not under a file. Returns the
     loaded profile."""
-    from ..byok import RunInputError, check_output_folder
+    from ..byok import RunInputError, check_block_dim, check_output_folder
 
     try:
         prof = aj.load_profile(args.profile or "ascend910b")
@@ -877,11 +877,11 @@ def check_options(args, cases):
             f"--profile {args.profile}: not a profile ({e}); `ascend-jax profiles` lists them"
         ) from None
     bd = getattr(args, "block_dim", None)
-    if bd is not None and not 1 <= bd <= prof.max_block_dim:
-        raise RunError(
-            f"--block-dim {bd}: outside [1, {prof.max_block_dim}], the block counts of a launch on "
-            f"profile {prof.name} (<<<blocks, ubuf, stream>>>)"
-        )
+    if bd is not None:
+        try:
+            check_block_dim(bd, prof)
+        except RunInputError as e:
+            raise RunError(str(e)) from None
     mc = getattr(args, "max_calls", None)
     if mc is not None and mc < 1:
         raise RunError(f"--max-calls {mc}: give a positive number of calls (the call budget of one launch)")
