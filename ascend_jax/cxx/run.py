@@ -50,6 +50,11 @@ PROG = "ascend-jax run"
 CHUNK_BYTES = int(os.environ.get("ASCEND_JAX_CHUNK_BYTES") or (256 << 20))
 
 
+# the compiled programs of the latest runs in this process (a few; keyed by trace, source files,
+# profile and options), reused by a later run of the same launch
+_PROGRAMS = {}
+
+
 class RunError(Exception):
     """Bad input or a failed host program (exit 2)."""
 
@@ -289,6 +294,17 @@ class Server:
         fn = T.kernel_fn(launch)
         key = "\n".join(json.dumps({k: v for k, v in e.items() if k not in ("file",)}) for e in launch.events)
         run = self._compiled.get(key)
+        # across runs in one process (the same source, profile and options): the compiled program again
+        files = tuple(sorted({e.get("file", "") for e in launch.events}))
+        try:
+            pkey = (key, files, self.profile, str(self.schedule), self.check_uninit, launch.blocks)
+            hash(pkey)
+        except TypeError:
+            pkey = None
+        if run is None and pkey is not None:
+            run = _PROGRAMS.get(pkey)
+            if run is not None:
+                self._compiled[key] = run
         if run is None:
             run = aj.jit_kernel(
                 fn,
@@ -299,6 +315,10 @@ class Server:
                 check_uninit=self.check_uninit,
             )
             self._compiled[key] = run
+            if pkey is not None:
+                _PROGRAMS[pkey] = run
+                while len(_PROGRAMS) > 8:
+                    _PROGRAMS.pop(next(iter(_PROGRAMS)))
         t0 = time.perf_counter()
         res = run(*arrays)
         first = time.perf_counter() - t0
