@@ -28,7 +28,7 @@ from ascend_jax.cxx import run as R
 KERNEL = pathlib.Path(__file__).parent / "data" / "cxx" / "bad_input.asc"
 N = 256
 
-PY_KERNELS = '''
+PY_KERNELS = """
 import ascend_jax as aj
 
 E = aj.HardEvent
@@ -68,7 +68,7 @@ def atomic2(k, x, z):  # two cores add their halves into z[0:128]: a correct acc
     k.SetAtomicAdd(aj.float32)
     k.DataCopy(z, a, 128)
     k.DisableDmaAtomic()
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -130,7 +130,10 @@ def test_diff_reports_differences_on_both_paths(work, capsys):
     assert "z.bin: 2 of 256 float32 elements differ" in out and "element 3: model" in out
     assert py(work, "scale", "--diff", "npu", "--output", "pyout") == 1
     assert "z.bin: 2 of 256 float32 elements differ" in capsys.readouterr().out
-    for run in (lambda: cxx(work, "--diff", "/nonexistent"), lambda: py(work, "scale", "--diff", "/nonexistent")):
+    for run in (
+        lambda: cxx(work, "--diff", "/nonexistent"),
+        lambda: py(work, "scale", "--diff", "/nonexistent"),
+    ):
         assert run() == 2
         assert "--diff /nonexistent: not a folder" in capsys.readouterr().err
 
@@ -157,7 +160,10 @@ def test_refused_on_both_paths(work, capsys, args, message):
 
 CXX_REFUSED = [
     (["--output", "input/x.bin/sub"], "input/x.bin is a file, not a folder"),
-    (["--block-dim", "100000"], "--block-dim 100000: outside [1, 65535], the block counts of a launch on profile"),
+    (
+        ["--block-dim", "100000"],
+        "--block-dim 100000: outside [1, 65535], the block counts of a launch on profile",
+    ),
     (["--block-dim", "-1"], "--block-dim -1: outside [1, 65535]"),
     (["--max-calls", "0"], "--max-calls 0: give a positive number"),
     (["--max-calls", "-5"], "--max-calls -5: give a positive number"),
@@ -202,7 +208,9 @@ def test_cases_streamed_in_chunks(work, capsys, monkeypatch):
     assert names == [f"case_{i:05d}" for i in range(1, 8)]
     rng = np.random.default_rng(4)
     want = rng.uniform(-10.0, 10.0, (7, N)).astype(np.float32)
-    got = np.stack([np.fromfile(work / "output" / "cases" / n / "input" / "x.bin", np.float32) for n in names])
+    got = np.stack(
+        [np.fromfile(work / "output" / "cases" / n / "input" / "x.bin", np.float32) for n in names]
+    )
     assert np.array_equal(bits(got), bits(want))
 
 
@@ -263,7 +271,7 @@ def test_sigint_at_random_moments_during_cases(work):
         )
         t0 = time.time()
 
-        def writing():  # a case folder of this run in place: it is writing them
+        def writing(t0=t0):  # a case folder of this run in place: it is writing them
             try:
                 return any(q.stat().st_mtime >= t0 for q in root.iterdir())
             except OSError:
@@ -286,7 +294,10 @@ def test_sigint_at_random_moments_during_cases(work):
 def test_writefile_failure_is_an_error(work, capsys):
     (work / "output" / "z.bin").mkdir(parents=True)
     assert cxx(work) == 2
-    assert "the host program's WriteFile could not write ./output/z.bin (Is a directory)" in capsys.readouterr().err
+    assert (
+        "the host program's WriteFile could not write ./output/z.bin (Is a directory)"
+        in capsys.readouterr().err
+    )
 
 
 def test_wrong_size_input_names_both_sizes(work, capsys):
@@ -324,10 +335,19 @@ def test_a_warning_does_not_fail_unless_strict(work, capsys, monkeypatch):
     assert py(work, "atomic2", "--block-dim", "2") == 0
     assert "racecheck: warning: atomic order" in capsys.readouterr().err
     assert py(work, "atomic2", "--block-dim", "2", "--strict") == 1
-    warning = type("F", (), {"severity": "warning", "__str__": lambda s: "racecheck: warning: atomic order"})()
+    warning = type(
+        "F", (), {"severity": "warning", "__str__": lambda s: "racecheck: warning: atomic order"}
+    )()
     fake = {
-        "returncode": 0, "stdout": "", "stderr": "", "stats": [], "faults": [], "host_findings": [],
-        "warnings": [], "writefail": [], "outputs": [],
+        "returncode": 0,
+        "stdout": "",
+        "stderr": "",
+        "stats": [],
+        "faults": [],
+        "host_findings": [],
+        "warnings": [],
+        "writefail": [],
+        "outputs": [],
         "build": B.Build(work, 0.0, True, [], work / "bad_input.asc"),
         "findings": [(type("L", (), {"name": "k", "line": 1})(), warning)],
     }
@@ -348,7 +368,10 @@ def test_fault_names_the_call_line_operand_and_address(work, capsys):
 
 def test_ascend_c_call_in_host_code_names_the_api_and_line(work, capsys):
     assert cxx(work, "--arg", "hostapi") == 2
-    assert "bad_input.asc:65: AscendC::Muls called outside a kernel launch (in host code)" in capsys.readouterr().err
+    assert (
+        "bad_input.asc:65: AscendC::Muls called outside a kernel launch (in host code)"
+        in capsys.readouterr().err
+    )
 
 
 # -- item 12: timeout, the host program killed with its process group --------------------------------
@@ -404,7 +427,10 @@ def test_sigint_leaves_no_orphan_host_program(work):
     _out, err = p.communicate(timeout=60)
     assert p.returncode == 130 and "interrupted" in err, err
     time.sleep(0.2)
-    assert not os.path.exists(f"/proc/{host[0]}") or "Z" in pathlib.Path(f"/proc/{host[0]}/stat").read_text().split(")")[1][:3]
+    assert (
+        not os.path.exists(f"/proc/{host[0]}")
+        or "Z" in pathlib.Path(f"/proc/{host[0]}/stat").read_text().split(")")[1][:3]
+    )
 
 
 # -- item 14: a path with a double quote --------------------------------------------------------------

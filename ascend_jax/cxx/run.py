@@ -16,14 +16,19 @@ other case's inputs (``CASE`` requests) and each trace runs on the model on its 
 per-case speed (never a silently wrong batch).
 
 ``--cases N`` (N random input sets for the GM buffers the kernel reads, by dtype, ``--seed``):
-the launch runs N + 1 cases in one compiled program -- case 0 is the host's own inputs (the host
-continues with its results), cases 1..N are written to ``OUTPUT/cases/case_XXXXX/{input,output}/
-arg<k>.bin`` (k: the kernel argument's position). It prints the C++ build time, the model's
-compile time and cases/s.
+the launch runs N + 1 cases in chunks of one compiled program -- case 0 is the host's own inputs
+(the host continues with its results), cases 1..N are written chunk by chunk (memory independent
+of N) to ``OUTPUT/cases/case_XXXXX/{input,output}/`` under the host's file names, each folder
+written whole and renamed into place. It prints the C++ build time, the model's compile time and
+cases/s. The host program runs in its own process group, killed on any exit; ``--timeout`` bounds
+its own running time.
 
-Exit codes: 0 clean, 1 the model recorded faults or the host program's own check failed (a
-non-zero exit), 2 bad input (no compiler, a compile error, an unmodelled API, a usage error, a
-missing input file, a host program that crashes or never launches a kernel), 3 internal error.
+Exit codes (docs/BRING_YOUR_OWN_KERNEL.md "Exit codes"): 0 clean, 1 an error finding (a warning
+only with ``--strict``), a fault, ``--diff`` differences or the host program's own check failed (a
+non-zero exit), 2 bad input (an option refused up front, no compiler, a compile error, an
+unmodelled API, a usage error, a missing or wrong-size input file, a host program that crashes,
+never launches a kernel, runs past ``--timeout`` or fails a WriteFile), 3 internal error, 130
+interrupted.
 """
 
 import contextlib
@@ -767,8 +772,21 @@ def run_cxx(
     outp.mkdir(parents=True, exist_ok=True)
     try:
         return _run_built(
-            source, bld, prof, inp, outp, cases, seed, case_dirs, schedule, write_cases, block_dim,
-            max_calls, argv, timeout, check_uninit,
+            source,
+            bld,
+            prof,
+            inp,
+            outp,
+            cases,
+            seed,
+            case_dirs,
+            schedule,
+            write_cases,
+            block_dim,
+            max_calls,
+            argv,
+            timeout,
+            check_uninit,
         )
     finally:
         for q in made:  # a failed run leaves no empty output folder behind
@@ -777,8 +795,21 @@ def run_cxx(
 
 
 def _run_built(
-    source, bld, prof, inp, outp, cases, seed, case_dirs, schedule, write_cases, block_dim, max_calls, argv,
-    timeout, check_uninit,
+    source,
+    bld,
+    prof,
+    inp,
+    outp,
+    cases,
+    seed,
+    case_dirs,
+    schedule,
+    write_cases,
+    block_dim,
+    max_calls,
+    argv,
+    timeout,
+    check_uninit,
 ):
     with tempfile.TemporaryDirectory(prefix="ascend_jax_cxx_") as tmp:
         tmp = pathlib.Path(tmp)
@@ -1013,7 +1044,10 @@ def cmd_run_cxx(args):
 
     for w in r["warnings"]:
         uninit = "UNINIT" in w and getattr(args, "check_uninit", False)
-        print(f"{PROG}: {'initcheck: error' if uninit else 'checker warning'}: {uninit_text(w)}", file=sys.stderr)
+        print(
+            f"{PROG}: {'initcheck: error' if uninit else 'checker warning'}: {uninit_text(w)}",
+            file=sys.stderr,
+        )
         if uninit or strict:
             rc = 1
     for launch, f in r["findings"]:
@@ -1058,7 +1092,13 @@ def _diff(r, theirs):
         )
         return 2
     entries = [
-        (str(rel), ours, pathlib.Path(theirs) / rel, aj.as_dtype(dt), f"the host's output {rel}, {aj.as_dtype(dt).name}")
+        (
+            str(rel),
+            ours,
+            pathlib.Path(theirs) / rel,
+            aj.as_dtype(dt),
+            f"the host's output {rel}, {aj.as_dtype(dt).name}",
+        )
         for rel, dt, ours in files
     ]
     try:
