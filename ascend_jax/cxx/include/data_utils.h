@@ -12,7 +12,7 @@ inline bool ReadFile(const std::string& filePath, size_t fileSize, void* buffer,
     FILE* f = fopen(filePath.c_str(), "rb");
     if (!f) {
         fprintf(stderr, "ascend-jax: ReadFile: cannot open %s\n", filePath.c_str());
-        ascendjax::rt().host_note("READFAIL", filePath + " (" + strerror(errno) + ")");
+        ascendjax::rt().host_note("READFAIL", errno == ENOENT ? filePath : filePath + " (" + strerror(errno) + ")");
         return false;
     }
     fseek(f, 0, SEEK_END);
