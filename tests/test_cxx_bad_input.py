@@ -305,6 +305,7 @@ def test_wrong_size_input_names_both_sizes(work, capsys):
     x[:1000].tofile(work / "input" / "x.bin")
     assert cxx(work) == 2
     assert "./input/x.bin (it has 1000 bytes; ReadFile expects fileSize 1024" in capsys.readouterr().err
+    assert not (work / "output").exists()  # item 16: a failed run leaves no empty output folder
     assert py(work, "scale") == 2
     assert "has 1000 bytes" in capsys.readouterr().err
 
