@@ -101,7 +101,9 @@ def test_add_sample_checks_itself(tmp_path, capsys):
     x + y exactly (std::equal); exit status 0 means its own check passed."""
     src = pathlib.Path(SAMPLES / "add" / "add.asc")
     (tmp_path / "in").mkdir()  # the output folder apart from the input folder (both refused otherwise)
-    assert cli.main(["run", str(src), "--input", str(tmp_path / "in"), "--output", str(tmp_path / "out")]) == 0
+    assert (
+        cli.main(["run", str(src), "--input", str(tmp_path / "in"), "--output", str(tmp_path / "out")]) == 0
+    )
     captured = capsys.readouterr()
     assert "test pass!" in captured.out, captured.out + captured.err
     assert "launch add_custom<blockLength> (line 94), 8 blocks, " in captured.err
