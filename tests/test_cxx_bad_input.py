@@ -252,9 +252,14 @@ def test_ctrl_c_while_writing_cases_leaves_whole_folders(work, capsys, monkeypat
         monkeypatch.setattr(R, "os", os)
 
 
-def _default_sigint():
-    """The child takes SIGINT as Ctrl-C even when this process was started with it ignored."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+# `ascend-jax` in a child that takes SIGINT as Ctrl-C even when this process was started with it
+# ignored (a background job)
+ASCEND_JAX = [
+    sys.executable,
+    "-c",
+    "import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "sys.argv[0] = 'ascend-jax'; runpy.run_module('ascend_jax.cli', run_name='__main__')",
+]
 
 
 @pytest.mark.slow
@@ -267,13 +272,11 @@ def test_sigint_at_random_moments_during_cases(work):
     interrupted = 0
     for trial in range(4):
         p = subprocess.Popen(
-            [sys.executable, "-m", "ascend_jax.cli", "run", str(work.kernel), "--cases", "600"]
-            + ["--seed", str(trial)],
+            [*ASCEND_JAX, "run", str(work.kernel), "--cases", "600"] + ["--seed", str(trial)],
             env=env,
             cwd=work,
             stderr=subprocess.PIPE,
             text=True,
-            preexec_fn=_default_sigint,
         )
         t0 = time.time()
 
@@ -418,11 +421,10 @@ def test_sigint_leaves_no_orphan_host_program(work):
 
     B.build(work.kernel, aj.load_profile("ascend910b"))  # built (cached) here; the child spins at once
     p = subprocess.Popen(
-        [sys.executable, "-m", "ascend_jax.cli", "run", str(work.kernel), "--arg", "kspin"],
+        [*ASCEND_JAX, "run", str(work.kernel), "--arg", "kspin"],
         cwd=work,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=_default_sigint,
     )
     t0 = time.time()
     host = []
