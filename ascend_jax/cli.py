@@ -846,6 +846,7 @@ def cmd_run(args):
         ):
             rc = EXIT_MISMATCH  # SPEC (issue 47 item 7): a warning is printed; only errors fail
         emit(f"{prog}: {len(found)} finding(s) (schedule {schedule})")
+    warned = {}
     for r in results:
         files = ", ".join(str(f) for f in r.files)
         msg = f"{r.name}: wrote {files}"
@@ -855,16 +856,19 @@ def cmd_run(args):
             rc = EXIT_MISMATCH
             msg += "; RACE (a traced address made an unordered pair overlap)"
         if r.warning:
-            uninit = "UNINIT" in r.warning and getattr(args, "check_uninit", False)
-            kind = "initcheck: error" if uninit else "checker warning"
-            print(f"{prog}: case {r.name}: {kind}: {byok.uninit_text(r.warning)}", file=sys.stderr)
-            if uninit or getattr(args, "strict", False):
-                rc = EXIT_MISMATCH
+            warned.setdefault(r.warning, []).append(r.name)
         if r.fault:
             rc = EXIT_MISMATCH
             msg += f"; FAULT {describe_faults(r.fault)}"
             print(f"{prog}: case {r.name} recorded faults: {describe_faults(r.fault)}", file=sys.stderr)
         emit(msg)
+    for w, where in warned.items():  # each checker warning once, with the cases that met it
+        uninit = "UNINIT" in w and getattr(args, "check_uninit", False)
+        kind = "initcheck: error" if uninit else "checker warning"
+        cases = ", ".join(where[:5]) + (f" and {len(where) - 5} more" if len(where) > 5 else "")
+        print(f"{prog}: {kind}: {byok.uninit_text(w)} (case {cases})", file=sys.stderr)
+        if uninit or getattr(args, "strict", False):
+            rc = EXIT_MISMATCH
     if args.diff:
         clean, lines = byok.diff_outputs(target.fn.gm_args, results[0].output_dir, args.diff)
         emit("\n".join(lines))
