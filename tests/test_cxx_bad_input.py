@@ -199,15 +199,16 @@ def _check_cases(root, allow_missing=False):
 
 
 def test_cases_streamed_in_chunks(work, capsys, monkeypatch):
-    """A chunk of 3 cases (the memory bound set small): 8 cases in 3 chunks of one program; the
-    random inputs are those of one chunk (the draw does not depend on the chunk size)."""
+    """A chunk of 3 cases (the memory bound set small): 8 cases in 3 chunks of one program; each
+    case's random inputs come from its own generator (seed, case, buffer): whatever the chunk size."""
     monkeypatch.setattr(R, "CHUNK_BYTES", 3 * (4 * 2 * N * 4 + 2 * 256 * 1024))
     assert cxx(work, "--cases", "7", "--seed", "4", "--arg", "", "--arg", "2") == 0, capsys.readouterr().err
     assert "8 cases: compile" in capsys.readouterr().err
     names = _check_cases(work / "output" / "cases")
     assert names == [f"case_{i:05d}" for i in range(1, 8)]
-    rng = np.random.default_rng(4)
-    want = rng.uniform(-10.0, 10.0, (7, N)).astype(np.float32)
+    cid = 0  # the GM buffer x: the host's first aclrtMalloc
+    want = np.stack([np.random.default_rng([4, c, cid]).uniform(-10.0, 10.0, N) for c in range(1, 8)])
+    want = want.astype(np.float32)
     got = np.stack(
         [np.fromfile(work / "output" / "cases" / n / "input" / "x.bin", np.float32) for n in names]
     )

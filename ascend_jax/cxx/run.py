@@ -64,6 +64,16 @@ class RunError(Exception):
     """Bad input or a failed host program (exit 2)."""
 
 
+def _random_cases(seed, cid, first, batch, dt_name, nbytes):
+    """GM buffer ``cid``'s random bytes of cases ``first .. first + batch - 1``: each case's own
+    generator (seed, case, buffer), so a case's inputs do not depend on the chunk it ran in."""
+    rows = [
+        _random_bytes(np.random.default_rng([seed, c, cid]), dt_name, nbytes, 1)
+        for c in range(first, first + batch)
+    ]
+    return np.concatenate(rows) if rows else np.zeros((0, nbytes), np.uint8)
+
+
 def _random_bytes(rng, dt_name, nbytes, batch):
     if batch == 0:
         return np.zeros((0, nbytes), np.uint8)
@@ -168,7 +178,6 @@ class Server:
                 else:
                     arrays[pos] = np.repeat(gms[pos][None], batch, axis=0)
         elif self.cases:
-            rng = np.random.default_rng(self.seed)
             read = launch.read_buffers()
             self._check_room(launch, read, per_case)
             # --cases N streams (issue 44 item 5): the launch runs the host's case and the first
@@ -176,10 +185,10 @@ class Server:
             # compiled program), writing each chunk's case folders before the next chunk is drawn.
             first = self.cases if per_case else self._chunk(launch) - 1
             if not per_case and first < self.cases:
-                stream = {"rng": rng, "read": read, "gms": gms, "size": first + 1}
+                stream = {"read": read, "gms": gms, "size": first + 1}
             for pos, cid in enumerate(launch.buffers):
                 if cid in read:
-                    r = _random_bytes(rng, read[cid], gms[pos].size, first)
+                    r = _random_cases(self.seed, cid, 1, first, read[cid], gms[pos].size)
                     rand[cid] = r
                     arrays[pos] = np.concatenate([gms[pos][None], r])
                 else:
@@ -450,7 +459,7 @@ class Server:
         for pos, cid in enumerate(launch.buffers):
             g = st["gms"][pos]
             if cid in st["read"]:
-                r = _random_bytes(st["rng"], st["read"][cid], g.size, n)
+                r = _random_cases(self.seed, cid, c, n, st["read"][cid], g.size)
                 rand[cid] = r
                 a = np.concatenate([r, np.repeat(r[-1:], size - n, axis=0)])
             else:
