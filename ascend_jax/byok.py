@@ -564,6 +564,11 @@ def check_output_folder(output, protected):
     out = pathlib.Path(output)
     if out.exists() and not out.is_dir():
         raise RunInputError(f"--output {out}: not a folder (a file is there)")
+    for parent in out.absolute().parents:  # the first existing folder above it: not a file
+        if parent.exists():
+            if not parent.is_dir():
+                raise RunInputError(f"--output {out}: {parent} is a file, not a folder")
+            break
     for opt, folder in protected.items():
         if folder is not None and _overlap(out, folder):
             how = "is" if out.resolve() == pathlib.Path(folder).resolve() else "overlaps"

@@ -144,6 +144,7 @@ REFUSED = [
     (["--output", "input"], "--output input is the --input folder input"),
     (["--output", "."], "--output . overlaps the --input folder input"),
     (["--output", "input/x.bin"], "--output input/x.bin: not a folder (a file is there)"),
+    (["--output", "input/x.bin/sub"], "input/x.bin is a file, not a folder"),
     (["--block-dim", "0"], "--block-dim 0: outside [1, 65535]"),
     (["--profile", "nosuch"], "nosuch"),
 ]
@@ -159,7 +160,6 @@ def test_refused_on_both_paths(work, capsys, args, message):
 
 
 CXX_REFUSED = [
-    (["--output", "input/x.bin/sub"], "input/x.bin is a file, not a folder"),
     (
         ["--block-dim", "100000"],
         "--block-dim 100000: outside [1, 65535], the block counts of a launch on profile",

@@ -914,14 +914,6 @@ def _parse_cases(v):
     )
 
 
-def _under_a_file(path):
-    """The first existing ancestor of ``path`` that is a file (``None``: none is)."""
-    for parent in pathlib.Path(path).absolute().parents:
-        if parent.exists():
-            return parent if not parent.is_dir() else None
-    return None
-
-
 def check_options(args, cases):
     """Every option of a C++ run checked before anything is built or written (RunError, exit 2):
     the profile, --block-dim within [1, max_block_dim] of the profile, --max-calls and --timeout
@@ -968,9 +960,6 @@ def check_options(args, cases):
         out = args.output or "output"
         protected = {"--input": args.input, "--diff": diff}
     if out is not None:
-        f = _under_a_file(out)
-        if f is not None:
-            raise RunError(f"--output {out}: {f} is a file, not a folder")
         try:
             check_output_folder(out, protected)
         except RunInputError as e:
