@@ -551,6 +551,27 @@ def check_block_dim(block_dim, profile):
         )
 
 
+def locate_fault(fn, input_dir, profile=None, user_dir=None, block_dim=None, schedule="program"):
+    """The first call that faulted on one case (``input_dir``'s inputs): the kernel rerun eagerly,
+    stopping at the first call whose fault bits are new -- "file:line: hardware fault in API: KIND"
+    (the user's line when the kernel file is under ``user_dir``); "" when the rerun does not fault."""
+    from .errors import AscendFault
+    from .kernel import run_kernel
+    from .profile import DEFAULT_PROFILE
+
+    arrays = gm_arrays(fn, read_inputs(fn.gm_args, input_dir))
+    prof = profile or getattr(fn, "profile", None) or DEFAULT_PROFILE
+    bd = block_dim or getattr(fn, "block_dim", 1) or 1
+    try:
+        run_kernel(fn, *arrays, profile=prof, fault_policy="raise", block_dim=bd, schedule=schedule)
+    except AscendFault as e:
+        at = _where(e, None if user_dir is None else pathlib.Path(user_dir).resolve(), innermost=True)
+        return f"{at}: {e}" if at else str(e)
+    except Exception:  # noqa: BLE001  (the batched run's fault word stands on its own)
+        return ""
+    return ""
+
+
 def _overlap(a, b):
     """Folders ``a`` and ``b`` (resolved) are the same, or one holds the other."""
     a, b = pathlib.Path(a).resolve(), pathlib.Path(b).resolve()

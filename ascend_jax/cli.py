@@ -846,7 +846,7 @@ def cmd_run(args):
         ):
             rc = EXIT_MISMATCH  # SPEC (issue 47 item 7): a warning is printed; only errors fail
         emit(f"{prog}: {len(found)} finding(s) (schedule {schedule})")
-    warned = {}
+    warned, located = {}, False
     for r in results:
         files = ", ".join(str(f) for f in r.files)
         msg = f"{r.name}: wrote {files}"
@@ -860,7 +860,19 @@ def cmd_run(args):
         if r.fault:
             rc = EXIT_MISMATCH
             msg += f"; FAULT {describe_faults(r.fault)}"
-            print(f"{prog}: case {r.name} recorded faults: {describe_faults(r.fault)}", file=sys.stderr)
+            at = ""
+            if not located:  # the first faulting case: its first faulting call, named
+                located = True
+                first = byok.locate_fault(
+                    target.fn,
+                    ins[results.index(r)],
+                    profile=args.profile,
+                    user_dir=target.user_dir,
+                    block_dim=getattr(args, "block_dim", None),
+                    schedule=schedule,
+                )
+                at = f"\n  first fault: {first}" if first else ""
+            print(f"{prog}: case {r.name} recorded faults: {describe_faults(r.fault)}{at}", file=sys.stderr)
         emit(msg)
     for w, where in warned.items():  # each checker warning once, with the cases that met it
         uninit = "UNINIT" in w and getattr(args, "check_uninit", False)
