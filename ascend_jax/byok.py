@@ -408,25 +408,38 @@ def write_outputs(gm_args, arrays, folder):
 def diff_outputs(gm_args, ours, theirs):
     """Bit-for-bit comparison of the output files in folder ``ours`` with those in ``theirs`` (an
     NPU or CPU-debug run). Returns ``(clean, lines)``."""
+    entries = [
+        (a.filename, pathlib.Path(ours) / a.filename, pathlib.Path(theirs) / a.filename, a.dt, a.describe())
+        for a in gm_args
+        if a.is_output
+    ]
+    return diff_files(entries)
+
+
+def diff_files(entries):
+    """The ``--diff`` report (both front ends): ``entries`` are (name, our file, their file, dtype,
+    what the file is); each pair compared bit for bit, element by element of the dtype. A missing
+    file of theirs raises ``RunInputError``. Returns ``(clean, lines)``."""
     lines, clean = [], True
-    for a in gm_args:
-        if not a.is_output:
-            continue
-        fo, ft = pathlib.Path(ours) / a.filename, pathlib.Path(theirs) / a.filename
+    for name, fo, ft, dt, what in entries:
+        fo, ft = pathlib.Path(fo), pathlib.Path(ft)
         if not ft.is_file():
-            raise RunInputError(f"--diff: missing {ft} ({a.describe()})")
+            raise RunInputError(f"--diff: missing {ft} ({what})")
         o, t = np.fromfile(fo, np.uint8), np.fromfile(ft, np.uint8)
         if o.size != t.size:
             clean = False
-            lines.append(f"{a.filename}: SIZE MISMATCH: model {o.size} bytes, {ft} {t.size} bytes")
+            lines.append(f"{name}: SIZE MISMATCH: model {o.size} bytes, {ft} {t.size} bytes")
             continue
-        w = a.dt.itemsize
+        w = dt.itemsize
         n = o.size // w
-        bad = np.nonzero(np.any(o.reshape(n, w) != t.reshape(n, w), axis=1))[0]
-        lines.append(f"{a.filename}: {bad.size} of {n} {a.dt.name} elements differ")
+        bad = np.nonzero(np.any(o[: n * w].reshape(n, w) != t[: n * w].reshape(n, w), axis=1))[0]
+        lines.append(f"{name}: {bad.size} of {n} {dt.name} elements differ")
+        if o.size % w and not np.array_equal(o[n * w :], t[n * w :]):
+            clean = False
+            lines.append(f"  the last {o.size % w} byte(s), short of an element, differ")
         if bad.size:
             clean = False
-            ov, tv = o.view(a.dt.np_dtype), t.view(a.dt.np_dtype)
+            ov, tv = o[: n * w].view(dt.np_dtype), t[: n * w].view(dt.np_dtype)
             for j in bad[:8]:
                 ob, tb = o[j * w : (j + 1) * w], t[j * w : (j + 1) * w]
                 lines.append(
@@ -434,6 +447,13 @@ def diff_outputs(gm_args, ours, theirs):
                     f"other {tv[j]!r} ({tb.tobytes().hex()})"
                 )
     return clean, lines
+
+
+def uninit_text(warning):
+    """A checker warning line (checks.describe), with what UNINIT means spelled out."""
+    if "UNINIT" not in warning:
+        return warning
+    return f"{warning}: an active source lane reads UB bytes never written since the launch began"
 
 
 # -- running -------------------------------------------------------------------------------------
@@ -447,6 +467,7 @@ class CaseResult(NamedTuple):
     out: object
     findings: tuple = ()
     race: bool = False  # a race of a traced address happened in this case (KernelResult.race_cases)
+    warning: str = ""  # the case's checker warnings (checks.describe; UNINIT with check_uninit)
 
 
 class KernelError(RuntimeError):
@@ -464,13 +485,14 @@ def run_folders(
     block_dim=None,
     schedule="program",
     auto_sync=False,
+    check_uninit=False,
 ):
     """Run declared kernel ``fn`` on every input folder in one compiled, batched program; write
     each case's outputs to the matching output folder. Returns a list of ``CaseResult``.
     ``user_dir``: the folder of the user's kernel file (``Target.user_dir``): an exception raised
     by code there is the kernel's own (``KernelError``); any other propagates unchanged.
-    ``block_dim``: the launch's cores (default: the declaration's); ``schedule``, ``auto_sync``: as
-    jit_kernel."""
+    ``block_dim``: the launch's cores (default: the declaration's); ``schedule``, ``auto_sync``,
+    ``check_uninit``: as jit_kernel."""
     from .kernel import jit_kernel
     from .profile import DEFAULT_PROFILE
 
@@ -484,10 +506,18 @@ def run_folders(
     stacked = {a.name: np.stack([c[a.name] for c in cases]) for a in fn.gm_args if a.is_input}
     arrays = gm_arrays(fn, stacked, batch=batch)
     prof = profile or getattr(fn, "profile", None) or DEFAULT_PROFILE
+    if block_dim is not None:
+        check_block_dim(block_dim, prof)
     bd = block_dim or getattr(fn, "block_dim", 1) or 1
     try:
         res = jit_kernel(
-            fn, profile=prof, return_state=True, block_dim=bd, schedule=schedule, auto_sync=auto_sync
+            fn,
+            profile=prof,
+            return_state=True,
+            block_dim=bd,
+            schedule=schedule,
+            auto_sync=auto_sync,
+            check_uninit=check_uninit,
         )(*arrays)
     except AscendCError:
         raise
@@ -508,8 +538,45 @@ def run_folders(
             out = jax.tree_util.tree_map(lambda v, b=b: np.asarray(v)[b], res.out)
         fw = int(np.bitwise_or.reduce(faults[b]))
         race = bool(np.ravel(res.race_cases)[b]) if np.size(res.race_cases) == batch else False
-        results.append(CaseResult(names[b], output_dirs[b], tuple(files), fw, out, tuple(res.findings), race))
+        ws = list(res.warnings or ())
+        warning = ws[b] if len(ws) == batch else ""
+        results.append(
+            CaseResult(names[b], output_dirs[b], tuple(files), fw, out, tuple(res.findings), race, warning)
+        )
     return results
+
+
+def check_block_dim(block_dim, profile):
+    """``--block-dim`` within [1, max_block_dim] of ``profile`` (both front ends; RunInputError)."""
+    from .profile import load_profile
+
+    prof = load_profile(profile)
+    if not 1 <= int(block_dim) <= prof.max_block_dim:
+        raise RunInputError(
+            f"--block-dim {block_dim}: outside [1, {prof.max_block_dim}], the block counts of a launch on "
+            f"profile {prof.name} (<<<blocks, ubuf, stream>>>)"
+        )
+
+
+def locate_fault(fn, input_dir, profile=None, user_dir=None, block_dim=None, schedule="program"):
+    """The first call that faulted on one case (``input_dir``'s inputs): the kernel rerun eagerly,
+    stopping at the first call whose fault bits are new -- "file:line: hardware fault in API: KIND"
+    (the user's line when the kernel file is under ``user_dir``); "" when the rerun does not fault."""
+    from .errors import AscendFault
+    from .kernel import run_kernel
+    from .profile import DEFAULT_PROFILE
+
+    arrays = gm_arrays(fn, read_inputs(fn.gm_args, input_dir))
+    prof = profile or getattr(fn, "profile", None) or DEFAULT_PROFILE
+    bd = block_dim or getattr(fn, "block_dim", 1) or 1
+    try:
+        run_kernel(fn, *arrays, profile=prof, fault_policy="raise", block_dim=bd, schedule=schedule)
+    except AscendFault as e:
+        at = _where(e, None if user_dir is None else pathlib.Path(user_dir).resolve(), innermost=True)
+        return f"{at}: {e}" if at else str(e)
+    except Exception:  # noqa: BLE001  (the batched run's fault word stands on its own)
+        return ""
+    return ""
 
 
 def _overlap(a, b):
@@ -525,6 +592,11 @@ def check_output_folder(output, protected):
     out = pathlib.Path(output)
     if out.exists() and not out.is_dir():
         raise RunInputError(f"--output {out}: not a folder (a file is there)")
+    for parent in out.absolute().parents:  # the first existing folder above it: not a file
+        if parent.exists():
+            if not parent.is_dir():
+                raise RunInputError(f"--output {out}: {parent} is a file, not a folder")
+            break
     for opt, folder in protected.items():
         if folder is not None and _overlap(out, folder):
             how = "is" if out.resolve() == pathlib.Path(folder).resolve() else "overlaps"

@@ -835,15 +835,20 @@ def cmd_run(args):
         block_dim=getattr(args, "block_dim", None),
         schedule=schedule,
         auto_sync=getattr(args, "auto_sync", None) == "on",  # a Python kernel: off unless asked
+        check_uninit=getattr(args, "check_uninit", False),
     )
     rc = EXIT_CLEAN
     found = results[0].findings if results else ()
     for line in findings_lines(found):  # races, sync errors, multi-core overlaps: beside the results
         print(f"{prog}: {line}", file=sys.stderr)
     if found:
-        if getattr(args, "findings", "fail") == "fail":
-            rc = EXIT_MISMATCH
+        strict = getattr(args, "strict", False)
+        if getattr(args, "findings", "fail") == "fail" and any(
+            strict or getattr(f, "severity", "error") == "error" for f in found
+        ):
+            rc = EXIT_MISMATCH  # SPEC (issue 47 item 7): a warning is printed; only errors fail
         emit(f"{prog}: {len(found)} finding(s) (schedule {schedule})")
+    warned, located = {}, False
     for r in results:
         files = ", ".join(str(f) for f in r.files)
         msg = f"{r.name}: wrote {files}"
@@ -852,11 +857,32 @@ def cmd_run(args):
         if r.race:
             rc = EXIT_MISMATCH
             msg += "; RACE (a traced address made an unordered pair overlap)"
+        if r.warning:
+            warned.setdefault(r.warning, []).append(r.name)
         if r.fault:
             rc = EXIT_MISMATCH
             msg += f"; FAULT {describe_faults(r.fault)}"
-            print(f"{prog}: case {r.name} recorded faults: {describe_faults(r.fault)}", file=sys.stderr)
+            at = ""
+            if not located:  # the first faulting case: its first faulting call, named
+                located = True
+                first = byok.locate_fault(
+                    target.fn,
+                    ins[results.index(r)],
+                    profile=args.profile,
+                    user_dir=target.user_dir,
+                    block_dim=getattr(args, "block_dim", None),
+                    schedule=schedule,
+                )
+                at = f"\n  first fault: {first}" if first else ""
+            print(f"{prog}: case {r.name} recorded faults: {describe_faults(r.fault)}{at}", file=sys.stderr)
         emit(msg)
+    for w, where in warned.items():  # each checker warning once, with the cases that met it
+        uninit = "UNINIT" in w and getattr(args, "check_uninit", False)
+        kind = "initcheck: error" if uninit else "checker warning"
+        cases = ", ".join(where[:5]) + (f" and {len(where) - 5} more" if len(where) > 5 else "")
+        print(f"{prog}: {kind}: {byok.uninit_text(w)} (case {cases})", file=sys.stderr)
+        if uninit or getattr(args, "strict", False):
+            rc = EXIT_MISMATCH
     if args.diff:
         clean, lines = byok.diff_outputs(target.fn.gm_args, results[0].output_dir, args.diff)
         emit("\n".join(lines))
@@ -907,6 +933,16 @@ def _add_run_parser(sub):
         choices=("fail", "report"),
         default="fail",
         help="a race or sync error: exit 1 (fail, default) or only print it (report)",
+    )
+    r.add_argument(
+        "--check-uninit",
+        action="store_true",
+        help="initcheck: a read of UB bytes never written is an error (exit 1); off by default",
+    )
+    r.add_argument(
+        "--strict",
+        action="store_true",
+        help="a checker warning (e.g. atomic order) also sets exit 1; without it only errors do",
     )
     r.add_argument(
         "--diff", default=None, help="folder with another run's outputs (an NPU's): bit-for-bit diff"

@@ -96,7 +96,10 @@ def test_add_sample_checks_itself(tmp_path, capsys):
     """add.asc has no scripts: its host code fills x, y, launches 8 blocks and compares with
     x + y exactly (std::equal); exit status 0 means its own check passed."""
     src = pathlib.Path(SAMPLES / "add" / "add.asc")
-    assert cli.main(["run", str(src), "--input", str(tmp_path), "--output", str(tmp_path / "out")]) == 0
+    (tmp_path / "in").mkdir()  # the output folder apart from the input folder (both refused otherwise)
+    assert (
+        cli.main(["run", str(src), "--input", str(tmp_path / "in"), "--output", str(tmp_path / "out")]) == 0
+    )
     captured = capsys.readouterr()
     assert "test pass!" in captured.out, captured.out + captured.err
     assert "launch add_custom<blockLength> (line 94), 8 blocks, " in captured.err

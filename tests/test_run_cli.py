@@ -249,6 +249,10 @@ def test_fault_exit_1_outputs_still_written(tmp_path, user_file, capsys):
     rc = cli.main(["run", f"{user_file}:misaligned", "--input", str(inp), "--output", str(tmp_path / "o")])
     cap = capsys.readouterr()
     assert rc == 1 and "recorded faults: MISALIGNED" in cap.err
+    # the first faulting call named with the user's line (issue 47 item 9)
+    assert (
+        f"first fault: {user_file.resolve()}:" in cap.err and "hardware fault in Muls: MISALIGNED" in cap.err
+    )
     # the faulting call is suppressed (docs/MODEL.md): z is x as copied in
     np.testing.assert_array_equal(np.fromfile(tmp_path / "o" / "z.bin", np.int16), x)
 

@@ -228,6 +228,7 @@ def profile_macros(profile):
     flags = [
         f"-DASCENDJAX_PRODUCT_{name.upper()}=1",
         f"-DASCENDJAX_UB_ALIGN={profile.operand_alignment_bytes}",
+        f"-DASCENDJAX_AIC_AIV_RATIO={profile.aic_aiv_ratio}",
     ]
     if arch is not None:
         flags.append(f"-D__NPU_ARCH__={arch}")

@@ -16,19 +16,24 @@ other case's inputs (``CASE`` requests) and each trace runs on the model on its 
 per-case speed (never a silently wrong batch).
 
 ``--cases N`` (N random input sets for the GM buffers the kernel reads, by dtype, ``--seed``):
-the launch runs N + 1 cases in one compiled program -- case 0 is the host's own inputs (the host
-continues with its results), cases 1..N are written to ``OUTPUT/cases/case_XXXXX/{input,output}/
-arg<k>.bin`` (k: the kernel argument's position). It prints the C++ build time, the model's
-compile time and cases/s.
+the launch runs N + 1 cases in chunks of one compiled program -- case 0 is the host's own inputs
+(the host continues with its results), cases 1..N are written chunk by chunk (memory independent
+of N) to ``OUTPUT/cases/case_XXXXX/{input,output}/`` under the host's file names, each folder
+written whole and renamed into place. It prints the C++ build time, the model's compile time and
+cases/s. The host program runs in its own process group, killed on any exit; ``--timeout`` bounds
+its own running time.
 
 The kernel is taken as built the way ``<<<>>>`` builds are, with the compiler's auto-sync
 (``--cce-auto-sync=on``: its S <-> V/MTE2/MTE3 flags around GetValue / SetValue, ``ascend_jax.autosync``);
 ``--auto-sync off`` for a kernel built without it. Findings print one line per class and pair of
 source lines, with a count (``ascend_jax.findings``).
 
-Exit codes: 0 clean, 1 the model recorded faults or the host program's own check failed (a
-non-zero exit), 2 bad input (no compiler, a compile error, an unmodelled API, a usage error, a
-missing input file, a host program that crashes or never launches a kernel), 3 internal error.
+Exit codes (docs/BRING_YOUR_OWN_KERNEL.md "Exit codes"): 0 clean, 1 an error finding (a warning
+only with ``--strict``), a fault, ``--diff`` differences or the host program's own check failed (a
+non-zero exit), 2 bad input (an option refused up front, no compiler, a compile error, an
+unmodelled API, a usage error, a missing or wrong-size input file, a host program that crashes,
+never launches a kernel, runs past ``--timeout`` or fails a WriteFile), 3 internal error, 130
+interrupted.
 """
 
 import contextlib
@@ -51,13 +56,33 @@ from . import build as B
 from . import trace as T
 
 PROG = "ascend-jax run"
+# the memory one chunk of a streamed ``--cases N`` launch may hold (its cases' GM bytes and UB);
+# $ASCEND_JAX_CHUNK_BYTES overrides it
+CHUNK_BYTES = int(os.environ.get("ASCEND_JAX_CHUNK_BYTES") or (256 << 20))
+
+
+# the compiled programs of the latest runs in this process (a few; keyed by trace, source files,
+# profile and options), reused by a later run of the same launch
+_PROGRAMS = {}
 
 
 class RunError(Exception):
     """Bad input or a failed host program (exit 2)."""
 
 
+def _random_cases(seed, cid, first, batch, dt_name, nbytes):
+    """GM buffer ``cid``'s random bytes of cases ``first .. first + batch - 1``: each case's own
+    generator (seed, case, buffer), so a case's inputs do not depend on the chunk it ran in."""
+    rows = [
+        _random_bytes(np.random.default_rng([seed, c, cid]), dt_name, nbytes, 1)
+        for c in range(first, first + batch)
+    ]
+    return np.concatenate(rows) if rows else np.zeros((0, nbytes), np.uint8)
+
+
 def _random_bytes(rng, dt_name, nbytes, batch):
+    if batch == 0:
+        return np.zeros((0, nbytes), np.uint8)
     dt = aj.as_dtype(dt_name)
     n = nbytes // dt.itemsize
     if dt.kind == "float":
@@ -85,6 +110,7 @@ class Server:
         case_dirs=None,
         write_cases=True,
         auto_sync=True,
+        check_uninit=False,
     ):
         self.exchange = pathlib.Path(exchange)
         self.auto_sync = auto_sync  # the compiler's --cce-auto-sync (on for <<<>>> builds)
@@ -95,6 +121,7 @@ class Server:
         if self.case_dirs:
             self.cases = len(self.case_dirs) - 1
         self.write_cases = write_cases
+        self.check_uninit = check_uninit
         self.infile = {}  # C++ buffer id -> (ReadFile path, offset in the file, bytes)
         self.outfile = {}  # C++ buffer id -> (WriteFile path, bytes)
         self.pending = []  # (launch, index, {cid: case inputs}, {cid: case outputs}) for finish()
@@ -109,6 +136,9 @@ class Server:
         self.verbose = verbose
         self._compiled = {}
         self._live = None  # the value reads' replay of the current trace (trace.LiveReplay)
+        self.streams = {}  # pending index -> the random stream of its other chunks (finish)
+        self.written = []  # case folders complete so far (``--cases N``), in order
+        self.writefail = []  # the host's WriteFile calls that failed (path: reason)
 
     # -- VALUE ---------------------------------------------------------------------------------------
     def value(self, index, event, generation=None):
@@ -154,6 +184,7 @@ class Server:
         gms = launch.gm_inputs()
         per_case = bool(self.cases and launch.value_reads())
         batch = 1 + self.cases
+        stream = None
         arrays = [g[None] for g in gms]
         rand = {}
         if self.case_dirs and self.cases:
@@ -171,15 +202,22 @@ class Server:
                 else:
                     arrays[pos] = np.repeat(gms[pos][None], batch, axis=0)
         elif self.cases:
-            rng = np.random.default_rng(self.seed)
             read = launch.read_buffers()
+            self._check_room(launch, read, per_case)
+            # --cases N streams (issue 44 item 5): the launch runs the host's case and the first
+            # chunk of random cases here; finish() runs the other chunks, each of the same size (one
+            # compiled program), writing each chunk's case folders before the next chunk is drawn.
+            first = self.cases if per_case else self._chunk(launch) - 1
+            if not per_case and first < self.cases:
+                stream = {"read": read, "gms": gms, "size": first + 1}
             for pos, cid in enumerate(launch.buffers):
                 if cid in read:
-                    r = _random_bytes(rng, read[cid], gms[pos].size, self.cases)
+                    r = _random_cases(self.seed, cid, 1, first, read[cid], gms[pos].size)
                     rand[cid] = r
                     arrays[pos] = np.concatenate([gms[pos][None], r])
                 else:
-                    arrays[pos] = np.repeat(gms[pos][None], batch, axis=0)
+                    arrays[pos] = np.repeat(gms[pos][None], first + 1, axis=0)
+            batch = first + 1
         if per_case:
             # SPEC (issue 32 item 3): a value read back into C++ may steer the kernel's control flow
             # or addresses, so the trace of case 0 holds for case 0 only. Each other case reruns the
@@ -188,7 +226,9 @@ class Server:
             return self._per_case_start(index, launch, arrays, rand)
         res, stat = self._execute(launch, arrays, timed=bool(self.cases))
         self.stats.append(stat)
-        self._collect(launch, res, batch)
+        if self.cases and not self.case_dirs and stream is not None:
+            stream["stat"] = stat
+        self._collect(launch, res, batch, arrays=arrays)
         self._answer(index, launch, res)
         if self.cases and self.write_cases:
             written = launch.written_buffers()
@@ -196,8 +236,48 @@ class Server:
                 cid: np.asarray(res.gm[pos])[1:] for pos, cid in enumerate(launch.buffers) if cid in written
             }
             self.pending.append((launch, index, rand, outs))
+            if not self.case_dirs and stream is not None:
+                self.streams[len(self.pending) - 1] = stream
         self.launches.append(launch)
         return 0
+
+    def _case_bytes(self, launch):
+        """Bytes one case holds while its chunk runs: its GM buffers (inputs, results, the random
+        draw) and each block's UB."""
+        gm = sum(launch.gm_bytes[cid] for cid in launch.buffers)
+        return 4 * gm + launch.blocks * self.profile.ub_physical_bytes
+
+    def _chunk(self, launch):
+        """Cases in one chunk of a streamed --cases N run (the host's case included): as many as
+        ``CHUNK_BYTES`` holds, at least 1, at most all."""
+        return int(max(1, min(1 + self.cases, CHUNK_BYTES // max(self._case_bytes(launch), 1))))
+
+    def _check_room(self, launch, read, per_case):
+        """--cases N refused up front (RunError, exit 2) when its case folders would not fit on the
+        output's disk, or (a launch with value reads, whose cases run one by one and are kept until
+        the host exits) its cases would not fit in ``CHUNK_BYTES * 8`` of memory."""
+        if not self.write_cases:
+            return
+        per = sum(launch.gm_bytes[cid] for cid in read) + sum(
+            launch.gm_bytes[cid] for cid in launch.written_buffers()
+        )
+        need = per * self.cases
+        root = pathlib.Path(self.output or "output")
+        probe = next((q for q in (root, *root.parents) if q.exists()), pathlib.Path.cwd())
+        free = shutil.disk_usage(probe).free
+        if need > free:
+            raise RunError(
+                f"--cases {self.cases}: the case folders would take {need:,} bytes ({per:,} a case) and "
+                f"{probe} has {free:,} bytes free; run fewer cases"
+            )
+        if per_case:
+            mem = (per + sum(launch.gm_bytes[cid] for cid in launch.buffers)) * self.cases
+            if mem > CHUNK_BYTES * 8:
+                raise RunError(
+                    f"--cases {self.cases}: the kernel reads a value back into C++, so its cases run one "
+                    f"by one and are kept until the host program exits: {mem:,} bytes, over the "
+                    f"{CHUNK_BYTES * 8:,} allowed; run fewer cases"
+                )
 
     def _answer(self, index, launch, res):
         """Case 0's GM bytes back to the host (``launch_<i>_gm<k>.out``; "" for a zero-byte buffer)."""
@@ -212,7 +292,7 @@ class Server:
         """Case 0 of a launch with value reads: run it, write each other case's inputs for the
         header's launch loop (``launch_<i>_case<c>_gm<k>.bin``) and return the number of cases."""
         res, stat = self._execute(launch, [a[:1] for a in arrays], timed=False)
-        self._collect(launch, res, 1)
+        self._collect(launch, res, 1, arrays=[a[:1] for a in arrays])
         self._answer(index, launch, res)
         for c in range(1, 1 + self.cases):
             for pos, cid in enumerate(launch.buffers):
@@ -235,8 +315,9 @@ class Server:
         inputs; run its trace (batch 1) and keep its outputs as case c."""
         launch = T.read_launch(self.exchange, index)
         st = self._per_case
-        res, _ = self._execute(launch, [g[None] for g in launch.gm_inputs()], timed=False)
-        self._collect(launch, res, 1, case=c)
+        gms = [g[None] for g in launch.gm_inputs()]
+        res, _ = self._execute(launch, gms, timed=False)
+        self._collect(launch, res, 1, case=c, arrays=gms)
         for pos, cid in enumerate(launch.buffers):
             if cid in st["outs"]:
                 st["outs"][cid][c - 1] = np.asarray(res.gm[pos])[0]
@@ -251,6 +332,25 @@ class Server:
         fn = T.kernel_fn(launch)
         key = "\n".join(json.dumps({k: v for k, v in e.items() if k not in ("file",)}) for e in launch.events)
         run = self._compiled.get(key)
+        # across runs in one process (the same source, profile and options): the compiled program again
+        files = tuple(sorted({e.get("file", "") for e in launch.events}))
+        try:
+            pkey = (
+                key,
+                files,
+                self.profile,
+                str(self.schedule),
+                self.check_uninit,
+                self.auto_sync,
+                launch.blocks,
+            )
+            hash(pkey)
+        except TypeError:
+            pkey = None
+        if run is None and pkey is not None:
+            run = _PROGRAMS.get(pkey)
+            if run is not None:
+                self._compiled[key] = run
         if run is None:
             run = aj.jit_kernel(
                 fn,
@@ -259,8 +359,13 @@ class Server:
                 block_dim=launch.blocks,
                 schedule=self.schedule,
                 auto_sync=self.auto_sync,
+                check_uninit=self.check_uninit,
             )
             self._compiled[key] = run
+            if pkey is not None:
+                _PROGRAMS[pkey] = run
+                while len(_PROGRAMS) > 8:
+                    _PROGRAMS.pop(next(iter(_PROGRAMS)))
         t0 = time.perf_counter()
         res = run(*arrays)
         first = time.perf_counter() - t0
@@ -281,14 +386,19 @@ class Server:
             )
         return res, stat
 
-    def _collect(self, launch, res, batch, case=0):
-        """Faults per case, findings and warnings of one run (``case``: the first case's index)."""
+    def _collect(self, launch, res, batch, case=0, rows=None, arrays=None):
+        """Faults per case, findings and warnings of one run (``case``: the first case's index;
+        ``rows``: the first rows that are cases, the rest padding; ``arrays``: the run's GM inputs,
+        to locate a launch's first fault)."""
         states = res.state if isinstance(res.state, tuple) else (res.state,)  # one per core
         faults = np.concatenate([np.asarray(st.fault).reshape(batch, -1) for st in states], axis=1)
-        for b in range(batch):
+        for b in range(batch if rows is None else rows):
             f = int(np.bitwise_or.reduce(faults[b]))
             if f:
-                self.faults.append((launch, case + b, f))
+                at = ""
+                if arrays is not None and not any(la is launch for la, _c, _f, _a in self.faults):
+                    at = self._locate_fault(launch, [a[b] for a in arrays])
+                self.faults.append((launch, case + b, f, at))
 
         def key(la, f):
             return (la.line, f.tool, f.kind, tuple((c.core, c.index, c.api) for c in f.calls))
@@ -300,6 +410,27 @@ class Server:
         for w in getattr(res, "warnings", None) or []:
             if w and w not in self.warnings:
                 self.warnings.append(w)
+
+    def _locate_fault(self, launch, gms):
+        """The call that faulted first on inputs ``gms`` (one case): the trace rerun eagerly, stopping
+        at the first call whose fault bits are new -- its C++ line, the call with its operands (UB
+        and GM addresses) and the fault; "" when the rerun does not fault."""
+        try:
+            aj.run_kernel(
+                T.kernel_fn(launch),
+                *gms,
+                profile=self.profile,
+                fault_policy="raise",
+                block_dim=launch.blocks,
+                schedule=self.schedule,
+            )
+        except aj.AscendFault as e:
+            where, call = getattr(e, "cxx_where", None), getattr(e, "cxx_call", None)
+            if where is not None:
+                return f"{where}: {call}: {e}"
+        except Exception:  # noqa: BLE001  (the batched run's fault word stands on its own)
+            return ""
+        return ""
 
     def _case_files(self, cid, host_bytes):
         """``--cases DIR``: the bytes of GM buffer ``cid`` for cases 1.. (each case folder's copy of
@@ -336,38 +467,121 @@ class Server:
         """Write the cases (after the host exits: WriteFile names the outputs). ``--cases N``:
         ``OUTPUT/cases/case_XXXXX/{input,output}/`` (``launch<i>_case_XXXXX`` with several launches),
         files under the names the host's ReadFile / WriteFile used (``gm<id>.bin`` for a buffer no
-        file fed or took); ``--cases DIR``: each case folder's output folder."""
+        file fed or took), each case folder written whole beside its place and renamed into it (a
+        case folder is complete or absent, also after Ctrl-C); the chunks of a streamed launch run
+        here, one at a time. ``--cases DIR``: each case folder's output folder, file by file."""
         several = len({idx for _, idx, _, _ in self.pending}) > 1
-        for _launch, index, rand, outs in self.pending:
-            for c in range(1, 1 + self.cases):
-                if self.case_dirs:
-                    _name, ind, outd = self.case_dirs[c]
-                    ind, outd = None, pathlib.Path(outd)
+        for k, (launch, index, rand, outs) in enumerate(self.pending):
+            first = 1 + min(len(r) for r in (*rand.values(), *outs.values())) if (rand or outs) else 1
+            if not self.case_dirs and k not in self.streams:
+                first = 1 + self.cases
+            self._write_cases(launch, index, rand, outs, range(1, first), several)
+            st = self.streams.get(k)
+            c = first
+            while st is not None and c <= self.cases:
+                n = min(st["size"], 1 + self.cases - c)
+                rand, outs = self._run_chunk(launch, st, c, n)
+                self._write_cases(launch, index, rand, outs, range(c, c + n), several)
+                c += n
+
+    def _run_chunk(self, launch, st, c, n):
+        """Cases c .. c+n-1 of a streamed launch (a batch of the first chunk's size: the same
+        compiled program; padding rows repeat the last case and are dropped)."""
+        size = st["size"]
+        arrays, rand = [], {}
+        for pos, cid in enumerate(launch.buffers):
+            g = st["gms"][pos]
+            if cid in st["read"]:
+                r = _random_cases(self.seed, cid, c, n, st["read"][cid], g.size)
+                rand[cid] = r
+                a = np.concatenate([r, np.repeat(r[-1:], size - n, axis=0)])
+            else:
+                a = np.repeat(g[None], size, axis=0)
+            arrays.append(a)
+        t0 = time.perf_counter()
+        res, _ = self._execute(launch, arrays, timed=False)
+        stat = st.get("stat")
+        if stat is not None and "run_s" in stat:
+            stat["run_s"] += time.perf_counter() - t0
+            stat["cases"] = 1 + self.cases
+            stat["cases_per_s"] = stat["cases"] / max(stat["run_s"], 1e-9)
+        self._collect(launch, res, size, case=c, rows=n, arrays=arrays)
+        written = launch.written_buffers()
+        outs = {cid: np.asarray(res.gm[pos])[:n] for pos, cid in enumerate(launch.buffers) if cid in written}
+        return rand, outs
+
+    def _write_cases(self, launch, index, rand, outs, cases, several):
+        """Write cases ``cases`` (numbers from 1; row c - cases.start of ``rand`` / ``outs``)."""
+        for row, c in enumerate(cases):
+            files = []
+            for cid, r in rand.items():
+                name = self._relative(self.infile[cid][0], "input") if cid in self.infile else f"gm{cid}.bin"
+                files.append(("input", name, r[row]))
+            for cid, o in outs.items():
+                if cid in self.outfile:
+                    path, n = self.outfile[cid]
+                    name, data = self._relative(path, "output"), o[row][:n]
                 else:
-                    d = pathlib.Path(self.output or "output") / "cases"
-                    d = d / (f"launch{index}_case_{c:05d}" if several else f"case_{c:05d}")
-                    ind, outd = d / "input", d / "output"
-                outd.mkdir(parents=True, exist_ok=True)
-                for cid, r in rand.items():
-                    if ind is None:
-                        break
-                    ind.mkdir(parents=True, exist_ok=True)
-                    name = (
-                        self._relative(self.infile[cid][0], "input") if cid in self.infile else f"gm{cid}.bin"
-                    )
-                    (ind / name).parent.mkdir(parents=True, exist_ok=True)
-                    r[c - 1].tofile(ind / name)
-                for cid, o in outs.items():
-                    if cid in self.outfile:
-                        path, n = self.outfile[cid]
-                        name, data = self._relative(path, "output"), o[c - 1][:n]
-                    else:
-                        name, data = pathlib.Path(f"gm{cid}.bin"), o[c - 1]
-                    (outd / name).parent.mkdir(parents=True, exist_ok=True)
-                    data.astype(np.uint8, copy=False).tofile(outd / name)
+                    name, data = pathlib.Path(f"gm{cid}.bin"), o[row]
+                files.append(("output", name, data))
+            if self.case_dirs:
+                _name, _ind, outd = self.case_dirs[c]
+                for kind, name, data in files:
+                    if kind == "output":
+                        _write_file(pathlib.Path(outd) / name, data)
+                continue
+            d = pathlib.Path(self.output or "output") / "cases"
+            d = d / (f"launch{index}_case_{c:05d}" if several else f"case_{c:05d}")
+            _write_case_folder(d, files)
+            self.written.append(d)
+
+    def progress(self):
+        """One line: the case folders complete so far."""
+        if not self.written:
+            return "no case folder written"
+        first, last = self.written[0], self.written[-1]
+        return (
+            f"{len(self.written)} case folder(s) complete in {first.parent} ({first.name} .. {last.name}); "
+            "every other case folder is absent or from an earlier run, none half-written"
+        )
 
 
-def _serve(build, cwd, server, block_dim=None, max_calls=None, argv=()):
+def _write_file(path, data):
+    """``data`` to ``path`` whole: a temporary file beside it, renamed over it."""
+    path = pathlib.Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.partial-{os.getpid()}")
+    try:
+        data.astype(np.uint8, copy=False).tofile(tmp)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _write_case_folder(d, files):
+    """A case folder ``d`` with ``files`` ((``input`` | ``output``, relative name, bytes)) written
+    whole: into a temporary folder beside it, then renamed into place (an earlier run's folder of
+    the same name moved aside first and removed after)."""
+    d.parent.mkdir(parents=True, exist_ok=True)
+    tmp = d.with_name(f".{d.name}.partial-{os.getpid()}")
+    old = d.with_name(f".{d.name}.old-{os.getpid()}")
+    try:
+        shutil.rmtree(tmp, ignore_errors=True)
+        for kind, name, data in files:
+            f = tmp / kind / name
+            f.parent.mkdir(parents=True, exist_ok=True)
+            data.astype(np.uint8, copy=False).tofile(f)
+        (tmp / "input").mkdir(exist_ok=True)
+        (tmp / "output").mkdir(exist_ok=True)
+        if d.exists():
+            os.rename(d, old)
+        os.rename(tmp, d)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _serve(build, cwd, server, block_dim=None, max_calls=None, argv=(), timeout=None):
     """Run the host program, answering its requests; returns (returncode, stdout, stderr)."""
     req_r, req_w = os.pipe()
     rep_r, rep_w = os.pipe()
@@ -378,7 +592,7 @@ def _serve(build, cwd, server, block_dim=None, max_calls=None, argv=()):
     if max_calls is not None:
         env["ASCENDJAX_MAX_CALLS"] = str(int(max_calls))
     with tempfile.TemporaryFile() as out_f, tempfile.TemporaryFile() as err_f:
-        rc, error = _talk(build, cwd, env, server, req_r, req_w, rep_r, rep_w, out_f, err_f, argv)
+        rc, error = _talk(build, cwd, env, server, req_r, req_w, rep_r, rep_w, out_f, err_f, argv, timeout)
         out_f.seek(0)
         err_f.seek(0)
         stdout = out_f.read().decode(errors="replace")
@@ -388,7 +602,55 @@ def _serve(build, cwd, server, block_dim=None, max_calls=None, argv=()):
     return rc, stdout, stderr
 
 
-def _talk(build, cwd, env, server, req_r, req_w, rep_r, rep_w, out_f, err_f, argv=()):
+# the default of --timeout: seconds the host program (its main and the kernels' C++) may run,
+# not counting the time the model answers its requests
+DEFAULT_TIMEOUT = 600.0
+
+
+class _Watchdog:
+    """Stops the host program (its whole process group) once its own running time -- the time
+    not spent waiting for the model's answers -- passes ``timeout`` seconds."""
+
+    def __init__(self, proc, timeout):
+        import threading
+
+        self.proc, self.timeout = proc, timeout
+        self.own, self.since, self.busy = 0.0, time.monotonic(), False
+        self.fired = False
+        self.lock = threading.Lock()
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._watch, daemon=True)
+        self.thread.start()
+
+    def pause(self):
+        with self.lock:
+            self.own += time.monotonic() - self.since
+            self.busy = True
+
+    def resume(self):
+        with self.lock:
+            self.since, self.busy = time.monotonic(), False
+
+    def _watch(self):
+        while not self.done.wait(0.1):
+            with self.lock:
+                own = self.own + (0.0 if self.busy else time.monotonic() - self.since)
+            if own > self.timeout:
+                self.fired = True
+                _kill_group(self.proc)
+                return
+
+    def stop(self):
+        self.done.set()
+
+
+def _kill_group(proc):
+    """SIGKILL the host program's process group (it runs in a session of its own)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+def _talk(build, cwd, env, server, req_r, req_w, rep_r, rep_w, out_f, err_f, argv=(), timeout=None):
     proc = subprocess.Popen(
         [str(build.exe), *argv],
         cwd=cwd,
@@ -397,18 +659,47 @@ def _talk(build, cwd, env, server, req_r, req_w, rep_r, rep_w, out_f, err_f, arg
         stdout=out_f,
         stderr=err_f,
         stdin=subprocess.DEVNULL,
+        start_new_session=True,  # its own process group: killed whole on any exit of ours
     )
     os.close(req_w)
     os.close(rep_r)
+    dog = _Watchdog(proc, DEFAULT_TIMEOUT if timeout is None else timeout)
+    try:
+        error = _answer_requests(server, req_r, rep_w, dog)
+        rc = proc.wait()
+    finally:
+        dog.stop()
+        if proc.poll() is None:
+            _kill_group(proc)
+            proc.wait()
+    if dog.fired:
+        last = server.launches[-1] if server.launches else None
+        after = f" (after launch {last.name}, line {last.line})" if last is not None else ""
+        error = RunError(
+            f"the host program of {build.source.name} ran for more than {dog.timeout:g} s of its own time "
+            f"(--timeout){after} and was stopped: an endless loop in the kernel or the host code? "
+            "Give a larger --timeout for a long run"
+        )
+    return rc, error
+
+
+def _answer_requests(server, req_r, rep_w, dog):
     error = None
     with os.fdopen(req_r, "r") as reader, os.fdopen(rep_w, "w") as writer:
         for line in reader:
             parts = line.split()
             if not parts:
                 continue
+            dog.pause()
             try:
                 if parts[0] == "READFAIL":
                     server.readfail.append(line.split(" ", 1)[1].strip())
+                    continue
+                if parts[0] == "WRITEFAIL":
+                    server.writefail.append(line.split(" ", 1)[1].strip())
+                    continue
+                if parts[0] == "HOSTERROR":
+                    error = error or RunError(line.split(" ", 1)[1].strip())
                     continue
                 if parts[0] == "INFILE":
                     _, cid, off, n, path = line.rstrip("\n").split(" ", 4)
@@ -444,9 +735,11 @@ def _talk(build, cwd, env, server, req_r, req_w, rep_r, rep_w, out_f, err_f, arg
                 error = error or e
                 with contextlib.suppress(BrokenPipeError):
                     writer.write("ERR\n")
+            finally:
+                dog.resume()
             with contextlib.suppress(BrokenPipeError):
                 writer.flush()
-    return proc.wait(), error
+    return error
 
 
 def _too_long(line):
@@ -496,9 +789,13 @@ def run_cxx(
     tiling=None,
     include_dirs=(),
     auto_sync=True,
+    timeout=None,
+    check_uninit=False,
 ):
     """Build and run ``source``; returns a dict (returncode, stdout, stderr, build, stats, faults,
-    warnings). Raises B.CxxError / B.ToolError / RunError / the model's errors."""
+    warnings, outputs, writefail). Raises B.CxxError / B.ToolError / RunError / the model's errors;
+    Ctrl-C raises ``CasesInterrupted`` (a KeyboardInterrupt naming the case folders complete).
+    ``timeout``: seconds of the host program's own time (default ``DEFAULT_TIMEOUT``)."""
     source = pathlib.Path(source).expanduser().resolve()
     if not source.is_file():
         raise RunError(f"{source}: no such file")
@@ -536,7 +833,51 @@ def run_cxx(
         input_dir, output_dir, cases = ins[0], outs[0], 0
     inp = pathlib.Path(input_dir).expanduser().resolve()
     outp = pathlib.Path(output_dir).expanduser().resolve()
+    made = [q for q in (outp, *outp.parents) if not q.exists()]  # removed again if left empty
     outp.mkdir(parents=True, exist_ok=True)
+    try:
+        return _run_built(
+            source,
+            bld,
+            prof,
+            inp,
+            outp,
+            cases,
+            seed,
+            case_dirs,
+            schedule,
+            write_cases,
+            block_dim,
+            max_calls,
+            argv,
+            timeout,
+            check_uninit,
+            auto_sync,
+        )
+    finally:
+        for q in made:  # a failed run leaves no empty output folder behind
+            with contextlib.suppress(OSError):
+                q.rmdir()
+
+
+def _run_built(
+    source,
+    bld,
+    prof,
+    inp,
+    outp,
+    cases,
+    seed,
+    case_dirs,
+    schedule,
+    write_cases,
+    block_dim,
+    max_calls,
+    argv,
+    timeout,
+    check_uninit,
+    auto_sync,
+):
     with tempfile.TemporaryDirectory(prefix="ascend_jax_cxx_") as tmp:
         tmp = pathlib.Path(tmp)
         exchange = tmp / "exchange"
@@ -557,10 +898,14 @@ def run_cxx(
             case_dirs=case_dirs,
             write_cases=write_cases,
             auto_sync=auto_sync,
+            check_uninit=check_uninit,
         )
         server.cwd = cwd
-        rc, stdout, stderr = _serve(bld, cwd, server, block_dim, max_calls, argv)
-        server.finish()
+        try:
+            rc, stdout, stderr = _serve(bld, cwd, server, block_dim, max_calls, argv, timeout)
+            server.finish()
+        except KeyboardInterrupt:
+            raise CasesInterrupted(server.progress() if server.cases else "") from None
     if rc < 0:
         try:
             sig = signal.Signals(-rc).name
@@ -596,7 +941,27 @@ def run_cxx(
         "findings": server.findings,
         "host_findings": server.host_findings,
         "warnings": server.warnings,
+        "writefail": server.writefail,
+        "outputs": _output_files(server, outp),
     }
+
+
+def _output_files(server, outp):
+    """[(name relative to the output folder, dtype name, written bytes)] of the files the host's
+    WriteFile wrote from a GM buffer a kernel wrote (the --diff files)."""
+    dts = {}
+    for launch in server.launches:
+        dts.update(launch.written_buffers())
+    out = []
+    for cid, (path, _n) in sorted(server.outfile.items()):
+        if cid in dts:
+            rel = server._relative(path, "output")
+            out.append((rel, dts[cid], outp / rel))
+    return out
+
+
+class CasesInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a C++ run; its text names the case folders complete so far."""
 
 
 def _tail(text, n=15):
@@ -617,6 +982,59 @@ def _parse_cases(v):
     )
 
 
+def check_options(args, cases):
+    """Every option of a C++ run checked before anything is built or written (RunError, exit 2):
+    the profile, --block-dim within [1, max_block_dim] of the profile, --max-calls and --timeout
+    positive, --scenario only for a source that uses SCENARIO_NUM, --diff a folder (and not with
+    --cases), --output a folder apart from --input and --diff, not under a file. Returns the
+    loaded profile."""
+    from ..byok import RunInputError, check_block_dim, check_output_folder
+
+    try:
+        prof = aj.load_profile(args.profile or "ascend910b")
+    except aj.AscendCError as e:
+        raise RunError(
+            f"--profile {args.profile}: not a profile ({e}); `ascend-jax profiles` lists them"
+        ) from None
+    bd = getattr(args, "block_dim", None)
+    if bd is not None:
+        try:
+            check_block_dim(bd, prof)
+        except RunInputError as e:
+            raise RunError(str(e)) from None
+    mc = getattr(args, "max_calls", None)
+    if mc is not None and mc < 1:
+        raise RunError(f"--max-calls {mc}: give a positive number of calls (the call budget of one launch)")
+    to = getattr(args, "timeout", None)
+    if to is not None and not to > 0:
+        raise RunError(f"--timeout {to}: give a positive number of seconds")
+    if args.scenario is not None and args.scenario != 1:  # a source without scenarios has one: 1
+        src = pathlib.Path(args.kernel).expanduser()
+        if src.is_file() and "SCENARIO_NUM" not in src.read_text(errors="replace"):
+            raise RunError(
+                f"--scenario {args.scenario}: {src.name} does not use SCENARIO_NUM (the vendor samples' "
+                "scenario macro), so it has one scenario, 1; drop --scenario"
+            )
+    diff = getattr(args, "diff", None)
+    if diff is not None:
+        if cases:
+            raise RunError("--diff compares one run; it does not combine with --cases")
+        if not pathlib.Path(diff).is_dir():
+            raise RunError(f"--diff {diff}: not a folder")
+    if isinstance(cases, pathlib.Path):
+        out = args.output
+        protected = {"--cases": cases}
+    else:
+        out = args.output or "output"
+        protected = {"--input": args.input, "--diff": diff}
+    if out is not None:
+        try:
+            check_output_folder(out, protected)
+        except RunInputError as e:
+            raise RunError(str(e)) from None
+    return prof
+
+
 def cmd_run_cxx(args):
     """The C++ path of ``ascend-jax run`` (see the module docstring for the exit codes)."""
     from .._cache import enable_compilation_cache
@@ -626,6 +1044,7 @@ def cmd_run_cxx(args):
     try:
         enable_compilation_cache()
         cases = _parse_cases(getattr(args, "cases", None))
+        check_options(args, cases)
         r = run_cxx(
             args.kernel,
             profile=args.profile,
@@ -642,7 +1061,13 @@ def cmd_run_cxx(args):
             tiling=getattr(args, "tiling", None),
             include_dirs=getattr(args, "include_dir", None) or (),
             auto_sync=getattr(args, "auto_sync", None) != "off",  # on unless --auto-sync off
+            timeout=getattr(args, "timeout", None),
+            check_uninit=getattr(args, "check_uninit", False),
         )
+    except KeyboardInterrupt as e:
+        more = f": {e}" if str(e) else ""
+        print(f"{PROG}: interrupted{more}", file=sys.stderr)
+        return 130
     except (B.ToolError, B.CxxError, RunError) as e:
         print(f"{PROG}: {e}", file=sys.stderr)
         return 2
@@ -650,6 +1075,9 @@ def cmd_run_cxx(args):
         where = getattr(e, "cxx_where", None)
         if where is None and isinstance(e, aj.NotModelledError):
             print(f"{PROG}: NotModelledError: {e}", file=sys.stderr)
+            return 2
+        if where is None and isinstance(e, aj.AscendCError):  # a bad option value (profile, block_dim)
+            print(f"{PROG}: {type(e).__name__}: {e}", file=sys.stderr)
             return 2
         if where is None:
             return _internal(e, debug)
@@ -679,24 +1107,36 @@ def cmd_run_cxx(args):
                 f"= {_rate(s['cases_per_s'])} cases/s"
             )
         print(msg, file=sys.stderr)
-    for w in r["warnings"]:
-        print(f"{PROG}: checker warning: {w}", file=sys.stderr)
     rc = 0
+    fail = getattr(args, "findings", "fail") == "fail"
+    strict = getattr(args, "strict", False)
+    from ..byok import uninit_text
+
+    for w in r["warnings"]:
+        uninit = "UNINIT" in w and getattr(args, "check_uninit", False)
+        print(
+            f"{PROG}: {'initcheck: error' if uninit else 'checker warning'}: {uninit_text(w)}",
+            file=sys.stderr,
+        )
+        if uninit or strict:
+            rc = 1
     by_launch = {}  # one line per class and pair of source lines (findings.lines), per launch
     for launch, f in r["findings"]:
         by_launch.setdefault((launch.name, launch.line), []).append(f)
-        if getattr(args, "findings", "fail") == "fail":
-            rc = 1
+        if fail and (strict or getattr(f, "severity", "error") == "error"):
+            rc = 1  # SPEC (issue 47 item 7): a warning is printed; only errors fail, unless --strict
     for (name, line), fs in by_launch.items():
         for text in F.lines(fs):
             print(f"{PROG}: launch {name} (line {line}): {text}", file=sys.stderr)
     for f in r["host_findings"]:
         f = f.replace(f"{b.source.parent}/", "")  # the user's file by name, as the kernel findings
         print(f"{PROG}: host: {f}", file=sys.stderr)
-        if ": error: " in f and getattr(args, "findings", "fail") == "fail":
+        if fail and (": error: " in f or (strict and ": warning: " in f)):
             rc = 1
-    for launch, case, f in r["faults"]:
-        print(f"{PROG}: launch {launch.name} case {case}: FAULT {aj.describe_faults(f)}", file=sys.stderr)
+    for launch, case, f, at in r["faults"]:
+        at = at.replace(f"{b.source.parent}/", "")
+        at = f"\n  first fault: {at}" if at else ""
+        print(f"{PROG}: launch {launch.name} case {case}: FAULT {aj.describe_faults(f)}{at}", file=sys.stderr)
         rc = 1
     if r["returncode"] != 0:
         print(
@@ -704,6 +1144,11 @@ def cmd_run_cxx(args):
             file=sys.stderr,
         )
         rc = 1
+    if getattr(args, "diff", None):
+        rc = max(rc, _diff(r, args.diff))
+    for w in r["writefail"]:
+        print(f"{PROG}: the host program's WriteFile could not write {w}", file=sys.stderr)
+        rc = 2  # the results are not where the user expects them: an output location problem
     return rc
 
 
@@ -721,6 +1166,38 @@ def _quiet_xla(debug):
         from jax._src.lib import utils
 
         utils.absl_set_min_log_level(3)
+
+
+def _diff(r, theirs):
+    """``--diff DIR`` for a C++ run: each output file the host's WriteFile wrote from a kernel's
+    GM buffer against the file of the same name under DIR, the Python path's report (byok.diff_files)."""
+    from ..byok import RunInputError, diff_files
+
+    files = r["outputs"]
+    if not files:
+        print(
+            f"{PROG}: --diff {theirs}: the host program wrote no output file from a kernel's GM buffer "
+            "(WriteFile after aclrtMemcpy device-to-host); nothing to compare",
+            file=sys.stderr,
+        )
+        return 2
+    entries = [
+        (
+            str(rel),
+            ours,
+            pathlib.Path(theirs) / rel,
+            aj.as_dtype(dt),
+            f"the host's output {rel}, {aj.as_dtype(dt).name}",
+        )
+        for rel, dt, ours in files
+    ]
+    try:
+        clean, lines = diff_files(entries)
+    except RunInputError as e:
+        print(f"{PROG}: {e}", file=sys.stderr)
+        return 2
+    print("\n".join(lines))
+    return 0 if clean else 1
 
 
 def _internal(e, debug):
@@ -756,6 +1233,13 @@ def add_options(parser):
         default=None,
         help="C++: the call budget of one kernel launch's trace (default 2,000; the largest vendor sample makes 184); past it the run "
         "stops naming the most repeated call site",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        help=f"C++: seconds the host program (its main and the kernels' C++) may run, not counting the "
+        f"model's time (default {DEFAULT_TIMEOUT:g}); past it the program is stopped",
     )
     parser.add_argument(
         "--arg",

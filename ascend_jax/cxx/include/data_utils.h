@@ -1,7 +1,9 @@
 // ascend_jax's file helpers for a sample's host code (written for ascend_jax): ReadFile / WriteFile.
 #pragma once
 #include <cstdint>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "acl/acl.h"
@@ -31,8 +33,7 @@ inline bool ReadFile(const std::string& filePath, size_t fileSize, void* buffer,
     FILE* f = fopen(filePath.c_str(), "rb");
     if (!f) {
         fprintf(stderr, "ascend-jax: ReadFile: cannot open %s\n", filePath.c_str());
-        ascendjax::rt().setup();
-        ascendjax::rt().send("READFAIL " + filePath);
+        ascendjax::rt().host_note("READFAIL", errno == ENOENT ? filePath : filePath + " (" + strerror(errno) + ")");
         return false;
     }
     fseek(f, 0, SEEK_END);
@@ -41,8 +42,9 @@ inline bool ReadFile(const std::string& filePath, size_t fileSize, void* buffer,
     if (size < 0 || (size_t)size > bufferSize || (size_t)size != fileSize) {
         fprintf(stderr, "ascend-jax: ReadFile: %s has %ld bytes, expected %zu\n", filePath.c_str(), size, fileSize);
         fclose(f);
-        ascendjax::rt().setup();
-        ascendjax::rt().send("READFAIL " + filePath);
+        ascendjax::rt().host_note("READFAIL", filePath + " (it has " + std::to_string(size) +
+                                                  " bytes; ReadFile expects fileSize " + std::to_string(fileSize) +
+                                                  " into a buffer of " + std::to_string(bufferSize) + ")");
         return false;
     }
     size_t got = fread(buffer, 1, (size_t)size, f);
@@ -56,9 +58,13 @@ inline bool WriteFile(const std::string& filePath, const void* buffer, size_t si
     FILE* f = fopen(filePath.c_str(), "wb");
     if (!f) {
         fprintf(stderr, "ascend-jax: WriteFile: cannot open %s\n", filePath.c_str());
+        ascendjax::rt().host_note("WRITEFAIL", filePath + " (" + strerror(errno) + ")");
         return false;
     }
     size_t put = fwrite(buffer, 1, size, f);
-    fclose(f);
-    return put == size;
+    bool ok = put == size && fclose(f) == 0;
+    if (!ok)
+        ascendjax::rt().host_note("WRITEFAIL", filePath + " (wrote " + std::to_string(put) + " of " +
+                                                   std::to_string(size) + " bytes)");
+    return ok;
 }

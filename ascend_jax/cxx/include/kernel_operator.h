@@ -498,6 +498,7 @@ void tmpl_val(Json& j, const char* name, const V& v) {
 
 inline Json begin_call(const char* api) {
     Json j = rt().start("call");
+    if (rt().outside == "call") rt().outside = api;  // a call in host code: name the API
     j.key("api");
     j.str(api);
     return j;
@@ -814,8 +815,12 @@ class LocalMemAllocator {
 // -- synchronisation and the core's identity ------------------------------------------------------
 inline int64_t GetBlockIdx() { return block_idx; }
 inline int64_t GetBlockNum() { return block_num; }
-inline int64_t GetSubBlockIdx() { return 0; }
-inline int64_t GetSubBlockNum() { return 1; }  // one vector core per block: sub-block 0 of 1
+#ifndef ASCENDJAX_AIC_AIV_RATIO
+#define ASCENDJAX_AIC_AIV_RATIO 2
+#endif
+// CHOICE (docs/MODEL.md, as the Python model): block_idx % 2 on a 1:2 product, else 0
+inline int64_t GetSubBlockIdx() { return ASCENDJAX_AIC_AIV_RATIO == 2 ? block_idx % 2 : 0; }
+inline int64_t GetSubBlockNum() { return ASCENDJAX_AIC_AIV_RATIO == 2 ? 2 : 1; }  // AIVs per AI Core
 inline int64_t GetTaskRation() { return 1; }
 inline void InitSocState() {}
 inline int64_t GetSystemCycle() { return 0; }

@@ -314,6 +314,7 @@ struct Runtime {
 
     // one record: {"b":block,"op":...,...,"file":..,"line":..}
     void record(Json& j, const char* file, int line) {
+        if (!outside.empty()) outside_kernel(file, line);
         j.key("file");
         j.str(file);
         j.key("line");
@@ -322,6 +323,28 @@ struct Runtime {
         trace += j.s;
         trace += '\n';
         if (++events > max_events && max_events > 0) too_long();
+    }
+
+    // An Ascend C call in host code (outside every kernel launch): the run stops (exit 2) naming
+    // the API and the user's line.
+    std::string outside;
+    [[noreturn]] void outside_kernel(const char* file, int line) {
+        setup();
+        std::string m = "HOSTERROR " + site(file, line) + ": AscendC::" + outside +
+                        " called outside a kernel launch (in host code); an Ascend C API runs inside a "
+                        "__global__ kernel launched with kernel<<<blocks, ubuf, stream>>>(...)";
+        for (auto& c : m)
+            if (c == '\n') c = ' ';
+        send(m);
+        _exit(97);
+    }
+    // A host-side failure ascend-jax reports with the run's result (WRITEFAIL, READFAIL).
+    void host_note(const char* kind, const std::string& text) {
+        setup();
+        std::string m = std::string(kind) + " " + text;
+        for (auto& c : m)
+            if (c == '\n') c = ' ';
+        send(m);
     }
 
     // Past the call budget the recorder stops (before the trace grows without bound): it names
@@ -362,7 +385,7 @@ struct Runtime {
         _exit(97);
     }
     Json start(const char* op) {
-        if (!in_kernel) die(2, (std::string("AscendC::") + op + " called outside a kernel launch").c_str());
+        if (!in_kernel && outside.empty()) outside = op;  // reported by record(), which has the line
         Json j;
         j.open('{');
         j.key("b");
