@@ -21,7 +21,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import ascend_jax as aj
 from ascend_jax import cli
+from ascend_jax import hazards as hz
 from ascend_jax.cxx import build as B
 from ascend_jax.cxx import run as R
 
@@ -30,6 +32,7 @@ N = 256
 
 PY_KERNELS = """
 import ascend_jax as aj
+from ascend_jax import hazards as hz
 
 E = aj.HardEvent
 GM_ARGS = (
@@ -346,9 +349,8 @@ def test_a_warning_does_not_fail_unless_strict(work, capsys, monkeypatch):
     assert py(work, "atomic2", "--block-dim", "2") == 0
     assert "racecheck: warning: atomic order" in capsys.readouterr().err
     assert py(work, "atomic2", "--block-dim", "2", "--strict") == 1
-    warning = type(
-        "F", (), {"severity": "warning", "__str__": lambda s: "racecheck: warning: atomic order"}
-    )()
+    copies = [hz.Call(4, c, "DataCopy", aj.pipe_t.PIPE_MTE3, source="k.asc:9") for c in (0, 1)]
+    warning = hz.Finding("racecheck", "atomic order", "warning", tuple(copies))
     fake = {
         "returncode": 0,
         "stdout": "",

@@ -820,7 +820,9 @@ inline int64_t GetBlockNum() { return block_num; }
 #endif
 // CHOICE (docs/MODEL.md, as the Python model): block_idx % 2 on a 1:2 product, else 0
 inline int64_t GetSubBlockIdx() { return ASCENDJAX_AIC_AIV_RATIO == 2 ? block_idx % 2 : 0; }
-inline int64_t GetSubBlockNum() { return ASCENDJAX_AIC_AIV_RATIO == 2 ? 2 : 1; }  // AIVs per AI Core
+// CHOICE: every block of a launch is one vector core and GetBlockNum() counts them all, so a
+// kernel splitting its data by GetBlockNum() * GetSubBlockNum() covers it once: 1
+inline int64_t GetSubBlockNum() { return 1; }
 inline int64_t GetTaskRation() { return 1; }
 inline void InitSocState() {}
 inline int64_t GetSystemCycle() { return 0; }
