@@ -188,12 +188,11 @@ class Kernel:
 
     @property
     def ub_capacity(self):
-        """Bytes the allocators hand out: ``[0, ub_capacity)``. The usable UB (or the case's arena)
-        minus the reserved scratch regions of the profile (they sit at the top of UB)."""
-        cap = self.ub_limit
-        for r in self.profile.reserved:
-            cap = min(cap, r.offset_bytes)
-        return cap
+        """Bytes the allocators hand out: ``[0, ub_capacity)``, the usable UB (or the case's arena).
+        SPEC (Select.md 约束说明): the 8 KB scratch is reserved "对于模式1和模式2，使用时" -- by the API
+        forms that use it, not by every kernel: a ``memory.reserved`` region is checked at the calls
+        of the APIs its ``used_by`` lists (``SCRATCH_COLLISION``), never taken from the allocator."""
+        return self.ub_limit
 
     def _bump(self, nbytes, api, argument, value, unit=1):
         """Reserve ``nbytes`` at the next 32-byte aligned address (shared by alloc and TPipe)."""
@@ -201,16 +200,13 @@ class Kernel:
         addr = -(-self._next_addr // align) * align
         cap = self.ub_capacity
         if addr + nbytes > cap:
-            res = ", ".join(f"{r.name} at {r.offset_bytes}+{r.size_bytes}" for r in self.profile.reserved)
             raise UsageError(
                 api,
                 argument,
                 value,
                 f"at most {max(cap - addr, 0) // unit} more" + (" elements" if unit > 1 else " bytes"),
                 self.profile,
-                f"UB has {self.ub_limit} usable bytes"
-                + (f" (reserved: {res}; allocatable: {cap})" if res else "")
-                + f" and {addr} are allocated",
+                f"UB has {self.ub_limit} usable bytes and {addr} are allocated",
             )
         self._next_addr = addr + nbytes
         self._grow_arena(self._next_addr)

@@ -229,6 +229,7 @@ def profile_macros(profile):
         f"-DASCENDJAX_PRODUCT_{name.upper()}=1",
         f"-DASCENDJAX_UB_ALIGN={profile.operand_alignment_bytes}",
         f"-DASCENDJAX_AIC_AIV_RATIO={profile.aic_aiv_ratio}",
+        f"-DASCENDJAX_UB_BYTES={profile.ub_usable_bytes}",  # GetUBSizeInBytes()
     ]
     if arch is not None:
         flags.append(f"-D__NPU_ARCH__={arch}")
@@ -497,7 +498,8 @@ def build(source, profile, defines=(), cxx=None, include_dirs=(), sources=None, 
         )
     dirs = [pathlib.Path(d).expanduser().resolve() for d in include_dirs] or [source.parent]
     compiler = cxx or find_compiler()
-    flags = [STD, "-O1", "-w", "-fno-strict-aliasing"]
+    # (-g1: a line table, so that a store through a raw __gm__ pointer is refused at its line; rt.h)
+    flags = [STD, "-O1", "-g1", "-w", "-fno-strict-aliasing"]
     flags += [f"-iquote{d}" for d in dirs] + [f"-I{INCLUDE}"] + [f"-I{d}" for d in dirs]
     flags += profile_macros(profile)
     for d in defines:
@@ -550,22 +552,76 @@ def build(source, profile, defines=(), cxx=None, include_dirs=(), sources=None, 
 
 
 _NOT_MEMBER = re.compile(r"['‘`]([A-Za-z_][A-Za-z_0-9]*)['’] is not a member of ['‘`]AscendC['’]")
+_NOT_DECLARED = re.compile(r"['‘`]([A-Z][A-Za-z_0-9]*)['’] was not declared in this scope")
+_DIAG = re.compile(r"^(\S.*?):(?:(\d+):)?(?:(\d+):)?\s(.*)$")
 
 
 def _compile_message(stderr, source, user_files=()):
-    """The compiler's errors, the user's own files' lines first (header internals trimmed); the
-    note naming an unmodelled ``AscendC::`` API once, at the top."""
+    """The compiler's errors, each at the user's own file and line (``source`` and ``user_files``): an
+    error inside ascend_jax's headers (a template instantiated with arguments it does not take) is
+    reported at the user's line that instantiated it ("required from here"), an error in a -D macro's
+    text at the line it expands at; the headers' own lines, notes and code never show. The note naming
+    an unmodelled ``AscendC::`` API once, at the top."""
+    src = str(source)
+    users = {src, *(str(u) for u in user_files)}
     lines = stderr.splitlines()
+    out, seen = [], set()
     missing = sorted(set(_NOT_MEMBER.findall(stderr)))
-    note = []
     if missing:
         names = ", ".join(f"AscendC::{n}" for n in missing)
-        note = [f"{names}: not an API ascend_jax models (`ascend-jax apis` lists the modelled ones)"]
-    prefixes = tuple(str(p) for p in (source, *user_files))
-    user = [ln for ln in lines if ln.startswith(prefixes) and (": error" in ln or ": fatal error" in ln)]
-    head = "\n".join(note + user[:10])
-    body = "\n".join(lines[:60])
-    more = f"\n... ({len(lines) - 60} more lines)" if len(lines) > 60 else ""
-    if not user:
-        return f"C++ compile error in {source}:\n" + "\n".join(note + lines[:60]) + more
-    return f"C++ compile error in {source}:\n{head}\n\ncompiler output:\n{body}{more}"
+        out.append(f"{names}: not an API ascend_jax models (`ascend-jax apis` lists the modelled ones)")
+    undeclared = sorted(set(_NOT_DECLARED.findall(stderr)) - set(missing))
+    if undeclared:
+        out.append(
+            f"{', '.join(undeclared)}: not declared -- if an Ascend C API, not one ascend_jax models "
+            "(`ascend-jax apis` lists the modelled ones)"
+        )
+    ours = str(INCLUDE)
+    diags = []  # (file, line, col, text, the user's line of the chain that led here)
+    user_at = None  # the user's line that instantiated the header code of the current diagnostic
+    for ln in lines:
+        m = _DIAG.match(ln)
+        if not m:
+            continue
+        file, line, col, rest = m.groups()
+        rest = rest.strip()
+        if line is None and rest.startswith("In "):  # "file: In instantiation of ...": a new chain
+            user_at = None
+            continue
+        if rest.startswith("required from") or rest.startswith("in "):
+            if file in users:
+                user_at = (file, line, col)
+            continue
+        diags.append((file, line, col, rest, user_at))
+    for i, (file, line, col, rest, chain) in enumerate(diags):
+        if not rest.startswith(("error:", "fatal error:")):
+            continue
+        where = (file, line, col) if file in users else chain
+        if where is None:  # a -D macro's text: the user's line it expands at
+            for f2, l2, c2, r2, _ in diags[i + 1 :]:
+                if r2.startswith(("error:", "fatal error:")):
+                    break
+                if f2 in users:
+                    where = (f2, l2, c2)
+                    break
+        if where is not None:
+            inside = file.startswith(ours)
+            msg = f"{where[0]}:{where[1]}:{where[2] or 1}: {rest}" + (
+                " (inside ascend_jax's kernel_operator.h -- the call's arguments do not fit the API as its "
+                "page declares it)"
+                if inside
+                else ""
+            )
+        elif file.startswith(ours):
+            msg = f"{src}: {rest} (inside ascend_jax's kernel_operator.h)"
+        elif file == "<command-line>":
+            msg = f"{src}: {rest} (in the text of a -D macro)"
+        else:  # another file of the user's
+            msg = f"{file}:{line}:{col or 1}: {rest}" if line else f"{file}: {rest}"
+        if msg not in seen:
+            seen.add(msg)
+            out.append(msg)
+    if not any(m.startswith(tuple(users)) for m in out):  # nothing mapped: the compiler's text
+        out += [ln for ln in lines if ours not in ln][:40]
+    more = f"\n... ({len(out) - 12} more)" if len(out) > 12 else ""
+    return f"C++ compile error in {source}:\n" + "\n".join(out[:12]) + more

@@ -77,6 +77,9 @@ TEMPLATE_HEADS = {
     "ReducePairElem": _REDUCE,
     "SetVectorMask": (_T, ("AscendC::MaskMode", "mode", "AscendC::MaskMode::NORMAL")),
     "Truncate": (_T, ("AscendC::RoundMode", "roundMode", "AscendC::RoundMode::CAST_NONE")),
+    # SetCtrlSpr<startBit, endBit>(value) / GetCtrlSpr<startBit, endBit>() (SetCtrlSpr(ISASI).md)
+    "SetCtrlSpr": (("int", "startBit", "0"), ("int", "endBit", "0")),
+    "GetCtrlSpr": (("int", "startBit", "0"), ("int", "endBit", "0")),
     "GetReduceRepeatSumSpr": (_T,),
     "GetReduceRepeatMaxMinSpr": (_T,),
     "TransDataTo5HD": (_T,),

@@ -35,6 +35,7 @@ class Launch:
     gm_bytes: list  # per C++ buffer id
     live: list  # per C++ buffer id
     events: list  # every record, program order
+    tables: list = dataclasses.field(default_factory=list)  # per C++ buffer id: a __gm__ constant table
 
     @property
     def buffers(self):
@@ -55,6 +56,7 @@ class Launch:
     def read_buffers(self):
         """{C++ buffer id: dtype name} of the GM buffers the kernel reads (DataCopy sources, GetValue)."""
         out = {}
+        tables = {i for i, t in enumerate(self.tables) if t}  # constants of the program, not inputs
         for e in self.events:
             if e["op"] == "call" and e["api"] in ("DataCopy", "DataCopyPad") and len(e["args"]) > 1:
                 src = e["args"][1]
@@ -62,7 +64,7 @@ class Launch:
                     out.setdefault(src["buf"], src["dt"])
             elif e["op"] == "GetValue" and e["t"].get("t") == "G":
                 out.setdefault(e["t"]["buf"], e["t"]["dt"])
-        return out
+        return {b: dt for b, dt in out.items() if b not in tables}
 
     def written_buffers(self):
         out = {}
@@ -94,6 +96,7 @@ def read_launch(folder, index):
         [g["bytes"] for g in meta["gm"]],
         [g["live"] for g in meta["gm"]],
         events,
+        [bool(g.get("table")) for g in meta["gm"]],
     )
 
 
@@ -120,6 +123,8 @@ class Replayer:
         self.gm = {cid: g for cid, g in zip(launch.buffers, gts, strict=True)}
         self.objs = {}
         self.handles = {}  # C++ handle id -> (Python LocalTensor, the C++ address of its base)
+        self.pipes = {}  # C++ TPipe id -> [UB address it starts from, the objects it gave memory]
+        self.pools = {}  # C++ TBufPool id -> {"start", "end", "cur", "pipe"}
         self.capture = capture  # {"event": index, "value": ...}
 
     # -- arguments ------------------------------------------------------------------------------
@@ -208,6 +213,7 @@ class Replayer:
         op, k = e["op"], self.k
         if op == "TPipe":
             self.objs[e["id"]] = aj.TPipe(k)
+            self.pipes[e["id"]] = [k._next_addr, []]
         elif op == "TQue":
             self.objs[e["id"]] = aj.TQue(aj.TPosition(e["pos"]), e["depth"])
         elif op == "TBuf":
@@ -216,6 +222,7 @@ class Replayer:
             self.objs[e["id"]] = aj.LocalMemAllocator(k)
         elif op == "InitBuffer":
             pipe, obj = self.objs[e["pipe"]], self.objs[e["obj"]]
+            self.pipes[e["pipe"]][1].append(obj)
             if e["num"] < 0:
                 pipe.InitBuffer(obj, e["len"])
             else:
@@ -244,6 +251,18 @@ class Replayer:
             self.objs[e["obj"]].DeQue(self.dtype(e["dt"], e))
         elif op == "FreeTensor":
             self.objs[e["obj"]].FreeTensor(self.tensor(e["t"], e))
+        elif op == "TBufPool":
+            self.pools[e["id"]] = None
+        elif op == "InitBufPool":
+            self.init_buf_pool(e)
+        elif op == "PoolInitBuffer":
+            self.pool_init_buffer(e)
+        elif op == "PoolReset":  # CHOICE "TBufPool::Reset" (docs/MODEL.md): ends the pool's work as PIPE_ALL
+            k.PipeBarrier(aj.pipe_t.PIPE_ALL)
+        elif op == "StaticTensor":
+            self.static_tensor(e)
+        elif op == "PipeRelease":
+            self.pipe_release(e)
         elif op == "GetValue":
             return k.GetValue(self.tensor(e["t"], e), e["i"])
         elif op == "SetValue":
@@ -253,6 +272,111 @@ class Replayer:
         else:
             raise ReplayError(f"{where(e)}: unknown trace record {op!r}")
         return None
+
+    def static_tensor(self, e):
+        """``LocalTensor<T>(pos, addr, tileSize)`` (LocalTensor构造函数.md, static Tensor programming):
+        "起始地址需要保证32字节对齐" and "addr和tileSize（转换成所占字节数）之和不应超出对应物理内存的范围"."""
+        k, dt = self.k, self.dtype(e["dt"], e)
+        addr, n = e["addr"], e["len"]
+        nbytes = n * dt.bits // 8
+        align = k.profile.operand_alignment_bytes
+        api = "LocalTensor(TPosition, addr, tileSize)"
+        if addr % align:
+            raise aj.UsageError(
+                api, "addr", addr, f"a multiple of {align}", k.profile, "起始地址需要保证32字节对齐"
+            )
+        if n < 1 or addr + nbytes > k.ub_limit:
+            raise aj.UsageError(
+                api,
+                "tileSize",
+                n,
+                f"1 .. {max(k.ub_limit - addr, 0) * 8 // dt.bits} elements of {dt.cpp} at UB+{addr}",
+                k.profile,
+                f"addr + tileSize bytes must lie in the usable UB [0, {k.ub_limit})",
+            )
+        k._grow_arena(addr + nbytes)
+        self.handles[e["h"]] = (aj.LocalTensor(dt, addr, n), addr)
+
+    def init_buf_pool(self, e):
+        """``TPipe::InitBufPool`` / ``TBufPool::InitBufPool(pool, len[, shareBuf])`` (InitBufPool.md):
+        ``len`` rounded up to 32 bytes, from the pipe's allocator or the parent pool; with shareBuf
+        the pool takes its start ("共享起始地址及长度"; "输入长度需要小于等于被复用资源池长度")."""
+        k = self.k
+        n = -(-e["len"] // 32) * 32
+        if e["share"] >= 0:
+            sh = self.pools.get(e["share"])
+            if sh is None:
+                raise aj.UsageError(
+                    "InitBufPool", "shareBuf", "a TBufPool", "an initialised TBufPool", k.profile
+                )
+            if n > sh["end"] - sh["start"]:
+                raise aj.UsageError(
+                    "InitBufPool",
+                    "len",
+                    e["len"],
+                    f"at most {sh['end'] - sh['start']} bytes (shareBuf's length)",
+                    k.profile,
+                    "InitBufPool.md: 输入长度需要小于等于被复用资源池长度",
+                )
+            start = sh["start"]
+        elif e["parent"] < 0:
+            start = k._bump(n, "InitBufPool", "len", e["len"])
+        else:
+            start = self.pool_take(self.pools[e["parent"]], n, "InitBufPool", e)
+        self.pools[e["obj"]] = {"start": start, "end": start + n, "cur": start, "pipe": e["pipe"]}
+
+    def pool_take(self, pool, n, api, e):
+        align = self.k.profile.operand_alignment_bytes
+        a = -(-pool["cur"] // align) * align
+        if a + n > pool["end"]:
+            raise aj.UsageError(
+                f"TBufPool::{api}",
+                "len",
+                e["len"],
+                f"at most {max(pool['end'] - a, 0)} more bytes",
+                self.k.profile,
+                f"the pool holds UB [{pool['start']}, {pool['end']})",
+            )
+        pool["cur"] = a + n
+        return a
+
+    def pool_init_buffer(self, e):
+        """``TBufPool::InitBuffer(que, num, len)`` / ``(buf, len)``: the pipe's InitBuffer on the pool's bytes."""
+        k, pool = self.k, self.pools.get(e["pool"])
+        if pool is None:
+            raise ReplayError(
+                f"{where(e)}: TBufPool::InitBuffer before the pool was initialised (InitBufPool)"
+            )
+        pipe, obj = self.objs[pool["pipe"]], self.objs[e["obj"]]
+        n = -(-e["len"] // 32) * 32 * max(e["num"], 1)
+        self.pool_take(dict(pool), n, "InitBuffer", e)  # fits the pool (checked before any change)
+        saved, k._next_addr = k._next_addr, pool["cur"]
+        try:
+            if e["num"] < 0:
+                pipe.InitBuffer(obj, e["len"])
+            else:
+                pipe.InitBuffer(obj, e["num"], e["len"])
+            pool["cur"] = k._next_addr
+        finally:
+            k._next_addr = saved
+        self.pipes[pool["pipe"]][1].append(obj)
+
+    def pipe_release(self, e):
+        """``TPipe::Destroy`` / ``DestroyWithoutPipeAll`` / ``Reset``: the pipe's buffers are released
+        (a tensor of them is used after free) and its UB is handed out again from its start."""
+        k = self.k
+        pipe = self.objs[e["pipe"]]
+        base, owned = self.pipes[e["pipe"]]
+        if e["how"] == "Destroy":  # SPEC: DestroyWithoutPipeAll.md "该接口内部未设置PIPE_ALL同步"
+            k.PipeBarrier(aj.pipe_t.PIPE_ALL)
+        for obj in owned:
+            for b in obj._buffers:
+                b.freed, b.in_use = True, False
+            k._n_buffers -= len(obj._buffers)
+            obj._buffers, obj.pipe = [], None
+        owned.clear()
+        pipe._alloc_count, pipe._event_ids = {}, {}
+        k._next_addr = base
 
     def call(self, e):
         api, k = e["api"], self.k
@@ -375,6 +499,21 @@ def _que_sync(self, e, tmpl, args):
     return getattr(aj.TQueSync(self.k, src, dst), args[0])(args[1])
 
 
+def _atomic(self, e, tmpl, args):
+    if e["api"] == "DisableDmaAtomic":
+        return self.k.DisableDmaAtomic()
+    return getattr(self.k, e["api"])(self.dtype(tmpl[0]["type"], e))
+
+
+def _data_sync_barrier(self, e, tmpl, args):
+    return self.k.DataSyncBarrier()
+
+
+def _ctrl_spr(self, e, tmpl, args):
+    start, end = (t["value"]["v"] for t in tmpl[:2])
+    return getattr(self.k, e["api"])(start, end, *args)
+
+
 def _pad_value(self, e, tmpl, args):
     if args and args[0] not in (0, 0.0):
         raise aj.NotModelledError(f"{where(e)}: SetPadValue({args[0]}) is not modelled (only 0)")
@@ -388,6 +527,14 @@ _SYNC = {
     "SyncAll": _sync_all,
     "TQueSync": _que_sync,
     "SetPadValue": _pad_value,
+    "SetAtomicAdd": _atomic,
+    "SetAtomicMax": _atomic,
+    "SetAtomicMin": _atomic,
+    "SetAtomicType": _atomic,
+    "DisableDmaAtomic": _atomic,
+    "DataSyncBarrier": _data_sync_barrier,
+    "SetCtrlSpr": _ctrl_spr,
+    "GetCtrlSpr": _ctrl_spr,
 }
 
 

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -204,6 +205,23 @@ constexpr uint64_t type_bits() {
 }
 }  // namespace ascendjax
 
+namespace ascendjax {
+// An element offset that carries the caller's line: operator[] cannot take default arguments,
+// so the caller's __builtin_LINE comes from this converting constructor's (as Arg0's).
+struct Index {
+    uint64_t i;
+    const char* file;
+    int line;
+    template <typename I, std::enable_if_t<std::is_integral_v<I> || std::is_enum_v<I>, int> = 0>
+    Index(I v, const char* f = __builtin_FILE(), int l = __builtin_LINE()) : i((uint64_t)v), file(f), line(l) {}
+};
+// tensor[i] and tensor(i): the tensor starting at element i (operator[], LocalTensor.md) that is
+// also element i's scalar (operator(): "用于左值，相当于SetValue接口，用于右值，相当于GetValue接口").
+// Read: GetValue(0); assigned a scalar: SetValue(0, v) -- both recorded at the caller's line.
+template <typename Tn, bool SCALAR>
+struct Elem;
+}  // namespace ascendjax
+
 namespace AscendC {
 // -- tensors -------------------------------------------------------------------------------------
 template <typename T>
@@ -215,12 +233,18 @@ class LocalTensor {
     uint32_t len = 0;   // elements
     int pos = (int)TPosition::VECCALC;
     LocalTensor() = default;
-    LocalTensor operator[](uint32_t offset) const {
+    // static Tensor programming (LocalTensor构造函数.md): a tensor at a UB address the kernel chose
+    LocalTensor(TPosition p, uint32_t address, uint32_t tileSize, const char* file = __builtin_FILE(),
+                int line = __builtin_LINE());
+    LocalTensor sub(uint64_t offset) const {
         LocalTensor t = *this;
         t.addr = addr + (uint32_t)(offset * ascendjax::type_bits<T>() / 8);
-        t.len = offset <= len ? len - offset : 0;
+        t.len = offset <= len ? len - (uint32_t)offset : 0;
         return t;
     }
+    ascendjax::Elem<LocalTensor, false> operator[](ascendjax::Index offset) const;
+    ascendjax::Elem<LocalTensor, true> operator()(uint32_t offset, const char* file = __builtin_FILE(),
+                                                  int line = __builtin_LINE()) const;
     template <typename U>
     LocalTensor<U> ReinterpretCast() const {
         LocalTensor<U> t;
@@ -247,32 +271,44 @@ class GlobalTensor {
     using PrimType = T;
     int buf = -1;
     uint64_t off = 0;  // bytes into the GM buffer
-    uint64_t len = 0;  // elements
+    uint64_t len = 0;  // elements the model may touch (to the end of the aclrtMalloc buffer when not given)
+    uint64_t size = 0;  // GetSize(): the bufferSize given (0 when none: SetGlobalBuffer.md)
     GlobalTensor() = default;
-    void SetGlobalBuffer(__gm__ T* p, uint64_t n, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+    // (the count is any integer type, so SetGlobalBuffer(p, 0) is not ambiguous with the form below)
+    template <typename N, std::enable_if_t<std::is_integral_v<N>, int> = 0>
+    void SetGlobalBuffer(__gm__ T* p, N count, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+        uint64_t n = (uint64_t)count;
         size_t o = 0;
         buf = ascendjax::rt().find_gm((const void*)p, &o);
+        size = n;
+        if (buf >= 0 && n == 0) n = (ascendjax::rt().gm[buf].n - o) * 8 / ascendjax::type_bits<T>();
+        if (buf < 0 && n && ascendjax::rt().in_kernel)  // a __gm__ constant table of the program
+            buf = ascendjax::rt().add_table((const void*)p, n * ascendjax::type_bits<T>() / 8);
         if (buf < 0) {
             char m[512];
-            snprintf(m, sizeof m, "%s:%d: SetGlobalBuffer: the pointer is not inside any aclrtMalloc'ed buffer", file, line);
+            snprintf(m, sizeof m,
+                     "%s:%d: SetGlobalBuffer: the pointer is not inside any aclrtMalloc'ed buffer (a __gm__ table "
+                     "of the program needs its element count: SetGlobalBuffer(table, count))",
+                     file, line);
             ascendjax::die(2, m);
         }
         off = o;
         len = n;
     }
     void SetGlobalBuffer(__gm__ T* p, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
-        size_t o = 0;
-        int b = ascendjax::rt().find_gm((const void*)p, &o);
-        uint64_t n = b < 0 ? 0 : (ascendjax::rt().gm[b].n - o) * 8 / ascendjax::type_bits<T>();
-        SetGlobalBuffer(p, n, file, line);
+        SetGlobalBuffer(p, 0, file, line);
     }
-    GlobalTensor operator[](uint64_t offset) const {
+    GlobalTensor sub(uint64_t offset) const {
         GlobalTensor t = *this;
         t.off = off + offset * ascendjax::type_bits<T>() / 8;
         t.len = offset <= len ? len - offset : 0;
+        t.size = offset <= size ? size - offset : 0;
         return t;
     }
-    uint64_t GetSize() const { return len; }
+    ascendjax::Elem<GlobalTensor, false> operator[](ascendjax::Index offset) const;
+    ascendjax::Elem<GlobalTensor, true> operator()(uint64_t offset, const char* file = __builtin_FILE(),
+                                                   int line = __builtin_LINE()) const;
+    uint64_t GetSize() const { return size; }
     __gm__ T* GetPhyAddr() const { return (T*)(ascendjax::rt().gm[buf].p + off); }
     __gm__ T* GetPhyAddr(uint64_t i) const { return GetPhyAddr() + i; }
     T GetValue(uint64_t index, const char* file = __builtin_FILE(), int line = __builtin_LINE()) const;
@@ -440,8 +476,87 @@ inline void w(Json& j, const MrgSort4Info& p) {
     w(j, p.repeatTimes);
     struct_end(j);
 }
+// -- tensor[i] / tensor(i) as an element (see Index) ---------------------------------------------
+template <typename V>
+constexpr bool is_scalar_v = std::is_arithmetic_v<V> || std::is_same_v<V, half> || std::is_same_v<V, bfloat16_t>;
+template <typename Tn, bool SCALAR>
+struct Elem : Tn {
+    using P = typename Tn::PrimType;
+    const char* file;
+    int line;
+    Elem(const Tn& t, const char* f, int l) : Tn(t), file(f), line(l) {}
+    Elem(const Elem&) = default;
+    P get() const { return this->GetValue(0, file, line); }
+    operator P() const { return get(); }
+    // a 16-bit float element also reads as float (`float f = h(i)`, `h(i) * 2.0f`)
+    struct NoFloat {};
+    using F = std::conditional_t<std::is_same_v<P, half> || std::is_same_v<P, bfloat16_t>, float, NoFloat>;
+    operator F() const { return F((float)get()); }
+    template <typename V, std::enable_if_t<is_scalar_v<V>, int> = 0>
+    Elem& operator=(V v) {
+        this->SetValue(0, v, file, line);
+        return *this;
+    }
+    template <typename Un, bool S>
+    Elem& operator=(const Elem<Un, S>& o) {  // x(i) = y(j): an element copy through the scalar unit
+        static_assert(SCALAR || S,
+                      "x[i] = y[j] assigns one operator[] view to another (in C++, to a temporary LocalTensor): "
+                      "write x(i) = y(j) to copy an element, or hold the view in a LocalTensor variable");
+        this->SetValue(0, o.get(), file, line);
+        return *this;
+    }
+    Elem& operator=(const Elem& o) { return this->template operator= <Tn, SCALAR>(o); }
+#define ASCENDJAX_ELEM_OP(OP)                                         \
+    template <typename V>                                             \
+    Elem& operator OP##=(const V& v) {                                \
+        this->SetValue(0, num(get()) OP num(v), file, line);          \
+        return *this;                                                 \
+    }
+    ASCENDJAX_ELEM_OP(+)
+    ASCENDJAX_ELEM_OP(-)
+    ASCENDJAX_ELEM_OP(*)
+    ASCENDJAX_ELEM_OP(/)
+#undef ASCENDJAX_ELEM_OP
+    Elem& operator++() { return *this += 1; }
+    Elem& operator--() { return *this -= 1; }
+    P operator++(int) {
+        P v = get();
+        *this += 1;
+        return v;
+    }
+    P operator--(int) {
+        P v = get();
+        *this -= 1;
+        return v;
+    }
+    // a value for arithmetic: 16-bit floats as float
+    template <typename V>
+    static auto num(const V& v) {
+        if constexpr (std::is_same_v<V, half> || std::is_same_v<V, bfloat16_t>) return (float)v;
+        else if constexpr (std::is_arithmetic_v<V>) return v;
+        else return num((typename V::PrimType)v);
+    }
+};
+template <typename X>
+struct is_elem : std::false_type {};
+template <typename Tn, bool S>
+struct is_elem<Elem<Tn, S>> : std::true_type {};
+// as a call argument: tensor[i] is the tensor (an API's operand), tensor(i) its element's value
+template <typename Tn, bool SCALAR>
+void w(Json& j, const Elem<Tn, SCALAR>& e) {
+    if constexpr (SCALAR) w(j, e.get());
+    else w(j, static_cast<const Tn&>(e));
+}
+// printf's arguments: an element as its value, a 16-bit float as double
+template <typename V>
+auto va(const V& v) {
+    if constexpr (is_elem<V>::value) return va(v.get());
+    else if constexpr (std::is_same_v<V, half> || std::is_same_v<V, bfloat16_t>) return (double)(float)v;
+    else return v;
+}
+
 // anything else: named so the Python side can say which argument it cannot read
-template <typename T, std::enable_if_t<!std::is_arithmetic_v<T> && !std::is_enum_v<T>, int> = 0>
+template <typename T, std::enable_if_t<!std::is_arithmetic_v<T> && !std::is_enum_v<T> && !is_elem<T>::value, int> = 0>
 void w(Json& j, const T&) {
     j.open('{');
     j.key("t");
@@ -565,6 +680,42 @@ void GlobalTensor<T>::SetValue(uint64_t index, V value, const char* file, int li
     rt().record(j, file, line);
 }
 
+template <typename T>
+ascendjax::Elem<LocalTensor<T>, false> LocalTensor<T>::operator[](ascendjax::Index offset) const {
+    return {sub(offset.i), offset.file, offset.line};
+}
+template <typename T>
+ascendjax::Elem<LocalTensor<T>, true> LocalTensor<T>::operator()(uint32_t offset, const char* file, int line) const {
+    return {sub(offset), file, line};
+}
+template <typename T>
+ascendjax::Elem<GlobalTensor<T>, false> GlobalTensor<T>::operator[](ascendjax::Index offset) const {
+    return {sub(offset.i), offset.file, offset.line};
+}
+template <typename T>
+ascendjax::Elem<GlobalTensor<T>, true> GlobalTensor<T>::operator()(uint64_t offset, const char* file, int line) const {
+    return {sub(offset), file, line};
+}
+template <typename T>
+LocalTensor<T>::LocalTensor(TPosition p, uint32_t address, uint32_t tileSize, const char* file, int line) {
+    h = rt().next_id++;
+    addr = address;
+    len = tileSize;
+    pos = (int)p;
+    auto j = rt().start("StaticTensor");
+    j.key("dt");
+    j.str(ascendjax::type_name<T>());
+    j.key("h");
+    j.i64(h);
+    j.key("pos");
+    j.i64(pos);
+    j.key("addr");
+    j.u64(addr);
+    j.key("len");
+    j.u64(len);
+    rt().record(j, file, line);
+}
+
 // -- UB management: TPipe, TQue, TBuf, LocalMemAllocator -----------------------------------------
 namespace detail {
 inline uint32_t bump(uint32_t nbytes) {
@@ -648,6 +799,15 @@ class TQueBase {
         rt().record(j, file, line);
         ascendjax::die(97, "AllocTensor without an idle buffer");
     }
+    // the out-parameter forms (TQue/AllocTensor.md, DeQue.md): void AllocTensor(LocalTensor<T>&)
+    template <typename T>
+    void AllocTensor(LocalTensor<T>& t, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+        t = AllocTensor<T>(file, line);
+    }
+    template <typename T>
+    void DeQue(LocalTensor<T>& t, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+        t = DeQue<T>(file, line);
+    }
     template <typename T>
     bool EnQue(const LocalTensor<T>& t, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
         auto j = rt().start("EnQue");
@@ -730,10 +890,15 @@ class TBuf {
     }
 };
 
+template <TPosition pos, uint32_t bufIDSize>
+class TBufPool;
+
 class TPipe {
   public:
     int id;
-    TPipe(const char* file = __builtin_FILE(), int line = __builtin_LINE()) : id(rt().next_id++) {
+    uint32_t base;                              // the UB address its first buffer starts from
+    std::vector<std::function<void()>> owned;  // detaches each TQue/TBuf it gave memory to
+    TPipe(const char* file = __builtin_FILE(), int line = __builtin_LINE()) : id(rt().next_id++), base(rt().ub_next) {
         detail::obj_record("TPipe", id, 0, 0, file, line);
         current_pipe() = this;
     }
@@ -745,6 +910,7 @@ class TPipe {
         record_init(q.id, num, len, file, line);
         uint32_t n = (len + 31) / 32 * 32;
         for (int i = 0; i < num; ++i) q.bufs.push_back({detail::bump(n), n, false});
+        owned.push_back([&q] { q.bufs.clear(), q.queue.clear(); });
         return true;
     }
     template <TPosition P>
@@ -753,7 +919,18 @@ class TPipe {
         uint32_t n = (len + 31) / 32 * 32;
         b.addr = detail::bump(n);
         b.nbytes = n;
+        owned.push_back([&b] { b.addr = 0, b.nbytes = 0; });
         return true;
+    }
+    // a sub-pool of UB (TPipe/InitBufPool.md): its own bytes, or those of shareBuf ("共享起始地址及长度")
+    template <typename T>
+    bool InitBufPool(T& bufPool, uint32_t len, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+        return bufPool.attach(this, -1, nullptr, len, file, line);
+    }
+    template <typename T, typename U>
+    bool InitBufPool(T& bufPool, uint32_t len, U& shareBuf, const char* file = __builtin_FILE(),
+                     int line = __builtin_LINE()) {
+        return bufPool.attach(this, -1, &shareBuf.start, len, file, line, shareBuf.id);
     }
     template <HardEvent evt>
     int8_t AllocEventID() {
@@ -766,10 +943,29 @@ class TPipe {
     int8_t FetchEventID() {
         return 0;
     }
-    void Destroy() {}
-    void Reset() {}
+    // Destroy (Destroy.md: "用于重复申请释放tpipe"): every buffer it gave out is released and its
+    // UB handed out again from its start; with a PIPE_ALL barrier first (SPEC:
+    // DestroyWithoutPipeAll.md "该接口内部未设置PIPE_ALL同步" -- Destroy has one). Reset: the same
+    // without the barrier ("完成资源的释放...恢复到TPipe的初始化状态"); Init after Destroy: nothing left to do.
+    void Destroy(const char* file = __builtin_FILE(), int line = __builtin_LINE()) { release("Destroy", file, line); }
+    void DestroyWithoutPipeAll(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+        release("DestroyWithoutPipeAll", file, line);
+    }
+    void Reset(const char* file = __builtin_FILE(), int line = __builtin_LINE()) { release("Reset", file, line); }
+    void Init() { current_pipe() = this; }
 
   private:
+    void release(const char* op, const char* file, int line) {
+        auto j = rt().start("PipeRelease");
+        j.key("pipe");
+        j.i64(id);
+        j.key("how");
+        j.str(op);
+        rt().record(j, file, line);
+        for (auto& f : owned) f();
+        owned.clear();
+        rt().ub_next = base;
+    }
     void record_init(int obj, int num, uint32_t len, const char* file, int line) {
         auto j = rt().start("InitBuffer");
         j.key("pipe");
@@ -784,6 +980,89 @@ class TPipe {
     }
 };
 inline TPipe* GetTPipePtr() { return current_pipe(); }
+
+// TBufPool (TBufPool.md): a pool of UB carved from the pipe (or a parent pool) that hands its bytes
+// to TQue / TBuf (InitBuffer) and sub-pools (InitBufPool); pools may share their bytes.
+template <TPosition pos = TPosition::VECCALC, uint32_t bufIDSize = 4>
+class TBufPool {
+  public:
+    int id;
+    TPipe* pipe = nullptr;
+    uint32_t start = 0, nbytes = 0, cur = 0;
+    TBufPool(const char* file = __builtin_FILE(), int line = __builtin_LINE()) : id(rt().next_id++) {
+        detail::obj_record("TBufPool", id, (int)pos, 0, file, line);
+    }
+    bool InitBuffer(TQueBase& q, uint8_t num, uint32_t len, const char* file = __builtin_FILE(),
+                    int line = __builtin_LINE()) {
+        record("PoolInitBuffer", q.id, num, len, file, line);
+        uint32_t n = (len + 31) / 32 * 32;
+        for (int i = 0; i < num; ++i) q.bufs.push_back({take(n), n, false});
+        pipe->owned.push_back([&q] { q.bufs.clear(), q.queue.clear(); });
+        return true;
+    }
+    template <TPosition P>
+    bool InitBuffer(TBuf<P>& b, uint32_t len, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+        record("PoolInitBuffer", b.id, -1, len, file, line);
+        b.nbytes = (len + 31) / 32 * 32;
+        b.addr = take(b.nbytes);
+        pipe->owned.push_back([&b] { b.addr = 0, b.nbytes = 0; });
+        return true;
+    }
+    template <typename T>
+    bool InitBufPool(T& bufPool, uint32_t len, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+        bufPool.parent_take = [this](uint32_t n) { return take(n); };
+        return bufPool.attach(pipe, id, nullptr, len, file, line);
+    }
+    template <typename T, typename U>
+    bool InitBufPool(T& bufPool, uint32_t len, U& shareBuf, const char* file = __builtin_FILE(),
+                     int line = __builtin_LINE()) {
+        return bufPool.attach(pipe, id, &shareBuf.start, len, file, line, shareBuf.id);
+    }
+    void Reset(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+        record("PoolReset", -1, 0, 0, file, line);
+    }
+    // (called by TPipe / TBufPool::InitBufPool)
+    bool attach(TPipe* p, int parent, const uint32_t* share, uint32_t len, const char* file, int line,
+                int share_id = -1) {
+        auto j = rt().start("InitBufPool");
+        j.key("pipe");
+        j.i64(p->id);
+        j.key("parent");
+        j.i64(parent);
+        j.key("obj");
+        j.i64(id);
+        j.key("len");
+        j.u64(len);
+        j.key("share");
+        j.i64(share_id);
+        rt().record(j, file, line);
+        pipe = p;
+        nbytes = (len + 31) / 32 * 32;
+        start = share ? *share : parent < 0 ? detail::bump(nbytes) : parent_take(nbytes);
+        cur = start;
+        return true;
+    }
+    std::function<uint32_t(uint32_t)> parent_take;  // the parent pool's allocator (nested pools)
+    uint32_t take(uint32_t n) {
+        uint32_t a = (cur + ASCENDJAX_UB_ALIGN - 1) / ASCENDJAX_UB_ALIGN * ASCENDJAX_UB_ALIGN;
+        cur = a + n;
+        return a;
+    }
+
+  private:
+    void record(const char* op, int obj, int num, uint32_t len, const char* file, int line) {
+        auto j = rt().start(op);
+        j.key("pool");
+        j.i64(id);
+        j.key("obj");
+        j.i64(obj);
+        j.key("num");
+        j.i64(num);
+        j.key("len");
+        j.u64(len);
+        rt().record(j, file, line);
+    }
+};
 
 template <Hardware hw = Hardware::UB>
 class LocalMemAllocator {
@@ -875,6 +1154,58 @@ inline void SyncAll(const char* file = __builtin_FILE(), int line = __builtin_LI
     rt().record(j, file, line);
     rt().phase_end();  // the other blocks run up to their own SyncAll (ascendjax_launch)
 }
+// SyncAll<isAIVOnly>() (SyncAll.md's template form): the same record as SyncAll()
+template <bool isAIVOnly, typename F = const char*, std::enable_if_t<std::is_same_v<F, const char*>, int> = 0>
+inline void SyncAll(F file = __builtin_FILE(), int line = __builtin_LINE()) {
+    SyncAll(file, line);
+}
+// a call with template type arguments only (SetAtomicAdd<float>()) or none
+template <typename T = void>
+inline void record_typed(const char* api, const char* file, int line) {
+    auto j = ascendjax::begin_call(api);
+    j.key("tmpl");
+    j.open('[');
+    ascendjax::tmpl_type<T>(j, "T");
+    j.close(']');
+    j.key("args");
+    j.open('[');
+    j.close(']');
+    rt().record(j, file, line);
+}
+// DMA atomics (SetAtomicAdd.md, SetAtomicMax.md, SetAtomicMin.md, SetAtomicType.md, DisableDmaAtomic.md)
+template <typename T>
+inline void SetAtomicAdd(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+    record_typed<T>("SetAtomicAdd", file, line);
+}
+template <typename T>
+inline void SetAtomicMax(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+    record_typed<T>("SetAtomicMax", file, line);
+}
+template <typename T>
+inline void SetAtomicMin(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+    record_typed<T>("SetAtomicMin", file, line);
+}
+template <typename T>
+inline void SetAtomicType(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+    record_typed<T>("SetAtomicType", file, line);
+}
+inline void DisableDmaAtomic(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+    record_typed("DisableDmaAtomic", file, line);
+}
+inline void SetAtomicNone(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+    record_typed("DisableDmaAtomic", file, line);
+}
+// DataSyncBarrier<MemDsbT>() (DataSyncBarrier(ISASI).md): the model orders every pipe (as PIPE_ALL)
+enum class MemDsbT : uint8_t { ALL = 0, DDR, UB, SEQ };
+template <MemDsbT arg0 = MemDsbT::ALL>
+inline void DataSyncBarrier(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+    record_typed("DataSyncBarrier", file, line);
+}
+// CHOICE (no API page): the usable UB bytes of the profile the kernel is built for
+#ifndef ASCENDJAX_UB_BYTES
+#define ASCENDJAX_UB_BYTES 196352
+#endif
+inline constexpr uint32_t GetUBSizeInBytes() { return ASCENDJAX_UB_BYTES; }
 template <pipe_t src, pipe_t dst>
 class TQueSync {
   public:
@@ -898,14 +1229,21 @@ class TQueSync {
     }
 };
 
+// assertions (a false one stops the run at its line, exit 1)
+#ifndef ASSERT
+#define ASSERT(...) ascendjax::rt().check((bool)(__VA_ARGS__), #__VA_ARGS__, __FILE__, __LINE__)
+#endif
+#ifndef ascendc_assert
+#define ascendc_assert(cond, ...) ascendjax::rt().check((bool)(cond), #cond, __FILE__, __LINE__)
+#endif
 // debugging aids: a device printf prints on the host; DumpTensor is not modelled (ignored)
 template <typename... A>
 inline void printf(const char* fmt, A... a) {
-    ::printf(fmt, a...);
+    ::printf(fmt, ascendjax::va(a)...);
 }
 template <typename... A>
 inline void PRINTF(const char* fmt, A... a) {
-    ::printf(fmt, a...);
+    ::printf(fmt, ascendjax::va(a)...);
 }
 template <typename... A>
 inline void DumpTensor(A&&...) {}

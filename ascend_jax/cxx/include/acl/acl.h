@@ -51,8 +51,9 @@ inline aclError aclrtMalloc(void** p, size_t n, aclrtMemMallocPolicy = ACL_MEM_M
                             const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto& r = ascendjax::rt();
     r.setup();
-    uint8_t* q = (uint8_t*)calloc(n ? n : 1, 1);
+    uint8_t* q = (uint8_t*)aligned_alloc((size_t)sysconf(_SC_PAGESIZE), ascendjax::gm_pages(n));
     if (!q) return ACL_ERROR_INVALID_PARAM;
+    memset(q, 0, ascendjax::gm_pages(n));
     ascendjax::GmBuf g{q, n, true};
     g.file = file;
     g.line = line;

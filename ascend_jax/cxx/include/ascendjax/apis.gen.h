@@ -3071,13 +3071,13 @@ inline void GetCmpMask(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, typename F = const char*, std::enable_if_t<std::is_same_v<F, const char*>, int> = 0>
+template <int startBit = 0, int endBit = 0, typename F = const char*, std::enable_if_t<std::is_same_v<F, const char*>, int> = 0>
 inline int64_t GetCtrlSpr(F file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("GetCtrlSpr");
     j.key("tmpl");
     j.open('[');
-    ascendjax::tmpl_type<T>(j, "T");
-    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "startBit", startBit);
+    ascendjax::tmpl_val(j, "endBit", endBit);
     j.close(']');
     j.key("args");
     j.open('[');
@@ -3087,13 +3087,13 @@ inline int64_t GetCtrlSpr(F file = __builtin_FILE(), int line = __builtin_LINE()
     rt().record(j, file, line);
     return ascendjax::read_value<int64_t>();
 }
-template <typename T = void, bool isSetMask = true, typename... Args>
+template <int startBit = 0, int endBit = 0, typename... Args>
 inline int64_t GetCtrlSpr(ascendjax::Arg0 a0, Args&&... args) {
     auto j = ascendjax::begin_call("GetCtrlSpr");
     j.key("tmpl");
     j.open('[');
-    ascendjax::tmpl_type<T>(j, "T");
-    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "startBit", startBit);
+    ascendjax::tmpl_val(j, "endBit", endBit);
     j.close(']');
     j.key("args");
     j.open('[');
@@ -6614,26 +6614,26 @@ inline void SetCmpMask(ascendjax::Arg0 a0, Args&&... args) {
     j.close(']');
     rt().record(j, a0.file, a0.line);
 }
-template <typename T = void, bool isSetMask = true, typename F = const char*, std::enable_if_t<std::is_same_v<F, const char*>, int> = 0>
+template <int startBit = 0, int endBit = 0, typename F = const char*, std::enable_if_t<std::is_same_v<F, const char*>, int> = 0>
 inline void SetCtrlSpr(F file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto j = ascendjax::begin_call("SetCtrlSpr");
     j.key("tmpl");
     j.open('[');
-    ascendjax::tmpl_type<T>(j, "T");
-    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "startBit", startBit);
+    ascendjax::tmpl_val(j, "endBit", endBit);
     j.close(']');
     j.key("args");
     j.open('[');
     j.close(']');
     rt().record(j, file, line);
 }
-template <typename T = void, bool isSetMask = true, typename... Args>
+template <int startBit = 0, int endBit = 0, typename... Args>
 inline void SetCtrlSpr(ascendjax::Arg0 a0, Args&&... args) {
     auto j = ascendjax::begin_call("SetCtrlSpr");
     j.key("tmpl");
     j.open('[');
-    ascendjax::tmpl_type<T>(j, "T");
-    ascendjax::tmpl_val(j, "isSetMask", isSetMask);
+    ascendjax::tmpl_val(j, "startBit", startBit);
+    ascendjax::tmpl_val(j, "endBit", endBit);
     j.close(']');
     j.key("args");
     j.open('[');

@@ -13,9 +13,13 @@
 #include <map>
 #include <string>
 #include <vector>
+#include <dlfcn.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <ucontext.h>
 #include <unistd.h>
+
+extern "C" char __executable_start, _end;  // the program's image (GNU ld): code, constants, statics
 
 namespace ascendjax {
 
@@ -98,7 +102,15 @@ struct GmBuf {
     int line = 0;
     const char* free_file = "?";  // the aclrtFree call site
     int free_line = 0;
+    bool table = false;  // a constant table of the program (a __gm__ array at file scope), not aclrtMalloc'ed
 };
+
+// GM pages: aclrtMalloc hands out whole pages, so that the kernel's GM can be write-protected
+// while it runs (a store through a raw __gm__ pointer faults and is refused at its line)
+inline size_t gm_pages(size_t n) {
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    return (n ? n : 1) + pg - 1 - ((n ? n : 1) + pg - 1) % pg;
+}
 
 struct Runtime;
 inline Runtime& rt();
@@ -151,6 +163,9 @@ struct Runtime {
     ucontext_t sched_ctx;     // the launch's scheduler (ascendjax_launch)
     Fiber* fiber = nullptr;   // the running block
     std::vector<void*> spare_stacks;
+    const char* last_file = "";  // the last recorded call of the running block
+    int last_line = 0;
+    bool gm_locked = false;
 
     void setup() {
         if (init) return;
@@ -165,6 +180,110 @@ struct Runtime {
         fd_rep = atoi(b);
         if (const char* m = getenv("ASCENDJAX_MAX_CALLS")) max_events = atol(m);
         atexit([] { rt().at_exit(); });
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = [](int, siginfo_t* si, void* uc) { rt().gm_fault(si->si_addr, uc); };
+        sa.sa_flags = SA_SIGINFO;
+        sigaction(SIGSEGV, &sa, nullptr);
+    }
+
+    // -- GM written behind the model's back -------------------------------------------------------
+    // SPEC (issue 45 item 5): a memory access the model cannot see is modelled or refused at its
+    // line, never dropped. While a kernel runs its GM buffers are read-only: a store through a raw
+    // __gm__ pointer (`yp[0] = v`, GetPhyAddr()[i] = v) faults here and the run stops, naming the
+    // last recorded call before the store. (A raw read sees the GM bytes at the launch: CHOICE
+    // "raw GM reads" in docs/MODEL.md.)
+    void lock_gm(bool on) {
+        if (on == gm_locked) return;
+        gm_locked = on;
+        for (auto& g : gm)
+            if (g.live && !g.table) mprotect(g.p, gm_pages(g.n), on ? PROT_READ : PROT_READ | PROT_WRITE);
+    }
+    void gm_fault(void* addr, void* uc) {
+        const uint8_t* q = (const uint8_t*)addr;
+        for (size_t i = 0; gm_locked && i < gm.size(); ++i) {
+            if (!gm[i].live || gm[i].table || q < gm[i].p || q >= gm[i].p + gm_pages(gm[i].n)) continue;
+            std::string at = store_line(uc);
+            if (at.empty())
+                at = (last_line ? short_site(last_file, last_line) : launch_name) + " (after this line's call)";
+            not_modelled(at + ": a store through a raw __gm__ pointer into GM buffer " + std::to_string(i) + " (byte " +
+                         std::to_string(q - gm[i].p) + ", aclrtMalloc at " + short_site(gm[i].file, gm[i].line) +
+                         ") in block " + std::to_string(block) + " of " + launch_name +
+                         ": the model does not see raw GM stores; write GM through a GlobalTensor "
+                         "(SetValue(i, v), operator()(i) = v, or DataCopy)");
+        }
+        if (in_kernel && (uintptr_t)addr < (1u << 20)) {  // below any host mapping: a UB address as a pointer
+            std::string at = store_line(uc);
+            if (at.empty()) at = (last_line ? short_site(last_file, last_line) : launch_name) + " (after this line's call)";
+            char a[32];
+            snprintf(a, sizeof a, "0x%lx", (unsigned long)(uintptr_t)addr);
+            not_modelled(at + ": an access to address " + a + " through a raw pointer in block " + std::to_string(block) +
+                         " of " + launch_name + " (a UB address, e.g. from LocalTensor::GetPhyAddr(), or a null "
+                         "pointer): the model has no raw UB access; read and write UB elements with GetValue / "
+                         "SetValue or t(i)");
+        }
+        signal(SIGSEGV, SIG_DFL);  // not the kernel's memory: the crash it is
+    }
+    static std::string short_site(const char* file, int line) {
+        const char* b = strrchr(file, '/');
+        return std::string(b ? b + 1 : file) + ":" + std::to_string(line);
+    }
+    // the source line of the faulting store: the program's line table (built with -g1) via addr2line
+    static std::string store_line(void* uc) {
+        uintptr_t pc = 0;
+#if defined(__x86_64__)
+        pc = (uintptr_t)((ucontext_t*)uc)->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+        pc = (uintptr_t)((ucontext_t*)uc)->uc_mcontext.pc;
+#endif
+        Dl_info info;
+        char exe[4096];
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        if (!pc || n <= 0 || !dladdr((void*)pc, &info)) return "";
+        exe[n] = 0;
+        char cmd[4300];
+        snprintf(cmd, sizeof cmd, "addr2line -e '%s' 0x%lx 2>/dev/null", exe,
+                 (unsigned long)(pc - (uintptr_t)info.dli_fbase));
+        FILE* f = popen(cmd, "r");
+        if (!f) return "";
+        char out[4096] = {0};
+        bool ok = fgets(out, sizeof out, f) != nullptr;
+        pclose(f);
+        std::string r = ok ? out : "";
+        size_t cut = r.find_first_of(" \n");
+        if (cut != std::string::npos) r.resize(cut);
+        size_t colon = r.rfind(':');
+        if (colon == std::string::npos || r.compare(0, 2, "??") == 0 || r.compare(colon, 2, ":?") == 0 ||
+            r.compare(colon, 3, ":0") == 0)
+            return "";
+        size_t slash = r.rfind('/', colon);
+        return slash == std::string::npos ? r : r.substr(slash + 1);
+    }
+    // a constant table the kernel gives SetGlobalBuffer (a __gm__ array of the program, not
+    // aclrtMalloc'ed): a read-only GM buffer of the launch (its bytes never copied back)
+    int add_table(const void* p, size_t n) {
+        if ((const char*)p < &__executable_start || (const char*)p + n > &_end) return -1;  // not the program's image
+        GmBuf g{(uint8_t*)p, n, true};
+        g.table = true;
+        g.used = true;
+        g.file = last_file;
+        g.line = last_line;
+        gm.push_back(g);
+        snapshot.emplace_back(g.p, g.p + n);
+        if (exchange_fresh) {  // a value was read this generation: the model restarts with the table
+            ++generation;
+            exchange_fresh = false;
+        }
+        return (int)gm.size() - 1;
+    }
+
+    // ASSERT / ascendc_assert in a kernel (or host code): a false condition stops the run (exit 1)
+    void check(bool ok, const char* expr, const char* file, int line) {
+        if (ok) return;
+        setup();
+        std::string where = in_kernel ? " in block " + std::to_string(block) + " of " + launch_name : "";
+        host_finding(site(file, line) + ": error: assertion failed" + where + ": " + expr);
+        _exit(1);
     }
 
     // -- host-side memory findings (the msSanitizer memcheck classes of aclrtMalloc / aclrtFree) --
@@ -213,7 +332,7 @@ struct Runtime {
         size_t bytes = 0, n = 0;
         std::string where;
         for (size_t i = 0; i < gm.size(); ++i) {
-            if (!gm[i].live) continue;
+            if (!gm[i].live || gm[i].table) continue;
             unused_check(gm[i], i);
             bytes += gm[i].n;
             ++n;
@@ -300,6 +419,10 @@ struct Runtime {
             j.u64(gm[i].n);
             j.key("live");
             j.raw(gm[i].live ? "true" : "false");
+            if (gm[i].table) {
+                j.key("table");
+                j.raw("true");
+            }
             j.close('}');
         }
         j.close(']');
@@ -322,6 +445,7 @@ struct Runtime {
         j.close('}');
         trace += j.s;
         trace += '\n';
+        if (line) last_file = file, last_line = line;
         if (++events > max_events && max_events > 0) too_long();
     }
 
@@ -434,6 +558,7 @@ struct Runtime {
         exchange_fresh = false;
         snapshot.clear();
         for (auto& g : gm) snapshot.emplace_back(g.p, g.p + (g.live ? g.n : 0));
+        lock_gm(true);
     }
     // -- blocks as coroutines ----------------------------------------------------------------
     static void fiber_entry() {
@@ -477,6 +602,8 @@ struct Runtime {
         block = b;
         in_kernel = true;
         ub_next = 0;
+        last_file = "";
+        last_line = 0;
         Json j = start("block");
         record(j, "", 0);
     }
@@ -484,6 +611,7 @@ struct Runtime {
     // Returns the number of other cases to rerun the kernel on ("OK <n>": --cases with a value
     // read back into C++, whose trace holds for its own inputs only; see begin_case).
     long end_launch() {
+        lock_gm(false);
         write_exchange();
         char b[32];
         snprintf(b, sizeof b, "LAUNCH %d", launch);
@@ -492,7 +620,7 @@ struct Runtime {
         if (r.compare(0, 2, "OK") != 0) die(3, "bad reply from ascend-jax (launch)");
         long cases = r.size() > 3 ? strtol(r.c_str() + 3, nullptr, 10) : 0;
         for (size_t i = 0; i < gm.size(); ++i) {
-            if (!gm[i].live) continue;
+            if (!gm[i].live || gm[i].table) continue;
             char n[32];
             snprintf(n, sizeof n, "gm%zu.out", i);
             FILE* f = fopen(path(n).c_str(), "rb");
@@ -519,8 +647,10 @@ struct Runtime {
         events = 0;
         ++generation;
         exchange_fresh = false;
+        lock_gm(true);
     }
     void end_case(long c) {
+        lock_gm(false);
         write_exchange();
         char b[64];
         snprintf(b, sizeof b, "CASE %d %ld", launch, c);
