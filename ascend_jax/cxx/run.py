@@ -42,6 +42,7 @@ import numpy as np
 import ascend_jax as aj
 
 from . import build as B
+from . import rolled as R
 from . import trace as T
 
 PROG = "ascend-jax run"
@@ -224,7 +225,7 @@ class Server:
         """One compiled program per distinct trace (its key: the trace's events), run on the
         batch; with ``timed`` a second run gives the model's compile time and cases/s."""
         batch = arrays[0].shape[0] if arrays else 1
-        fn = T.kernel_fn(launch)
+        fn = R.kernel_fn(launch)  # one compile per loop body; straight when nothing repeats
         key = "\n".join(json.dumps({k: v for k, v in e.items() if k not in ("file",)}) for e in launch.events)
         run = self._compiled.get(key)
         if run is None:

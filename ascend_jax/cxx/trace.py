@@ -121,6 +121,7 @@ class Replayer:
         self.objs = {}
         self.handles = {}  # C++ handle id -> (Python LocalTensor, the C++ address of its base)
         self.capture = capture  # {"event": index, "value": ...}
+        self.slots = None  # the rolled back end's GM offsets (a record's ``"slot": j``; rolled.py)
 
     # -- arguments ------------------------------------------------------------------------------
     def dtype(self, name, e):
@@ -147,7 +148,8 @@ class Replayer:
         if g is None:
             raise ReplayError(f"{where(e)}: a GlobalTensor on a GM buffer that was freed before the launch")
         dt = self.dtype(a["dt"], e)
-        return aj.GlobalTensor(dt, g.buf, g.addr + a["off"], a["len"], g.name)
+        off = a["off"] if "slot" not in a else self.slots[a["slot"]]
+        return aj.GlobalTensor(dt, g.buf, g.addr + off, a["len"], g.name)
 
     def value(self, a, e):
         if a is None:
@@ -324,7 +326,7 @@ def _describe(e):
         if t == "L":
             return f"LocalTensor<{a['dt']}>[{a['len']}]@UB+{a['addr']}"
         if t == "G":
-            return f"GlobalTensor<{a['dt']}>[{a['len']}]@GM{a['buf']}+{a['off']}"
+            return f"GlobalTensor<{a['dt']}>[{a['len']}]@GM{a['buf']}+{a.get('off', '?')}"
         if t == "s":
             v = a["v"]
             if isinstance(v, bool):
