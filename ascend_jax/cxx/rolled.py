@@ -26,6 +26,7 @@ offsets moving. ``plan(launch)`` finds that structure and ``kernel_fn`` runs it:
   keep its shape (``lax.scan`` refuses the carry). ``ASCEND_JAX_ROLLED=0`` turns it off.
 """
 
+import bisect
 import os
 
 import jax
@@ -162,13 +163,19 @@ class _Seg:
         return (self.kind, self.start, self.period, self.reps)
 
 
-def _find_loop(keys, fp, i):
+def _find_loop(keys, fp, i, where):
     """The best loop starting at record ``i`` (or after its first, unsettled iterations):
-    (start, period, reps) with every rolled boundary's fingerprint equal, or None."""
+    (start, period, reps) with every rolled boundary's fingerprint equal, or None. ``where``:
+    each key's record indices (sorted)."""
     n = len(keys)
     best = None
-    for p in range(1, min(MAX_PERIOD, (n - i) // 2) + 1):
-        if keys[i] != keys[i + p] or not np.array_equal(keys[i : i + p], keys[i + p : i + 2 * p]):
+    occ = where[keys[i]]
+    j0 = bisect.bisect_right(occ, i)
+    for q in occ[j0:]:
+        p = q - i
+        if p > min(MAX_PERIOD, (n - i) // 2):
+            break
+        if not np.array_equal(keys[i : i + p], keys[i + p : i + 2 * p]):
             continue
         diff = np.flatnonzero(keys[i + p :] != keys[i : n - p])
         run = (diff[0] if diff.size else n - i - p) + p  # records in the repeating stretch
@@ -192,8 +199,11 @@ def _segments(blk):
     keys, fp = blk.keys, blk.fp
     segs, i, straight = [], 0, 0
     n = len(keys)
+    where = {}
+    for j, key in enumerate(keys.tolist()):
+        where.setdefault(key, []).append(j)
     while i < n:
-        found = _find_loop(keys, fp, i) if n - i >= 2 else None
+        found = _find_loop(keys, fp, i, where) if n - i >= 2 else None
         if found is None:
             i += 1
             continue

@@ -243,6 +243,7 @@ class Server:
             "blocks": launch.blocks,
             "calls": calls,
             "first_s": first,
+            "rolled": getattr(fn, "mode", {}).get("mode") == "rolled",
         }
         if timed:
             t1 = time.perf_counter()
@@ -431,8 +432,7 @@ def _too_long(line):
     return RunError(
         f"launch {name} (line {launch_line}): the kernel made more than {budget:,} calls (the call "
         f"budget of one launch, --max-calls); {where} ({what}) alone made {count:,} of them (block "
-        f"{block}), a loop too long to compile into one program. Make fewer, longer calls (a larger "
-        "count or repeatTimes per call), fewer blocks (--block-dim), or raise --max-calls"
+        f"{block}). Raise --max-calls or leave it out (no budget by default)"
     )
 
 
@@ -669,8 +669,8 @@ def add_options(parser):
         "--max-calls",
         type=int,
         default=None,
-        help="C++: the call budget of one kernel launch's trace (default 2,000; the largest vendor sample makes 184); past it the run "
-        "stops naming the most repeated call site",
+        help="C++: a call budget for one kernel launch's trace (default: none; a loop's calls compile once, "
+        "as one loop body); past it the run stops naming the most repeated call site",
     )
     parser.add_argument(
         "--arg",

@@ -126,7 +126,7 @@ struct Runtime {
     std::string launch_name;
     int launch_line = 0;
     bool init = false;
-    long max_events = 2000;   // the call budget of one launch's trace (env ASCENDJAX_MAX_CALLS)
+    long max_events = 0;   // the call budget of one launch's trace (env ASCENDJAX_MAX_CALLS; 0: none)
 
     void setup() {
         if (init) return;
