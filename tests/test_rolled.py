@@ -154,3 +154,54 @@ def test_vendor_sample_rolled_equals_straight(tmp_path, monkeypatch, op, n, flag
     assert _summary(r1) == _summary(r0)
     for name in os.listdir(tmp_path / "0"):
         assert (tmp_path / "1" / name).read_bytes() == (tmp_path / "0" / name).read_bytes()
+
+
+@pytest.mark.parametrize("kind", ["gm2ub", "ub2gm"])
+def test_gm_traced_copy_equals_the_traced_path(kind, monkeypatch):
+    """DataCopy with only the GM address traced (what a rolled loop passes) moves one dynamic
+    slice of GM rows; its UB, GM and fault bits equal the all-traced block gather's, for in-range,
+    misaligned, negative and past-the-end addresses, count and DataCopyParams forms."""
+    import jax
+    import jax.numpy as jnp
+
+    import ascend_jax as aj
+    from ascend_jax.api import data_copy as DC
+
+    taken = []
+    orig = DC._gm_traced_copy
+
+    def spy(*args):
+        r = orig(*args)
+        taken.append(r is not None)
+        return r
+
+    monkeypatch.setattr(DC, "_gm_traced_copy", spy)
+    p = aj.load_profile("ascend910b")
+    gm_bytes, ub_bytes = 1024, 4096
+    addrs = np.array([0, 64, 2, 992, 1000, -32, 4, 256, 768, 896], np.int32)
+    rng = np.random.default_rng(1)
+    ub0 = rng.integers(0, 256, (addrs.size, ub_bytes), dtype=np.uint8)
+    gm0 = rng.integers(0, 256, (addrs.size, gm_bytes), dtype=np.uint8)
+
+    for form in (16, (3, 1, 1, 2)):
+
+        def run(ub, gm, a, traced_count, form=form):
+            st = aj.reset_state(p, ub=ub)
+            g = aj.GlobalTensor(aj.float32, 0, a, 8)
+            u = aj.LocalTensor(aj.float32, 128, 8)
+            dst, src = (u, g) if kind == "gm2ub" else (g, u)
+            vals = [form] if isinstance(form, int) else list(form)
+            if traced_count:  # the general traced path (every value traced)
+                vals = [jnp.int32(v) + 0 * a for v in vals]
+            arg = vals[0] if isinstance(form, int) else aj.DataCopyParams(*vals)
+            st, out = aj.DataCopy(st, (gm,), dst, src, arg, profile=p, max_blocks=32)
+            return st.ub, out[0], st.fault
+
+        taken.clear()
+        semi = jax.jit(jax.vmap(lambda u, g, a: run(u, g, a, False)))(ub0, gm0, addrs)
+        assert taken == [True]
+        taken.clear()
+        full = jax.jit(jax.vmap(lambda u, g, a: run(u, g, a, True)))(ub0, gm0, addrs)
+        for x, y in zip(semi, full, strict=True):
+            assert np.array_equal(np.asarray(x), np.asarray(y)), form
+        assert np.asarray(semi[2]).any() and not np.asarray(semi[2]).all()
