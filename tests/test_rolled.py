@@ -39,6 +39,7 @@ def _run(monkeypatch, src, defines=(), mode="1", **kw):
 
     def execute(self, launch, arrays, timed):
         res, stat = orig(self, launch, arrays, timed)
+        _run.launches.append((launch, launch.gm_inputs()))
         states = res.state if isinstance(res.state, tuple) else (res.state,)
         seen.append(
             (
@@ -48,6 +49,7 @@ def _run(monkeypatch, src, defines=(), mode="1", **kw):
         )
         return res, stat
 
+    _run.launches = []
     monkeypatch.setattr(R.Server, "_execute", execute)
     r = R.run_cxx(src, defines=list(defines), **kw)
     monkeypatch.setattr(R.Server, "_execute", orig)
@@ -75,6 +77,49 @@ def test_tile_loop_rolls_tail_and_cores(work, monkeypatch):
     (s,) = r["stats"]
     assert s["rolled"] and s["blocks"] == 2
     assert r["faults"] == [] and r["findings"] == []
+    _same_logs(_run.launches[0])
+
+
+def _logs(launch, inputs, fast):
+    """Every block's call log: the record pass (``fast``: loops' later iterations synthesised from
+    their body) or a plain replay of every record on a record-only kernel."""
+    import ascend_jax as aj
+    from ascend_jax.cxx import trace as T
+
+    k0 = aj.Kernel("ascend910b", block_num=launch.blocks)
+    gts = [k0.gm(g) for g in inputs]
+    per_block = {}
+    for i, e in enumerate(launch.events):
+        if e["op"] != "block":
+            per_block.setdefault(e["b"], []).append((i, e))
+    if fast:
+        blocks = {b: rolled._Block(ev) for b, ev in per_block.items()}
+        ks, _ = rolled._record_pass(launch, blocks, k0, gts)
+    else:
+        ks = {}
+        for b, ev in per_block.items():
+            ks[b] = rolled._RecordKernel("ascend910b", block_idx=b, block_num=launch.blocks)
+            ks[b]._gm, ks[b]._gm_meta = list(k0._gm), list(k0._gm_meta)
+            T.Replayer(ks[b], launch, gts).run(ev)
+    out = {}
+    for b, k in ks.items():
+        names = {}
+
+        def ev(x, names=names):
+            if isinstance(x, tuple) and x and x[0] == "que":
+                return ("que", names.setdefault(x[1], len(names))) + x[2:]
+            return tuple(ev(y) for y in x) if isinstance(x, tuple) else x
+
+        out[b] = [(c.index, c.api, c.pipe, c.kind, ev(c.event), c.accesses, c.source) for c in k.log.calls]
+    return out
+
+
+def _same_logs(launch_inputs):
+    fast, plain = _logs(*launch_inputs, True), _logs(*launch_inputs, False)
+    assert fast.keys() == plain.keys()
+    for b in fast:
+        assert len(fast[b]) == len(plain[b]) > 0
+        assert fast[b] == plain[b], b
 
 
 def test_rolled_findings_are_the_straight_lines(work, monkeypatch):
@@ -86,6 +131,7 @@ def test_rolled_findings_are_the_straight_lines(work, monkeypatch):
     found = [str(f) for _, f in r["findings"]]
     assert found and all("racecheck" in f for f in found), found
     assert any("tile_loop.asc:" in f and "DataCopy (PIPE_MTE3)" in f for f in found), found
+    _same_logs(_run.launches[0])
     r2, _ = _run(monkeypatch, TILE_LOOP, ("TILES=1", "TILE=256"))
     assert not r2["stats"][0]["rolled"]
 

@@ -27,6 +27,7 @@ offsets moving. ``plan(launch)`` finds that structure and ``kernel_fn`` runs it:
 """
 
 import bisect
+import dataclasses
 import os
 
 import jax
@@ -93,7 +94,8 @@ class _Block:
             offs.append(o)
         self.keys = np.asarray(keys, np.int64)
         self.offs = offs
-        self.fp = None  # set by the record pass: fingerprint before each record (and after the last)
+        self.fp = None  # fingerprints before each record and after the last (``_segments``)
+        self.segs = None  # set by the record pass
 
 
 def _fingerprint(r):
@@ -125,23 +127,16 @@ class _RecordKernel(Kernel):
 
 
 def _record_pass(launch, per_block, template, gts):
-    """Replay every block's records on record-only kernels: the call logs and each block's
-    fingerprints. ``template``: the jit_kernel's core-0 Kernel (profile, UB size)."""
+    """Replay every block's records on record-only kernels: the call logs (every call, concrete
+    addresses) and each block's segments. ``template``: the jit_kernel's core-0 Kernel."""
     ks, gm_ok = {}, True
-    sizes = None
+    sizes = [int(raw.shape[-1]) for raw in template._gm]
     for b, blk in per_block.items():
         k = _RecordKernel(template.profile, block_idx=b, block_num=template.block_num)
         k.state = template.state  # (shapes only: nothing executes)
         k._arena_full = template._arena_full
         k._gm, k._gm_meta = list(template._gm), list(template._gm_meta)
-        sizes = [int(raw.shape[-1]) for raw in k._gm]
-        r = T.Replayer(k, launch, gts)
-        fp = []
-        for i, e in blk.events:
-            fp.append(_fingerprint(r))
-            r.run([(i, e)])
-        fp.append(_fingerprint(r))
-        blk.fp = fp
+        blk.segs = _record_block(T.Replayer(k, launch, gts), blk)
         ks[b] = k
     for k in ks.values():
         for c in k.log.calls:
@@ -152,6 +147,109 @@ def _record_pass(launch, per_block, template, gts):
                     if not (ints and 0 <= a.start <= a.end <= n):
                         gm_ok = False
     return ks, gm_ok
+
+
+def _record_block(r, blk):
+    """Record block ``blk``'s calls on replayer ``r``; returns its segments. A loop of equal keys
+    runs record by record until an iteration leaves the bookkeeping as it found it (its
+    fingerprint); that iteration is the loop body, and the later iterations' calls are its calls
+    with the GM ranges moved by their offsets (the bookkeeping repeats: the same calls, flags and
+    checks). Straight records run one by one."""
+    evs, segs, pos = blk.events, [], 0
+    for start, p, reps in _key_loops(blk.keys):
+        if start > pos:
+            r.run(evs[pos:start])
+            segs.append(_Seg("straight", pos, start - pos, 1))
+        t, body = 0, None
+        while t < reps:
+            a = start + t * p
+            before = _fingerprint(r) if t else None
+            mark = len(r.k.log.calls)
+            per = []
+            for j in range(p):
+                n0 = len(r.k.log.calls)
+                r.run([evs[a + j]])
+                per.append((n0, len(r.k.log.calls)))
+            t += 1
+            left = reps - t + 1  # this iteration and the later ones
+            if before is not None and left >= 2 and left * p >= MIN_ROLLED and _fingerprint(r) == before:
+                body = (t - 1, mark, per)
+                break
+        if body is None or not _synthesise(r, blk, start, p, reps, body):
+            r.run(evs[start + t * p : start + reps * p])
+            segs.append(_Seg("straight", start, p * reps, 1))
+        else:
+            m = body[0]
+            if m:
+                segs.append(_Seg("straight", start, m * p, 1))
+            segs.append(_Seg("loop", start + m * p, p, reps - m))
+        pos = start + p * reps
+    if pos < len(evs):
+        r.run(evs[pos:])
+        segs.append(_Seg("straight", pos, len(evs) - pos, 1))
+    return _merge_straight(segs)
+
+
+def _merge_straight(segs):
+    out = []
+    for s in segs:
+        if out and s.kind == out[-1].kind == "straight":
+            out[-1] = _Seg("straight", out[-1].start, out[-1].period + s.period, 1)
+        else:
+            out.append(s)
+    return out
+
+
+def _synthesise(r, blk, start, p, reps, body):
+    """The calls of iterations ``m + 1 .. reps - 1`` from body iteration ``m``'s (GM ranges moved
+    by each record's offset change); False when a record's GM tensors move by different amounts
+    (then the caller records those iterations one by one)."""
+    m, _mark, per = body
+    k, offs, evs = r.k, blk.offs, blk.events
+    a0 = start + m * p
+    calls = k.log.calls
+    reserved = {id(c) for c in k._reserved}
+    deltas = []
+    for t in range(m + 1, reps):
+        a = start + t * p
+        row = []
+        for j in range(p):
+            o, o0 = offs[a + j], offs[a0 + j]
+            d = {x - y for x, y in zip(o, o0, strict=True)}
+            if len(d) > 1:
+                return False
+            row.append(d.pop() if d else 0)
+        deltas.append(row)
+    for t, row in zip(range(m + 1, reps), deltas, strict=True):
+        for j, (lo, hi) in enumerate(per):
+            d = row[j]
+            for c in calls[lo:hi]:
+                acc = c.accesses
+                if d and acc:
+                    acc = tuple(
+                        dataclasses.replace(x, start=x.start + d, end=x.end + d)
+                        if isinstance(x.space, tuple) and x.space[0] == "GM"
+                        else x
+                        for x in acc
+                    )
+                nc = dataclasses.replace(c, index=len(calls), accesses=acc)
+                calls.append(nc)
+                if id(c) in reserved:
+                    k._reserved.append(nc)
+        for j in range(p):  # later records name the handles of the later iterations
+            e, e0 = evs[start + t * p + j][1], evs[a0 + j][1]
+            if e["op"] in _ALLOC_OPS and "h" in e and e0.get("h") in r.handles:
+                r.handles[e["h"]] = r.handles[e0["h"]]
+    return True
+
+
+def _key_loops(keys):
+    """Candidate loops of equal keys: [(start, period, reps)] (the first iteration included)."""
+    out = []
+    for s in _segments_of(keys, None):
+        if s.kind == "loop":
+            out.append((s.start - s.period, s.period, s.reps + 1))
+    return out
 
 
 # -- segments ------------------------------------------------------------------------------------
@@ -182,10 +280,13 @@ def _find_loop(keys, fp, i, where):
         reps = run // p
         # the first iteration runs straight; then skip iterations until the bookkeeping settles
         s = 1
-        while s < reps - 1 and fp[i + s * p] != fp[i + (s + 1) * p]:
-            s += 1
-        bounds = [fp[i + j * p] for j in range(s, reps + 1)]
-        if len(bounds) < 3 or any(b != bounds[0] for b in bounds):
+        if fp is not None:
+            while s < reps - 1 and fp[i + s * p] != fp[i + (s + 1) * p]:
+                s += 1
+            bounds = [fp[i + j * p] for j in range(s, reps + 1)]
+            if len(bounds) < 3 or any(b != bounds[0] for b in bounds):
+                continue
+        elif reps < 3:
             continue
         rolled = (reps - s) * p
         if rolled >= MIN_ROLLED and (best is None or rolled > best[3]):
@@ -196,7 +297,11 @@ def _find_loop(keys, fp, i, where):
 
 
 def _segments(blk):
-    keys, fp = blk.keys, blk.fp
+    """Segments from keys and fingerprints (``blk.fp``: before each record and after the last)."""
+    return _segments_of(blk.keys, blk.fp)
+
+
+def _segments_of(keys, fp):
     segs, i, straight = [], 0, 0
     n = len(keys)
     where = {}
@@ -236,7 +341,7 @@ class Plan:
         if not gm_ok:
             return False
         for b, blk in self.blocks.items():
-            self.segs[b] = _segments(blk)
+            self.segs[b] = blk.segs
         rolled = any(s.kind == "loop" for ss in self.segs.values() for s in ss)
         nb = self.launch.blocks
         same = (
