@@ -41,6 +41,7 @@ from . import trace as T
 
 MIN_ROLLED = 16  # records a loop must take off the straight line to be rolled
 MAX_PERIOD = 512  # the longest unit (records) looked for
+PROGRESS_CALLS = 20000  # a launch this long prints a progress line (cxx/run.py)
 _ALLOC_OPS = ("AllocTensor", "Get", "GetWithOffset", "Alloc")
 
 

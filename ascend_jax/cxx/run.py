@@ -226,6 +226,15 @@ class Server:
         batch; with ``timed`` a second run gives the model's compile time and cases/s."""
         batch = arrays[0].shape[0] if arrays else 1
         fn = R.kernel_fn(launch)  # one compile per loop body; straight when nothing repeats
+        n = len(launch.events)
+        if self.verbose and n >= R.PROGRESS_CALLS and getattr(self, "_progress_n", None) != n:
+            self._progress_n = n  # (once per trace length: not again for each --cases rerun)
+            print(
+                f"{PROG}: launch {launch.name} (line {launch.line}): {n:,} calls traced; checking and "
+                "compiling them (a loop's body once) ...",
+                file=sys.stderr,
+                flush=True,
+            )
         key = "\n".join(json.dumps({k: v for k, v in e.items() if k not in ("file",)}) for e in launch.events)
         run = self._compiled.get(key)
         if run is None:
