@@ -364,16 +364,14 @@ def bench_cxx_rolled(log, tiles=(4, 128, 4096), block_dims=(8, 48)):
     """The rolled back end (ascend_jax/cxx/rolled.py): ``cxx_tile_loop_compile_seconds_<T>`` --
     the model's first run of our own LeakyRelu tile loop (tests/data/cxx/tile_loop.asc, one core,
     T tiles of 8,192 floats; trace replay + compile + one run, the launch's ``first_s``) -- and
-    ``cxx_add_tpipe_tque_compile_seconds_block_dim_<B>``: the vendor add_tpipe_tque sample's
-    compile (``--cases 1``) at ``--block-dim B``. ``ASCEND_JAX_ROLLED=0`` gives the straight line."""
+    ``cxx_tile_loop_compile_seconds_block_dim_<B>``: the same at 4 tiles on B cores (an SPMD
+    launch). ``ASCEND_JAX_ROLLED=0`` gives the straight line."""
     import tempfile
 
     from ascend_jax.cxx import run as cxx_run
 
     here = os.path.dirname(os.path.abspath(__file__))
     src = os.path.join(os.path.dirname(here), "tests", "data", "cxx", "tile_loop.asc")
-    add = os.path.join(os.path.dirname(ROOT), "shared", "spec", "vendor-samples", "add_tpipe_tque")
-    add = os.path.join(add, "add_tpipe_tque.asc")
     out = {}
     with tempfile.TemporaryDirectory(prefix="bench_rolled_") as tmp:
         old = os.environ.get("ASCEND_JAX_CACHE")
@@ -394,23 +392,19 @@ def bench_cxx_rolled(log, tiles=(4, 128, 4096), block_dims=(8, 48)):
                     f"cxx tile_loop.asc TILES={t}: {s['calls']:,} calls, model {s['first_s']:.2f} s, "
                     f"rolled {s.get('rolled')}, host check {r['stdout'].strip()}"
                 )
-            if os.path.isfile(add):
-                os.makedirs(os.path.join(tmp, "add_in"), exist_ok=True)
-                rng = np.random.default_rng(0)
-                for name in ("input_x.bin", "input_y.bin"):
-                    rng.uniform(1, 100, 8 * 2048).astype(np.float32).tofile(os.path.join(tmp, "add_in", name))
-                for b in block_dims:
-                    r = cxx_run.run_cxx(
-                        add,
-                        input_dir=os.path.join(tmp, "add_in"),
-                        output_dir=os.path.join(tmp, "add_out"),
-                        cases=1,
-                        block_dim=b,
-                        write_cases=False,
-                    )
-                    (s,) = r["stats"]
-                    out[f"cxx_add_tpipe_tque_compile_seconds_block_dim_{b}"] = s["compile_s"]
-                    log(f"cxx add_tpipe_tque.asc --block-dim {b}: compile {s['compile_s']:.2f} s")
+            for b in block_dims:
+                r = cxx_run.run_cxx(
+                    src,
+                    defines=["TILES=4", f"BLOCKS={b}"],
+                    input_dir=os.path.join(tmp, "input"),
+                    output_dir=os.path.join(tmp, "output"),
+                )
+                (s,) = r["stats"]
+                out[f"cxx_tile_loop_compile_seconds_block_dim_{b}"] = s["first_s"]
+                log(
+                    f"cxx tile_loop.asc TILES=4 BLOCKS={b}: {s['calls']:,} calls, model {s['first_s']:.2f} s, "
+                    f"rolled {s.get('rolled')}, host check {r['stdout'].strip()}"
+                )
         finally:
             if old is None:
                 del os.environ["ASCEND_JAX_CACHE"]
@@ -554,8 +548,8 @@ def main(argv=None):
         "cxx_tile_loop_compile_seconds_4",
         "cxx_tile_loop_compile_seconds_128",
         "cxx_tile_loop_compile_seconds_4096",
-        "cxx_add_tpipe_tque_compile_seconds_block_dim_8",
-        "cxx_add_tpipe_tque_compile_seconds_block_dim_48",
+        "cxx_tile_loop_compile_seconds_block_dim_8",
+        "cxx_tile_loop_compile_seconds_block_dim_48",
         "fuzz_fast_path_cases_per_s",
         "fuzz_campaign_cases_per_s_oracle300",
     ):

@@ -428,7 +428,7 @@ class Plan:
             if b == 0:
                 self._run_cores(k, gm)
             else:
-                k.state = jax.tree_util.tree_map(lambda x, b=b: x[b], self.stash)
+                k.state = self.stash[b]
         elif b in self.blocks:
             r = T.Replayer(k, self.launch, gm)
             self._run_block(r, b, self._tables(b), traced=False)
@@ -450,12 +450,18 @@ class Plan:
             r = T.Replayer(kk, self.launch, gm)
             self._run_block(r, 0, list(tabs), traced=True)
             body.warnings = kk.warnings
-            return tuple(kk._gm), kk.state
+            st = kk.state
+            return tuple(kk._gm), (st.fault, st.warn, st.warn_at)
 
-        gm_out, states = lax.scan(body, tuple(k._gm), stacked)
+        # CHOICE: each core's fault and warning words are kept, not its final UB and registers (the
+        # C++ front end reads the words only; the cores' stacked UBs cost a copy per core and case)
+        gm_out, words = lax.scan(body, tuple(k._gm), stacked)
         k._gm = list(gm_out)
-        self.stash = states
-        k.state = jax.tree_util.tree_map(lambda x: x[0], states)
+        self.stash = [
+            init.replace(fault=words[0][c], warn=_pick(words[1], c), warn_at=_pick(words[2], c))
+            for c in range(nb)
+        ]
+        k.state = self.stash[0]
         for w in getattr(body, "warnings", ()):
             if w not in k.warnings:
                 k.warnings.append(w)
@@ -470,6 +476,10 @@ class Plan:
         k._has_queues = rec._has_queues
         if hasattr(rec, "_queues"):
             k._queues = rec._queues
+
+
+def _pick(x, c):
+    return None if x is None else x[c]
 
 
 def kernel_fn(launch):
