@@ -338,20 +338,22 @@ class Plan:
 
     def prepare(self, k0, gm):
         """The record pass and the segmentation (at core 0, inside the trace); False: straight."""
+        nb = self.launch.blocks
+        same_keys = (
+            nb > 1
+            and len(self.blocks) == nb
+            and all(np.array_equal(self.blocks[b].keys, self.blocks[0].keys) for b in range(nb))
+        )
+        if not same_keys and not any(_key_loops(blk.keys) for blk in self.blocks.values()):
+            return False  # nothing repeats: the straight line, without a record pass
         self.rec, gm_ok = _record_pass(self.launch, self.blocks, k0, gm)
         if not gm_ok:
             return False
         for b, blk in self.blocks.items():
             self.segs[b] = blk.segs
         rolled = any(s.kind == "loop" for ss in self.segs.values() for s in ss)
-        nb = self.launch.blocks
-        same = (
-            nb > 1
-            and len(self.blocks) == nb
-            and all(np.array_equal(self.blocks[b].keys, self.blocks[0].keys) for b in range(nb))
-            and all([s.sig() for s in self.segs[b]] == [s.sig() for s in self.segs[0]] for b in range(nb))
-        )
-        self.spmd = bool(same)
+        sigs = [[s.sig() for s in self.segs[b]] for b in range(nb)] if same_keys else []
+        self.spmd = bool(same_keys and all(x == sigs[0] for x in sigs))
         return rolled or self.spmd
 
     # -- tables ---------------------------------------------------------------------------------
