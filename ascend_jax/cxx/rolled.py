@@ -277,7 +277,7 @@ def _find_loop(keys, fp, i, where):
         if not np.array_equal(keys[i : i + p], keys[i + p : i + 2 * p]):
             continue
         diff = np.flatnonzero(keys[i + p :] != keys[i : n - p])
-        run = (diff[0] if diff.size else n - i - p) + p  # records in the repeating stretch
+        run = int(diff[0] if diff.size else n - i - p) + p  # records in the repeating stretch
         reps = run // p
         # the first iteration runs straight; then skip iterations until the bookkeeping settles
         s = 1
