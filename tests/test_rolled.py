@@ -99,7 +99,7 @@ def _logs(launch, inputs, fast):
         ks = {}
         for b, ev in per_block.items():
             ks[b] = rolled._RecordKernel("ascend910b", block_idx=b, block_num=launch.blocks)
-            ks[b]._gm, ks[b]._gm_meta = list(k0._gm), list(k0._gm_meta)
+            rolled._same_setup(ks[b], k0)
             T.Replayer(ks[b], launch, gts).run(ev)
     out = {}
     for b, k in ks.items():

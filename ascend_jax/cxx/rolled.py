@@ -27,6 +27,7 @@ offsets moving. ``plan(launch)`` finds that structure and ``kernel_fn`` runs it:
 """
 
 import bisect
+import copy
 import dataclasses
 import os
 
@@ -136,7 +137,7 @@ def _record_pass(launch, per_block, template, gts):
         k = _RecordKernel(template.profile, block_idx=b, block_num=template.block_num)
         k.state = template.state  # (shapes only: nothing executes)
         k._arena_full = template._arena_full
-        k._gm, k._gm_meta = list(template._gm), list(template._gm_meta)
+        _same_setup(k, template)
         blk.segs = _record_block(T.Replayer(k, launch, gts), blk)
         ks[b] = k
     for k in ks.values():
@@ -148,6 +149,17 @@ def _record_pass(launch, per_block, template, gts):
                     if not (ints and 0 <= a.start <= a.end <= n):
                         gm_ok = False
     return ks, gm_ok
+
+
+def _same_setup(k, template):
+    """Record-only kernel ``k`` sees ``template``'s GM and its auto-sync setting (a fresh tracker)."""
+    if hasattr(template, "share_gm"):  # GM in a store shared by a launch's cores (never written here)
+        k.share_gm(template)
+    else:
+        k._gm, k._gm_meta = list(template._gm), list(template._gm_meta)
+    auto = getattr(template, "_autosync", None)
+    if auto is not None:
+        k._autosync = type(auto)()
 
 
 def _record_block(r, blk):
@@ -446,6 +458,10 @@ class Plan:
         def body(gm_carry, tabs):
             kk = Kernel.__new__(Kernel)
             kk.__dict__.update(shell)
+            if "_gm_store" in shell:  # this core's own GM store (the scan's carry)
+                kk._gm_store = copy.copy(shell["_gm_store"])
+            if shell.get("_autosync") is not None:
+                kk._autosync = type(shell["_autosync"])()
             kk.log = aj.hazards.CallLog(0)
             kk.warnings, kk._reserved = [], []
             kk.state, kk._gm = init, list(gm_carry)
