@@ -341,7 +341,8 @@ class Plan:
 
     def __init__(self, launch, per_block):
         self.launch = launch
-        self.blocks = {b: _Block(ev) for b, ev in per_block.items()}
+        self.per_block = per_block
+        self.blocks = None  # {block: _Block}, built at the first trace (``prepare``)
         self.ready = False
         self.segs = {}
         self.spmd = False
@@ -350,6 +351,8 @@ class Plan:
 
     def prepare(self, k0, gm):
         """The record pass and the segmentation (at core 0, inside the trace); False: straight."""
+        if self.blocks is None:
+            self.blocks = {b: _Block(ev) for b, ev in self.per_block.items()}
         nb = self.launch.blocks
         same_keys = (
             nb > 1
