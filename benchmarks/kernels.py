@@ -361,6 +361,59 @@ def bench_cxx(log, cases=10000):
     return out
 
 
+def bench_cxx_rolled(log, tiles=(4, 128, 4096), block_dims=(8, 48)):
+    """The rolled back end (ascend_jax/cxx/rolled.py): ``cxx_tile_loop_compile_seconds_<T>`` --
+    the model's first run of our own LeakyRelu tile loop (tests/data/cxx/tile_loop.asc, one core,
+    T tiles of 8,192 floats; trace replay + compile + one run, the launch's ``first_s``) -- and
+    ``cxx_tile_loop_compile_seconds_block_dim_<B>``: the same at 4 tiles on B cores (an SPMD
+    launch). ``ASCEND_JAX_ROLLED=0`` gives the straight line."""
+    import tempfile
+
+    from ascend_jax.cxx import run as cxx_run
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    src = os.path.join(os.path.dirname(here), "tests", "data", "cxx", "tile_loop.asc")
+    out = {}
+    with tempfile.TemporaryDirectory(prefix="bench_rolled_") as tmp:
+        old = os.environ.get("ASCEND_JAX_CACHE")
+        os.environ["ASCEND_JAX_CACHE"] = os.path.join(tmp, "cache")
+        try:
+            for t in tiles:
+                r = cxx_run.run_cxx(
+                    src,
+                    defines=[f"TILES={t}"],
+                    input_dir=os.path.join(tmp, "input"),
+                    output_dir=os.path.join(tmp, "output"),
+                )
+                (s,) = r["stats"]
+                out[f"cxx_tile_loop_compile_seconds_{t}"] = s["first_s"]
+                out[f"cxx_tile_loop_calls_{t}"] = s["calls"]
+                out[f"cxx_tile_loop_correct_{t}"] = r["returncode"] == 0 and " 0 of " in r["stdout"]
+                log(
+                    f"cxx tile_loop.asc TILES={t}: {s['calls']:,} calls, model {s['first_s']:.2f} s, "
+                    f"rolled {s.get('rolled')}, host check {r['stdout'].strip()}"
+                )
+            for b in block_dims:
+                r = cxx_run.run_cxx(
+                    src,
+                    defines=["TILES=4", f"BLOCKS={b}"],
+                    input_dir=os.path.join(tmp, "input"),
+                    output_dir=os.path.join(tmp, "output"),
+                )
+                (s,) = r["stats"]
+                out[f"cxx_tile_loop_compile_seconds_block_dim_{b}"] = s["first_s"]
+                log(
+                    f"cxx tile_loop.asc TILES=4 BLOCKS={b}: {s['calls']:,} calls, model {s['first_s']:.2f} s, "
+                    f"rolled {s.get('rolled')}, host check {r['stdout'].strip()}"
+                )
+        finally:
+            if old is None:
+                del os.environ["ASCEND_JAX_CACHE"]
+            else:
+                os.environ["ASCEND_JAX_CACHE"] = old
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--profile", default="ascend910b")
@@ -469,6 +522,7 @@ def main(argv=None):
         out.update(bench_demo_cold(log))
     if not args.no_cxx:
         out.update(bench_cxx(log, args.cxx_cases))
+        out.update(bench_cxx_rolled(log))
     if not args.no_fuzz:
         from fuzz import bench_fuzz
 
@@ -498,6 +552,11 @@ def main(argv=None):
         "cxx_add_tpipe_tque_cases_per_s",
         "cxx_add_tpipe_tque_build_seconds",
         "cxx_add_tpipe_tque_compile_seconds",
+        "cxx_tile_loop_compile_seconds_4",
+        "cxx_tile_loop_compile_seconds_128",
+        "cxx_tile_loop_compile_seconds_4096",
+        "cxx_tile_loop_compile_seconds_block_dim_8",
+        "cxx_tile_loop_compile_seconds_block_dim_48",
         "fuzz_fast_path_cases_per_s",
         "fuzz_campaign_cases_per_s_oracle300",
     ):

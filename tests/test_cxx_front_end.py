@@ -207,12 +207,13 @@ LONG_LOOP = KERNEL.parent / "long_loop.asc"
 
 
 def test_trace_too_long_stops_at_the_call_budget(work, capsys):
-    """A loop of 10^6 Adds: the recorder stops at the call budget (default 2,000 calls per launch)
-    and the run names the loop's line and its count, in seconds and without a huge trace."""
+    """A loop of 10^6 Adds under ``--max-calls 2000`` (a user's limit; none by default): the
+    recorder stops at the budget and the run names the loop's line and its count, in seconds and
+    without a huge trace."""
     import time
 
     t0 = time.perf_counter()
-    assert cli.main(["run", str(LONG_LOOP)]) == 2
+    assert cli.main(["run", str(LONG_LOOP), "--max-calls", "2000"]) == 2
     err = capsys.readouterr().err
     assert (
         "launch long_loop (line 37): the kernel made more than 2,000 calls (the call budget of one launch, "

@@ -26,8 +26,8 @@ from jax import lax
 from .. import dtypes as _dt
 from .._engine import copy as CP
 from .._engine import copy_layout as CL
-from ..errors import NotModelledError, UnsupportedError, UsageError
-from ..gm import GlobalTensor
+from ..errors import Fault, NotModelledError, UnsupportedError, UsageError
+from ..gm import OUT_OF_GM, GlobalTensor
 from ..params import (
     DataCopyExtParams,
     DataCopyMVType,
@@ -120,6 +120,63 @@ def _field(api, name, value, lo, hi, p, bad):
         if hi < 2**31 - 1:
             bad = bad | (v > hi)
     return jnp.clip(v, lo, min(hi, 2**30)), bad
+
+
+def _gm_traced_copy(state, gm, kind, src, dst, prm, checked, ub_limit, dt, p, a):
+    """A GM <-> UB DataCopy whose GM address alone is traced (a rolled loop's tile offset;
+    docs/MODEL.md "The rolled back end"): the fault word is the static twin's for the UB side and
+    the traced span's for GM (``block_copy``'s rules), the data one dynamic slice of GM rows.
+    None when another value is traced (``checked``: a traced parameter was range-checked; the
+    general path decides)."""
+    if kind not in ("gm2ub", "ub2gm") or not _static(*prm) or checked:
+        return None
+    ub_t, gm_t = (dst, src) if kind == "gm2ub" else (src, dst)
+    if not _static(ub_t.addr) or _static(gm_t.addr):
+        return None
+    bc, bl, sg, dg = (int(v) for v in prm)
+    buf = gm[gm_t.buf]
+    n = buf.shape[-1]
+    ua = int(ub_t.addr)
+    gside = kind == "gm2ub"
+    fault = CP.static_copy_fault(  # the GM side at address 0: its span alone decides
+        kind,
+        0 if gside else ua,
+        ua if gside else 0,
+        bc,
+        bl,
+        sg,
+        dg,
+        src_len=n if gside else None,
+        dst_len=None if gside else n,
+        ub_limit=ub_limit,
+        gm_align=dt.itemsize,
+        ub_align=p.operand_alignment_bytes,
+        zero_policy=a.zero_block,
+    )
+    gstep, ustep = ((bl + sg) * BLK, (bl + dg) * BLK) if gside else ((bl + dg) * BLK, (bl + sg) * BLK)
+    if bc == 0 or bl == 0:  # decided statically (static_copy_fault's zero-count rule)
+        return state.replace(fault=state.fault | np.uint32(fault)), gm
+    span = (bc - 1) * gstep + bl * BLK
+    ga = A.addr_of(gm_t)
+    ok = (ga >= 0) & (ga <= n - span)
+    dyn = jnp.where(ok, np.uint32(0), np.uint32(int(OUT_OF_GM)))
+    dyn = dyn | jnp.where(ga % dt.itemsize != 0, np.uint32(int(Fault.MISALIGNED)), np.uint32(0))
+    if fault or span > n:  # a UB-side fault or a span longer than the buffer: no data moves
+        return state.replace(fault=state.fault | np.uint32(fault) | dyn), gm
+    fault = dyn
+    run = fault == 0
+    start = jnp.where(ok, ga, 0)
+    region = lax.dynamic_slice(buf, (start,), (span,))
+    length = bl * BLK
+    if gside:
+        rows = CP._read_rows(region, 0, gstep, bc, length)
+        old = CP._read_rows(state.ub, ua, ustep, bc, length)
+        ub = CP._write_rows(state.ub, ua, ustep, jnp.where(run, rows, old))
+        return state.replace(ub=ub, fault=state.fault | fault), gm
+    rows = CP._read_rows(state.ub, ua, ustep, bc, length)
+    new = jnp.where(run, CP._write_rows(region, 0, gstep, rows), region)
+    buf = lax.dynamic_update_slice(buf, new, (start,))
+    return state.replace(fault=state.fault | fault), gm[: gm_t.buf] + (buf,) + gm[gm_t.buf + 1 :]
 
 
 def _gm_static_span(api, arg, t, buf, start_off, step, count, last_len, p):
@@ -220,7 +277,7 @@ def DataCopy(
             "UB -> UB DataCopy is not supported",
         )
     gm = tuple(gm or ())
-    bad = jnp.zeros((), bool)
+    bad = bad0 = jnp.zeros((), bool)
     if isinstance(countOrParams, (DataCopyExtParams, DataCopyPadExtParams, DataCopyPadParams)):
         raise UsageError(api, "repeatParams", type(countOrParams).__name__, "a count or DataCopyParams", p)
     if isinstance(countOrParams, (DataCopyParams, tuple, list, dict)):
@@ -305,6 +362,9 @@ def DataCopy(
         if isinstance(dst, GlobalTensor):
             gm = gm[: dst.buf] + (new_dst,) + gm[dst.buf + 1 :]
         return state, gm
+    semi = _gm_traced_copy(state, gm, kind, src, dst, (bc, bl, sg, dg), bad is not bad0, ub_limit, dt, p, a)
+    if semi is not None:
+        return semi
     dyn = {
         "src": A.addr_of(src),
         "dst": A.addr_of(dst),

@@ -53,6 +53,7 @@ import ascend_jax as aj
 
 from .. import findings as F
 from . import build as B
+from . import rolled as R
 from . import trace as T
 
 PROG = "ascend-jax run"
@@ -329,7 +330,16 @@ class Server:
         """One compiled program per distinct trace (its key: the trace's events), run on the
         batch; with ``timed`` a second run gives the model's compile time and cases/s."""
         batch = arrays[0].shape[0] if arrays else 1
-        fn = T.kernel_fn(launch)
+        fn = R.kernel_fn(launch)  # one compile per loop body; straight when nothing repeats
+        n = len(launch.events)
+        if self.verbose and n >= R.PROGRESS_CALLS and getattr(self, "_progress_n", None) != n:
+            self._progress_n = n  # (once per trace length: not again for each --cases rerun)
+            print(
+                f"{PROG}: launch {launch.name} (line {launch.line}): {n:,} calls traced; checking and "
+                "compiling them (a loop's body once) ...",
+                file=sys.stderr,
+                flush=True,
+            )
         key = "\n".join(json.dumps({k: v for k, v in e.items() if k not in ("file",)}) for e in launch.events)
         run = self._compiled.get(key)
         # across runs in one process (the same source, profile and options): the compiled program again
@@ -376,6 +386,7 @@ class Server:
             "blocks": launch.blocks,
             "calls": calls,
             "first_s": first,
+            "rolled": getattr(fn, "mode", {}).get("mode") == "rolled",
         }
         if timed:
             t1 = time.perf_counter()
@@ -753,8 +764,7 @@ def _too_long(line):
     return RunError(
         f"launch {name} (line {launch_line}): the kernel made more than {budget:,} calls (the call "
         f"budget of one launch, --max-calls); {where} ({what}) alone made {count:,} of them (block "
-        f"{block}), a loop too long to compile into one program. Make fewer, longer calls (a larger "
-        "count or repeatTimes per call), fewer blocks (--block-dim), or raise --max-calls"
+        f"{block}). Raise --max-calls or leave it out (no budget by default)"
     )
 
 
@@ -1231,8 +1241,8 @@ def add_options(parser):
         "--max-calls",
         type=int,
         default=None,
-        help="C++: the call budget of one kernel launch's trace (default 2,000; the largest vendor sample makes 184); past it the run "
-        "stops naming the most repeated call site",
+        help="C++: a call budget for one kernel launch's trace (default: none; a loop's calls compile once, "
+        "as one loop body); past it the run stops naming the most repeated call site",
     )
     parser.add_argument(
         "--timeout",

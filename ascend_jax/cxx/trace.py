@@ -126,6 +126,7 @@ class Replayer:
         self.pipes = {}  # C++ TPipe id -> [UB address it starts from, the objects it gave memory]
         self.pools = {}  # C++ TBufPool id -> {"start", "end", "cur", "pipe"}
         self.capture = capture  # {"event": index, "value": ...}
+        self.slots = None  # the rolled back end's GM offsets (a record's ``"slot": j``; rolled.py)
 
     # -- arguments ------------------------------------------------------------------------------
     def dtype(self, name, e):
@@ -152,7 +153,8 @@ class Replayer:
         if g is None:
             raise ReplayError(f"{where(e)}: a GlobalTensor on a GM buffer that was freed before the launch")
         dt = self.dtype(a["dt"], e)
-        return aj.GlobalTensor(dt, g.buf, g.addr + a["off"], a["len"], g.name)
+        off = a["off"] if "slot" not in a else self.slots[a["slot"]]
+        return aj.GlobalTensor(dt, g.buf, g.addr + off, a["len"], g.name)
 
     def value(self, a, e):
         if a is None:
@@ -448,7 +450,7 @@ def _describe(e):
         if t == "L":
             return f"LocalTensor<{a['dt']}>[{a['len']}]@UB+{a['addr']}"
         if t == "G":
-            return f"GlobalTensor<{a['dt']}>[{a['len']}]@GM{a['buf']}+{a['off']}"
+            return f"GlobalTensor<{a['dt']}>[{a['len']}]@GM{a['buf']}+{a.get('off', '?')}"
         if t == "s":
             v = a["v"]
             if isinstance(v, bool):

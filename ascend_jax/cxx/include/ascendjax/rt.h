@@ -159,7 +159,7 @@ struct Runtime {
     std::string launch_name;
     int launch_line = 0;
     bool init = false;
-    long max_events = 2000;   // the call budget of one launch's trace (env ASCENDJAX_MAX_CALLS)
+    long max_events = 0;   // the call budget of one launch's trace (env ASCENDJAX_MAX_CALLS; 0: none)
     ucontext_t sched_ctx;     // the launch's scheduler (ascendjax_launch)
     Fiber* fiber = nullptr;   // the running block
     std::vector<void*> spare_stacks;
