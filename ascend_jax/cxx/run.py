@@ -231,7 +231,7 @@ class Server:
             stream["stat"] = stat
         self._collect(launch, res, batch, arrays=arrays)
         self._answer(index, launch, res)
-        if self.cases and self.write_cases:
+        if self.cases:  # (write_cases=False: the chunks still run, their folders are not written)
             written = launch.written_buffers()
             outs = {
                 cid: np.asarray(res.gm[pos])[1:] for pos, cid in enumerate(launch.buffers) if cid in written
@@ -523,6 +523,8 @@ class Server:
 
     def _write_cases(self, launch, index, rand, outs, cases, several):
         """Write cases ``cases`` (numbers from 1; row c - cases.start of ``rand`` / ``outs``)."""
+        if not self.write_cases:
+            return
         for row, c in enumerate(cases):
             files = []
             for cid, r in rand.items():
