@@ -251,3 +251,17 @@ def test_gm_traced_copy_equals_the_traced_path(kind, monkeypatch):
         for x, y in zip(semi, full, strict=True):
             assert np.array_equal(np.asarray(x), np.asarray(y)), form
         assert np.asarray(semi[2]).any() and not np.asarray(semi[2]).all()
+
+
+def test_blocks_that_differ_in_a_scalar_are_not_one_core_program():
+    """The blocks' keys come from one table: blocks whose records differ (here Adds' scalar, as
+    with GetSubBlockIdx) are not taken for SPMD cores; equal ones get equal keys."""
+
+    def events(b, scalar):
+        t = {"t": "L", "dt": "float", "h": 1, "addr": 0, "len": 64}
+        return [(0, {"b": b, "op": "call", "api": "Adds", "args": [t, t, scalar, 64], "tmpl": [], "line": 3})]
+
+    shared = {}
+    b0, b1, b2 = (rolled._Block(events(b, s), shared) for b, s in ((0, 1.0), (1, 101.0), (2, 1.0)))
+    assert b0.keys.tolist() != b1.keys.tolist()
+    assert b0.keys.tolist() == b2.keys.tolist()

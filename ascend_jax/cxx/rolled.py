@@ -83,9 +83,12 @@ def _slotted(x, counter):
 class _Block:
     """One block's records with their keys, values and Python-side fingerprints."""
 
-    def __init__(self, events):
+    def __init__(self, events, interned=None):
+        """``interned``: the key table shared by the blocks of a launch, so that equal key numbers
+        mean equal records across blocks (the SPMD test compares them)."""
         self.events = events  # [(index, record)]
-        interned, keys, offs = {}, [], []
+        interned = {} if interned is None else interned
+        keys, offs = [], []
         alloc_of = {}
         for _, e in events:
             if e["op"] in _ALLOC_OPS and "h" in e:
@@ -352,7 +355,8 @@ class Plan:
     def prepare(self, k0, gm):
         """The record pass and the segmentation (at core 0, inside the trace); False: straight."""
         if self.blocks is None:
-            self.blocks = {b: _Block(ev) for b, ev in self.per_block.items()}
+            interned = {}
+            self.blocks = {b: _Block(ev, interned) for b, ev in self.per_block.items()}
         nb = self.launch.blocks
         same_keys = (
             nb > 1
